@@ -1,0 +1,92 @@
+/**
+ * The base of every vault command: shared flags, the `--json` contract (the result object of run()),
+ * and the mapping of thrown errors to one line on stderr plus a documented exit code.
+ */
+import { Command } from '@oclif/core/command'
+import * as Flags from '@oclif/core/flags'
+import type * as Interfaces from '@oclif/core/interfaces'
+import { formatErrorReport, reportError } from './ui/errors.js'
+
+export type InferredFlags<T extends typeof Command> = Interfaces.InferredFlags<
+  (typeof BaseCommand)['baseFlags'] & T['flags']
+>
+export type InferredArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+/** Connection flags for commands that talk to a vault server; each has its environment twin. */
+export const connectionFlags = {
+  domain: Flags.string({
+    env: 'VAULT_DOMAIN',
+    helpGroup: 'CONNECTION',
+    summary: 'base URL of the vault server',
+  }),
+  insecure: Flags.boolean({
+    env: 'VAULT_INSECURE',
+    helpGroup: 'CONNECTION',
+    summary: 'allow plain http:// to a host that is not loopback',
+  }),
+  project: Flags.string({
+    env: 'VAULT_PROJECT_ID',
+    helpGroup: 'CONNECTION',
+    summary: 'project id',
+  }),
+  'stack-dir': Flags.directory({
+    env: 'VAULT_STACK_DIR',
+    helpGroup: 'CONNECTION',
+    summary: "directory holding the stack's .env with the VAULT_ variables",
+    default: '.',
+  }),
+}
+
+/** The environment flag shared by every command that reads or writes secrets. */
+export const envFlag = Flags.string({
+  char: 'e',
+  env: 'VAULT_ENV',
+  summary: 'environment slug (dev, staging, prod, ...)',
+})
+
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  protected flags!: InferredFlags<T>
+  protected args!: InferredArgs<T>
+
+  public override async init(): Promise<void> {
+    await super.init()
+    const { args, flags } = await this.parse({
+      flags: this.ctor.flags,
+      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+      enableJsonFlag: this.ctor.enableJsonFlag,
+      args: this.ctor.args,
+      strict: this.ctor.strict,
+    })
+    this.flags = flags as InferredFlags<T>
+    this.args = args as InferredArgs<T>
+  }
+
+  /** Writes a line of data to stdout. */
+  protected out(text: string): void {
+    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+  }
+
+  /** Writes progress, warnings and hints to stderr (never data). */
+  protected note(text: string): void {
+    process.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
+  }
+
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    const report = reportError(error)
+    if (this.jsonEnabled()) {
+      process.stdout.write(`${JSON.stringify({ error: report }, null, 2)}\n`)
+    } else {
+      process.stderr.write(`${formatErrorReport(report)}\n`)
+    }
+    if (process.env.VAULT_DEBUG_STACK === '1' && error.stack)
+      process.stderr.write(`${scrubStack(error.stack)}\n`)
+    return this.exit(report.exitCode)
+  }
+}
+
+function scrubStack(stack: string): string {
+  return stack
+    .split('\n')
+    .filter((line) => line.trimStart().startsWith('at '))
+    .join('\n')
+}

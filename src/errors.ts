@@ -1,0 +1,93 @@
+/**
+ * The error family of vault and the exit-code table. Every failure a user can cause is one of these,
+ * with a stable `name`, a Node-style `code` and the exit code the CLI ends with. No oclif import here:
+ * domain modules throw these, the base command maps them to output and exit codes.
+ */
+
+/** Documented exit codes (README, "Exit codes"). `vault run` passes the child's code through instead. */
+export const ExitCode = {
+  ok: 0,
+  unexpected: 1,
+  usage: 2,
+  notConfigured: 3,
+  auth: 4,
+  notFound: 5,
+  conflict: 6,
+  unreachable: 7,
+  integrity: 8,
+} as const
+
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
+
+export interface VaultErrorOptions {
+  cause?: unknown
+  /** A short suggestion of what to do, printed after the message. */
+  hint?: string
+}
+
+/** Base class: a message that says what happened, plus a hint of what to do. */
+export class VaultError extends Error {
+  override name = 'VaultError'
+  readonly code: string = 'ERR_VAULT'
+  readonly exitCode: ExitCodeValue = ExitCode.unexpected
+  readonly hint?: string
+
+  constructor(message: string, options: VaultErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.hint = options.hint
+  }
+}
+
+/** Bad flags, arguments or input files. */
+export class UsageError extends VaultError {
+  override name = 'UsageError'
+  override readonly code = 'ERR_USAGE'
+  override readonly exitCode = ExitCode.usage
+}
+
+/** Missing configuration: no domain, no credentials, no project, no ENCRYPTION_KEY. */
+export class NotConfiguredError extends VaultError {
+  override name = 'NotConfiguredError'
+  override readonly code = 'ERR_NOT_CONFIGURED'
+  override readonly exitCode = ExitCode.notConfigured
+}
+
+/** Credentials refused, token expired or revoked, permission denied. */
+export class AuthError extends VaultError {
+  override name = 'AuthError'
+  override readonly code = 'ERR_AUTH'
+  override readonly exitCode = ExitCode.auth
+}
+
+/** A secret, environment, project, identity or file that does not exist. */
+export class NotFoundError extends VaultError {
+  override name = 'NotFoundError'
+  override readonly code = 'ERR_NOT_FOUND'
+  override readonly exitCode = ExitCode.notFound
+}
+
+/** A stale version (If-Match), an existing value not overwritten, a name already taken. */
+export class ConflictError extends VaultError {
+  override name = 'ConflictError'
+  override readonly code = 'ERR_CONFLICT'
+  override readonly exitCode = ExitCode.conflict
+}
+
+/** The vault, the engine or the database cannot be reached. */
+export class UnreachableError extends VaultError {
+  override name = 'UnreachableError'
+  override readonly code = 'ERR_UNREACHABLE'
+  override readonly exitCode = ExitCode.unreachable
+}
+
+/** Data that fails a check: a wrong key, a tampered ciphertext, a corrupt archive, a broken audit chain. */
+export class IntegrityError extends VaultError {
+  override name = 'IntegrityError'
+  override readonly code = 'ERR_INTEGRITY'
+  override readonly exitCode = ExitCode.integrity
+}
+
+/** The exit code for any thrown value: a VaultError's own, 1 for anything else. */
+export function exitCodeOf(error: unknown): number {
+  return error instanceof VaultError ? error.exitCode : ExitCode.unexpected
+}

@@ -1,0 +1,72 @@
+/**
+ * Vitest global set-up of the integration project: one private engine and one private PostgreSQL for
+ * the whole run, handed to tests through `inject('components')`. When a component cannot start, its
+ * tests are skipped visibly; with VAULT_TEST_REQUIRE_COMPONENTS=1 (CI) the run fails instead.
+ */
+import type { TestProject } from 'vitest/node'
+import { engineUnavailableReason, startEngine, stopEngine, type EngineInfo } from './engine.js'
+import { postgresUnavailableReason, startPostgres, stopPostgres, type PostgresInfo } from './postgres.js'
+
+export interface Components {
+  engine: EngineInfo | null
+  postgres: PostgresInfo | null
+  unavailable: Record<string, string>
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    components: Components
+  }
+}
+
+const wanted = (name: string) =>
+  (process.env.VAULT_TEST_COMPONENTS ?? 'engine,postgres').split(',').includes(name)
+const required = process.env.VAULT_TEST_REQUIRE_COMPONENTS === '1'
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const components: Components = { engine: null, postgres: null, unavailable: {} }
+  const [engine, postgres] = await Promise.allSettled([
+    wanted('engine') ? start('engine', engineUnavailableReason, startEngine) : Promise.resolve(null),
+    wanted('postgres') ? start('postgres', postgresUnavailableReason, startPostgres) : Promise.resolve(null),
+  ])
+  for (const [name, result] of [
+    ['engine', engine],
+    ['postgres', postgres],
+  ] as const) {
+    if (result.status === 'fulfilled') {
+      if (name === 'engine') components.engine = result.value as EngineInfo | null
+      else components.postgres = result.value as PostgresInfo | null
+      if (result.value === null) components.unavailable[name] = `not requested (VAULT_TEST_COMPONENTS)`
+    } else {
+      components.unavailable[name] = String((result.reason as Error).message ?? result.reason)
+    }
+  }
+  const missing = Object.entries(components.unavailable)
+  if (missing.length > 0) {
+    const text = missing.map(([name, why]) => `  ${name}: ${why}`).join('\n')
+    if (required) {
+      await teardown(components)
+      throw new Error(`VAULT_TEST_REQUIRE_COMPONENTS=1 and components are unavailable:\n${text}`)
+    }
+    process.stderr.write(`\n[vault tests] components unavailable, their tests will be SKIPPED:\n${text}\n\n`)
+  }
+  project.provide('components', components)
+  return () => teardown(components)
+}
+
+async function start<T>(
+  name: string,
+  unavailable: () => string | undefined,
+  starter: () => Promise<T>,
+): Promise<T> {
+  const reason = unavailable()
+  if (reason) throw new Error(reason)
+  return starter()
+}
+
+async function teardown(components: Components): Promise<void> {
+  await Promise.allSettled([
+    components.engine ? stopEngine(components.engine) : Promise.resolve(),
+    components.postgres ? stopPostgres(components.postgres) : Promise.resolve(),
+  ])
+}

@@ -1,0 +1,71 @@
+/**
+ * A private PostgreSQL cluster for the test suite: initdb in a temporary directory, listening on
+ * 127.0.0.1 and a free port, run as the `postgres` user when we are root; stopped by pg_ctl at the end.
+ */
+import { execFileSync } from 'node:child_process'
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
+
+export interface PostgresInfo {
+  /** Connection URL of the cluster's `postgres` database, as the superuser. */
+  url: string
+  port: number
+  dir: string
+}
+
+const binDir = '/usr/lib/postgresql/15/bin'
+
+/** Why PostgreSQL cannot start here, or undefined when it can. */
+export function postgresUnavailableReason(): string | undefined {
+  if (!existsSync(join(binDir, 'initdb'))) return `${binDir}/initdb is missing (apt-get install postgresql)`
+  return undefined
+}
+
+function asPostgres(command: string, args: string[]): string {
+  const isRoot = process.getuid?.() === 0
+  const [file, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]
+  return execFileSync(file, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** Creates and starts a private cluster. */
+export async function startPostgres(): Promise<PostgresInfo> {
+  const dir = mkdtempSync('/tmp/vault-pg-')
+  if (process.getuid?.() === 0)
+    chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), 0)
+  const port = await freePort()
+  asPostgres(join(binDir, 'initdb'), ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync'])
+  asPostgres(join(binDir, 'pg_ctl'), [
+    '-D',
+    join(dir, 'data'),
+    '-l',
+    join(dir, 'log'),
+    '-w',
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`,
+    'start',
+  ])
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, dir }
+}
+
+/** Stops the cluster and removes its directory. */
+export async function stopPostgres(info: PostgresInfo): Promise<void> {
+  try {
+    asPostgres(join(binDir, 'pg_ctl'), ['-D', join(info.dir, 'data'), '-m', 'fast', '-w', 'stop'])
+  } finally {
+    rmSync(info.dir, { recursive: true, force: true })
+  }
+}

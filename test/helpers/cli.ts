@@ -1,0 +1,34 @@
+/**
+ * Runs the built CLI (`bin/run.js`) as a user would, with a clean environment plus what the test gives.
+ */
+import { execa } from 'execa'
+import { fileURLToPath } from 'node:url'
+
+export const runJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
+
+export interface CliOptions {
+  env?: Record<string, string | undefined>
+  cwd?: string
+  input?: string
+  timeout?: number
+}
+
+export interface CliResult {
+  exitCode: number
+  stdout: string
+  stderr: string
+}
+
+/** Runs `vault <args>` and resolves with its result whatever the exit code. */
+export async function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  const result = await execa(process.execPath, [runJs, ...args], {
+    env: { PATH: process.env.PATH, LANG: 'C.UTF-8', ...options.env },
+    extendEnv: false,
+    cwd: options.cwd,
+    input: options.input ?? '',
+    reject: false,
+    timeout: options.timeout ?? 60_000,
+    stripFinalNewline: false,
+  })
+  return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) }
+}
