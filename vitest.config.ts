@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    reporters: ['default'],
+    reporters: ['default', './test/harness/summary-reporter.ts'],
     projects: [
       {
         test: {

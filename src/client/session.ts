@@ -1,0 +1,123 @@
+/**
+ * An authenticated session with the vault: the access token from the cache when it is still fresh,
+ * else a client-credentials exchange (RFC 6749 section 4.4) whose result is cached per (domain,
+ * client id). A request refused with 401 drops the cached token and logs in again once.
+ */
+import { AuthError, NotConfiguredError } from '../errors.js'
+import { createHttpClient, type HttpClient, type HttpRequest, type HttpResponse } from './http.js'
+import { vaultBaseUrl, type ConnectionSettings } from './settings.js'
+import { openTokenStore, tokenKey, type CachedToken, type TokenStore, type TokenStoreKind } from './token-store.js'
+
+/** A token closer than this to its expiry is renewed before use. */
+const renewMarginMs = 60_000
+
+export interface LoginResult {
+  expiresAt: number
+  store: TokenStoreKind
+}
+
+interface TokenResponse {
+  access_token?: unknown
+  expires_in?: unknown
+}
+
+/** A vault session: sends authenticated requests and owns the token's life cycle. */
+export class VaultSession {
+  private token?: CachedToken
+
+  constructor(
+    readonly settings: ConnectionSettings,
+    private readonly http: HttpClient,
+    private readonly store: () => Promise<TokenStore>,
+  ) {}
+
+  /** Exchanges the client credentials for a new token and caches it. */
+  async login(): Promise<LoginResult> {
+    const { clientId, clientSecret } = this.credentials()
+    if (!clientSecret) {
+      throw new NotConfiguredError('no client secret is configured', {
+        hint: "set VAULT_CLIENT_SECRET in the environment or the stack's .env",
+      })
+    }
+    const response = await this.http<TokenResponse>({
+      method: 'POST',
+      path: 'api/v1/auth/token',
+      form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
+    })
+    const accessToken = response.body?.access_token
+    const expiresIn = Number(response.body?.expires_in ?? 900)
+    if (typeof accessToken !== 'string' || accessToken === '') {
+      throw new AuthError('the vault returned no access token')
+    }
+    this.token = { accessToken, expiresAt: Date.now() + expiresIn * 1000 }
+    const store = await this.store()
+    await store.set(this.cacheKey(), this.token)
+    return { expiresAt: this.token.expiresAt, store: store.kind }
+  }
+
+  /** Revokes the cached token on the server (best effort) and removes it from the cache. */
+  async logout(): Promise<{ removed: boolean }> {
+    const store = await this.store()
+    const cached = await store.get(this.cacheKey())
+    if (cached && cached.expiresAt > Date.now()) {
+      await this.http({ method: 'POST', path: 'api/v1/auth/revoke', json: { token: cached.accessToken } }).catch(
+        () => undefined,
+      )
+    }
+    return { removed: await store.delete(this.cacheKey()) }
+  }
+
+  /** Sends a request without a token (health checks). */
+  async anonymous<T>(request: Omit<HttpRequest, 'bearer'>): Promise<HttpResponse<T>> {
+    return this.http<T>(request)
+  }
+
+  /** Sends an authenticated request, logging in first or again when needed. */
+  async request<T>(request: Omit<HttpRequest, 'bearer'>): Promise<HttpResponse<T>> {
+    const bearer = await this.accessToken()
+    try {
+      return await this.http<T>({ ...request, bearer })
+    } catch (error) {
+      if (!(error instanceof AuthError) || !/HTTP 401/.test(error.message) || !this.settings.clientSecret) throw error
+      await (await this.store()).delete(this.cacheKey())
+      await this.login()
+      return this.http<T>({ ...request, bearer: this.token!.accessToken })
+    }
+  }
+
+  private async accessToken(): Promise<string> {
+    if (this.token && this.token.expiresAt - renewMarginMs > Date.now()) return this.token.accessToken
+    const cached = await (await this.store()).get(this.cacheKey())
+    if (cached && cached.expiresAt - renewMarginMs > Date.now()) {
+      this.token = cached
+      return cached.accessToken
+    }
+    if (!this.settings.clientSecret) {
+      throw new NotConfiguredError(cached ? 'the cached access token has expired' : 'not logged in', {
+        hint: 'run vault login, or set VAULT_CLIENT_ID and VAULT_CLIENT_SECRET',
+      })
+    }
+    await this.login()
+    return this.token!.accessToken
+  }
+
+  private credentials(): { clientId: string; clientSecret?: string } {
+    if (!this.settings.clientId) {
+      throw new NotConfiguredError('no client id is configured', {
+        hint: "set VAULT_CLIENT_ID (and VAULT_CLIENT_SECRET) in the environment or the stack's .env",
+      })
+    }
+    return { clientId: this.settings.clientId, clientSecret: this.settings.clientSecret }
+  }
+
+  private cacheKey(): string {
+    return tokenKey(vaultBaseUrl(this.settings).href, this.credentials().clientId)
+  }
+}
+
+/** A session for the settings, with the transport and token store of this machine. */
+export function createSession(settings: ConnectionSettings, env: NodeJS.ProcessEnv = process.env): VaultSession {
+  const http = createHttpClient({ baseUrl: vaultBaseUrl(settings) })
+  let store: Promise<TokenStore> | undefined
+  return new VaultSession(settings, http, () => (store ??= openTokenStore(env)))
+}

@@ -1,0 +1,133 @@
+/**
+ * Connection settings of the CLI: VAULT_DOMAIN, VAULT_PROJECT_ID, VAULT_CLIENT_ID and
+ * VAULT_CLIENT_SECRET from flags, then the process environment, then the stack's `.env`, with a
+ * warning when that file is readable by group or others or is not ignored by git.
+ */
+import { readFile, stat } from 'node:fs/promises'
+import { isIP } from 'node:net'
+import { join, resolve } from 'node:path'
+import { NotConfiguredError, UsageError } from '../errors.js'
+
+export interface ConnectionFlags {
+  domain?: string
+  project?: string
+  insecure?: boolean
+  'stack-dir'?: string
+}
+
+export interface ConnectionSettings {
+  /** Base URL of the vault without a trailing slash, or undefined when none is configured. */
+  domain?: string
+  projectId?: string
+  clientId?: string
+  clientSecret?: string
+  insecure: boolean
+  /** The stack's `.env` when it exists. */
+  stackEnvFile?: string
+}
+
+export interface ResolvedSettings {
+  settings: ConnectionSettings
+  /** Warnings about the stack's `.env` (permissions, git), for stderr. */
+  warnings: string[]
+}
+
+const settingNames = ['VAULT_DOMAIN', 'VAULT_PROJECT_ID', 'VAULT_CLIENT_ID', 'VAULT_CLIENT_SECRET'] as const
+
+/** Resolves the settings: flags beat the environment, the environment beats the stack's `.env`. */
+export async function resolveSettings(
+  flags: ConnectionFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ResolvedSettings> {
+  const stackEnvFile = join(resolve(flags['stack-dir'] ?? '.'), '.env')
+  const fromFile = await readStackEnv(stackEnvFile, env)
+  const pick = (name: (typeof settingNames)[number]) => nonEmpty(env[name]) ?? nonEmpty(fromFile?.values[name])
+  const settings: ConnectionSettings = {
+    domain: trimSlash(nonEmpty(flags.domain) ?? pick('VAULT_DOMAIN')),
+    projectId: nonEmpty(flags.project) ?? pick('VAULT_PROJECT_ID'),
+    clientId: pick('VAULT_CLIENT_ID'),
+    clientSecret: pick('VAULT_CLIENT_SECRET'),
+    insecure: flags.insecure ?? false,
+    stackEnvFile: fromFile ? stackEnvFile : undefined,
+  }
+  const usesFile = fromFile !== undefined && settingNames.some((name) => fromFile.values[name] !== undefined)
+  const warnings = usesFile ? await stackEnvWarnings(stackEnvFile, fromFile.mode) : []
+  return { settings, warnings }
+}
+
+/** The domain as a URL, refusing plain http:// to a host that is not loopback unless insecure. */
+export function vaultBaseUrl(settings: ConnectionSettings): URL {
+  if (!settings.domain) {
+    throw new NotConfiguredError('no vault domain is configured', {
+      hint: "set VAULT_DOMAIN (flag --domain, the environment or the stack's .env)",
+    })
+  }
+  let url: URL
+  try {
+    url = new URL(settings.domain)
+  } catch {
+    throw new UsageError(`VAULT_DOMAIN is not a URL: ${JSON.stringify(settings.domain)}`, {
+      hint: 'use a base URL such as https://vault.example.com',
+    })
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`VAULT_DOMAIN must be an http(s) URL, got ${url.protocol}`)
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !settings.insecure) {
+    throw new UsageError(`refusing plain http:// to ${url.hostname}, which is not a loopback address`, {
+      hint: 'use https://, or pass --insecure if the network path is trusted',
+    })
+  }
+  return url
+}
+
+/** True for localhost, 127.0.0.0/8 and ::1. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '')
+  if (host === 'localhost' || host.endsWith('.localhost')) return true
+  if (isIP(host) === 4) return host.startsWith('127.')
+  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1'
+  return false
+}
+
+interface StackEnv {
+  values: Record<string, string>
+  mode: number
+}
+
+async function readStackEnv(path: string, env: NodeJS.ProcessEnv): Promise<StackEnv | undefined> {
+  let text: string
+  let mode: number
+  try {
+    const info = await stat(path)
+    if (!info.isFile()) return undefined
+    mode = info.mode & 0o777
+    text = await readFile(path, 'utf8')
+  } catch {
+    return undefined
+  }
+  const { parseEnvFile } = await import('../compose/env-file.js')
+  return { values: parseEnvFile(text, (name) => env[name], { file: path }), mode }
+}
+
+async function stackEnvWarnings(path: string, mode: number): Promise<string[]> {
+  const warnings: string[] = []
+  if ((mode & 0o077) !== 0) {
+    warnings.push(
+      `${path} is readable by group or others (mode ${mode.toString(8)}): it holds the client secret; run chmod 600 ${path}`,
+    )
+  }
+  const { gitIgnoreStatus } = await import('../process/git.js')
+  if ((await gitIgnoreStatus(path)) === 'not-ignored') {
+    warnings.push(`${path} is not ignored by git: add .env to .gitignore so the client secret is never committed`)
+  }
+  return warnings
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value
+}
+
+function trimSlash(value: string | undefined): string | undefined {
+  return value?.replace(/\/+$/, '')
+}

@@ -1,0 +1,132 @@
+/**
+ * The vault's HTTP API as typed calls (whoami, environments, secrets, versions, rollback, health),
+ * over an authenticated session. The project id, when configured, is sent as `?project=` so a token
+ * of another project is refused (403) rather than silently used.
+ */
+import type { HttpMethod } from './http.js'
+import type { VaultSession } from './session.js'
+
+export interface SecretMetadata {
+  name: string
+  version: number
+  createdAt: string
+  updatedAt: string
+}
+
+export interface Secret extends SecretMetadata {
+  value: string
+}
+
+export interface SecretVersion {
+  version: number
+  createdAt: string
+  actor?: string
+  deleted?: boolean
+}
+
+export interface WhoAmI {
+  identity: { id: string; name: string; clientId: string }
+  project: { id: string; name: string }
+  permissions: Record<string, string[]>
+}
+
+export interface Environment {
+  slug: string
+  name: string
+}
+
+export interface Health {
+  status: string
+  version?: string
+  schemaVersion?: number
+}
+
+/** Options of a write: the version read before (sent as If-Match). */
+export interface WriteOptions {
+  ifVersion?: number
+}
+
+/** Typed calls of the vault API. */
+export class VaultApi {
+  constructor(readonly session: VaultSession) {}
+
+  async whoami(): Promise<WhoAmI> {
+    return this.call<WhoAmI>('GET', 'whoami')
+  }
+
+  async environments(): Promise<Environment[]> {
+    return (await this.call<{ environments: Environment[] }>('GET', 'environments')).environments
+  }
+
+  /** Every secret of the environment, with values (one request). */
+  async listSecrets(environment: string | undefined): Promise<Secret[]> {
+    return (await this.call<{ secrets: Secret[] }>('GET', 'secrets', { environment })).secrets
+  }
+
+  /** Every secret's metadata, without values. */
+  async listSecretNames(environment: string | undefined): Promise<SecretMetadata[]> {
+    const query = { environment, values: 'false' }
+    return (await this.call<{ secrets: SecretMetadata[] }>('GET', 'secrets', query)).secrets
+  }
+
+  async getSecret(name: string, environment: string | undefined): Promise<Secret> {
+    return this.call<Secret>('GET', `secrets/${encodeURIComponent(name)}`, { environment })
+  }
+
+  /** Creates or replaces a secret (PUT). */
+  async putSecret(name: string, value: string, environment: string | undefined, options: WriteOptions = {}) {
+    return this.write('PUT', name, value, environment, options)
+  }
+
+  /** Updates an existing secret (PATCH, the seed's call). */
+  async patchSecret(name: string, value: string, environment: string | undefined, options: WriteOptions = {}) {
+    return this.write('PATCH', name, value, environment, options)
+  }
+
+  async deleteSecret(name: string, environment: string | undefined, options: WriteOptions = {}): Promise<void> {
+    await this.call('DELETE', `secrets/${encodeURIComponent(name)}`, { environment }, undefined, options)
+  }
+
+  async versions(name: string, environment: string | undefined): Promise<SecretVersion[]> {
+    const path = `secrets/${encodeURIComponent(name)}/versions`
+    return (await this.call<{ versions: SecretVersion[] }>('GET', path, { environment })).versions
+  }
+
+  async rollback(name: string, version: number, environment: string | undefined): Promise<SecretMetadata> {
+    const path = `secrets/${encodeURIComponent(name)}/rollback`
+    return this.call<SecretMetadata>('POST', path, { environment }, { version })
+  }
+
+  /** The unauthenticated health endpoint. */
+  async health(): Promise<Health> {
+    return (await this.session.anonymous<Health>({ method: 'GET', path: 'api/v1/health' })).body
+  }
+
+  /** HTTP HEAD on the vault URL (the seed's connectivity check); returns the status. */
+  async head(): Promise<number> {
+    return (await this.session.anonymous({ method: 'HEAD', path: '' })).status
+  }
+
+  private async write(
+    method: 'PUT' | 'PATCH',
+    name: string,
+    value: string,
+    environment: string | undefined,
+    options: WriteOptions,
+  ): Promise<SecretMetadata> {
+    return this.call<SecretMetadata>(method, `secrets/${encodeURIComponent(name)}`, { environment }, { value }, options)
+  }
+
+  private async call<T>(
+    method: HttpMethod,
+    path: string,
+    query: Record<string, string | undefined> = {},
+    json?: unknown,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    const headers = options.ifVersion === undefined ? undefined : { 'if-match': `"${options.ifVersion}"` }
+    const searchParams = { ...query, project: this.session.settings.projectId }
+    const response = await this.session.request<T>({ method, path: `api/v1/${path}`, searchParams, json, headers })
+    return response.body
+  }
+}

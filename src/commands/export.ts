@@ -1,0 +1,41 @@
+import * as Flags from '@oclif/core/flags'
+import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
+import { connect } from '../client/connect.js'
+import { exportSecrets } from '../export/export-secrets.js'
+import { exportFormats } from '../export/format.js'
+
+export default class Export extends BaseCommand<typeof Export> {
+  static override summary = 'print every secret of an environment (dotenv, json, yaml or shell)'
+  static override description =
+    'Values are quoted so that compose and a POSIX shell read them back unchanged. Do not run this in ' +
+    'untrusted environments: prefer `vault run`, which never writes values anywhere. --output-file is ' +
+    'written atomically with mode 600.'
+  static override examples = [
+    { command: '<%= config.bin %> <%= command.id %> --env dev', description: 'dotenv on stdout' },
+    {
+      command: '<%= config.bin %> <%= command.id %> --env prod --format json --output-file secrets.json',
+      description: 'a mode-600 JSON file',
+    },
+  ]
+  static override flags = {
+    ...connectionFlags,
+    env: envFlag,
+    format: Flags.option({ options: exportFormats })({ char: 'f', summary: 'output format', default: 'dotenv' }),
+    'output-file': Flags.file({ char: 'o', summary: 'write to this file (mode 600, atomic) instead of stdout' }),
+  }
+
+  async run(): Promise<void> {
+    const { api } = await connect(this.flags, (line) => this.note(line))
+    const outputFile = this.flags['output-file']
+    const outcome = await exportSecrets(api, { environment: this.flags.env, format: this.flags.format, outputFile })
+    for (const [name, readers] of Object.entries(outcome.caveats)) {
+      this.note(`Warning: ${name} cannot be written so that ${readers.join(' and ')} read it back unchanged`)
+    }
+    if (outputFile) {
+      this.note(`wrote ${outcome.count} secrets to ${outputFile} (mode 600)`)
+      return
+    }
+    if (process.stdout.isTTY) this.note('Warning: printing secret values to a terminal')
+    process.stdout.write(outcome.text)
+  }
+}

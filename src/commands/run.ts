@@ -1,0 +1,46 @@
+import * as Flags from '@oclif/core/flags'
+import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
+import { resolveSettings } from '../client/settings.js'
+import { UsageError } from '../errors.js'
+import { prepareRun } from '../process/vault-run.js'
+
+export default class Run extends BaseCommand<typeof Run> {
+  static override summary = "run a command with the environment's secrets in its environment"
+  static override description =
+    'The vault wins over the host environment unless --prefer-host-env is given. The child never ' +
+    'receives VAULT_CLIENT_SECRET or an access token. Signals are forwarded as a terminal user expects ' +
+    '(one Ctrl-C reaches compose once), and the exit code is the child\'s (128+N when a signal ends it).'
+  static override examples = [
+    { command: '<%= config.bin %> <%= command.id %> --env dev -- docker compose up -d', description: 'start a stack' },
+    {
+      command: '<%= config.bin %> <%= command.id %> --env prod --check --only-referenced -- docker compose up -d',
+      description: 'only the variables the compose files use, after a preflight',
+    },
+  ]
+  static override strict = false
+  static override flags = {
+    ...connectionFlags,
+    check: Flags.boolean({ summary: 'run the render preflight first; refuse to start when a required variable is missing' }),
+    env: envFlag,
+    file: Flags.string({ char: 'f', summary: 'compose file for --check/--only-referenced (repeatable)', multiple: true }),
+    'only-referenced': Flags.boolean({ summary: 'inject only the variables the compose files reference' }),
+    'prefer-host-env': Flags.boolean({ summary: 'host environment values win over the vault' }),
+  }
+
+  async run(): Promise<void> {
+    const { argv } = await this.parse(Run)
+    const [command, ...args] = argv as string[]
+    if (!command) throw new UsageError('no command given', { hint: 'vault run --env dev -- <command> [args...]' })
+    const { settings, warnings } = await resolveSettings(this.flags)
+    for (const warning of warnings) this.note(`Warning: ${warning}`)
+    const run = await prepareRun(settings, {
+      environment: this.flags.env,
+      preferHost: this.flags['prefer-host-env'],
+      onlyReferenced: this.flags['only-referenced'],
+      check: this.flags.check,
+      composeFiles: this.flags.file,
+      warn: (line) => this.note(`Warning: ${line}`),
+    })
+    process.exitCode = await run.start(command, args)
+  }
+}

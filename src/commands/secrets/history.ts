@@ -1,0 +1,35 @@
+import * as Args from '@oclif/core/args'
+import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
+import { connect } from '../../client/connect.js'
+import type { SecretVersion } from '../../client/vault-api.js'
+import { formatColumns } from '../../ui/columns.js'
+
+export interface SecretsHistoryResult {
+  name: string
+  versions: SecretVersion[]
+}
+
+export default class SecretsHistory extends BaseCommand<typeof SecretsHistory> {
+  static override summary = 'list the versions of a secret (who and when, never values)'
+  static override examples = [
+    { command: '<%= config.bin %> <%= command.id %> DATABASE_PASSWORD --env dev', description: 'versions' },
+  ]
+  static override enableJsonFlag = true
+  static override args = { name: Args.string({ required: true, description: 'secret name' }) }
+  static override flags = { ...connectionFlags, env: envFlag }
+
+  async run(): Promise<SecretsHistoryResult> {
+    const { api } = await connect(this.flags, (line) => this.note(line))
+    const versions = await api.versions(this.args.name, this.flags.env)
+    if (!this.jsonEnabled() && versions.length > 0) {
+      const rows = versions.map((entry) => [
+        String(entry.version),
+        entry.createdAt,
+        entry.actor ?? '',
+        entry.deleted ? 'deleted' : '',
+      ])
+      this.out(formatColumns(rows, ['VERSION', 'CREATED', 'ACTOR', '']))
+    }
+    return { name: this.args.name, versions }
+  }
+}

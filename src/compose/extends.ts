@@ -1,0 +1,92 @@
+/**
+ * `extends`, in the same file (`extends: base` / `service:`) and from another (`file:`), resolved
+ * recursively with compose's merge rules; a cycle is one located error. Each resolved service also
+ * reports the chain of services it was built from, so the reference index can follow it.
+ */
+import { dirname, resolve } from 'node:path'
+import { ComposeInputError } from './errors.js'
+import { asRecord } from './interpolate-model.js'
+import { mergeService } from './merge.js'
+import { lineOf } from './yaml-source.js'
+
+type Model = Record<string, unknown>
+
+/** A compose file after interpolation, as `extends` sees it. */
+export interface LoadedFile {
+  file: string
+  model: Model
+  lines: Map<string, number>
+}
+
+/** Loads (and caches) a file named by `extends.file`, interpolated like the others. */
+export type ExtendsFileLoader = (file: string) => LoadedFile
+
+/** One link of an extends chain: a service of a file. */
+export interface ServiceOrigin {
+  file: string
+  service: string
+}
+
+export interface ResolvedServices {
+  services: Record<string, Model>
+  /** For each service, the services (other than itself) it inherits from. */
+  bases: Record<string, ServiceOrigin[]>
+}
+
+interface Resolved {
+  service: Model
+  bases: ServiceOrigin[]
+}
+
+/** Resolves `extends` for every service of a loaded file. */
+export function resolveExtends(loaded: LoadedFile, loadFile: ExtendsFileLoader): ResolvedServices {
+  const services: Record<string, Model> = {}
+  const bases: Record<string, ServiceOrigin[]> = {}
+  const memo = new Map<string, Resolved>()
+  for (const name of Object.keys(asRecord(loaded.model.services))) {
+    const resolved = resolveService(loaded, name, loadFile, [], memo)
+    services[name] = resolved.service
+    bases[name] = resolved.bases
+  }
+  return { services, bases }
+}
+
+function resolveService(
+  loaded: LoadedFile,
+  name: string,
+  loadFile: ExtendsFileLoader,
+  stack: string[],
+  memo: Map<string, Resolved>,
+): Resolved {
+  const id = `${loaded.file}#${name}`
+  const cached = memo.get(id)
+  if (cached) return cached
+  const service = asRecord(asRecord(loaded.model.services)[name])
+  const extendsValue = service.extends
+  if (extendsValue === undefined) return { service, bases: [] }
+  const line = lineOf(loaded.lines, `services.${name}.extends`)
+  if (stack.includes(id)) {
+    const chain = [...stack.slice(stack.indexOf(id)), id].map((entry) => entry.split('#')[1]).join(' -> ')
+    throw new ComposeInputError(loaded.file, line, `extends cycle: ${chain}`, 'remove one of the extends')
+  }
+  const spec = typeof extendsValue === 'string' ? { service: extendsValue } : asRecord(extendsValue)
+  const baseName = String(spec.service ?? '')
+  const baseFile =
+    typeof spec.file === 'string' ? loadFile(resolve(dirname(loaded.file), spec.file)) : loaded
+  if (!(baseName in asRecord(baseFile.model.services))) {
+    throw new ComposeInputError(
+      loaded.file,
+      line,
+      `service "${name}" extends "${baseName}", which is not defined in ${baseFile.file}`,
+    )
+  }
+  const base = resolveService(baseFile, baseName, loadFile, [...stack, id], memo)
+  const own = { ...service }
+  delete own.extends
+  const result: Resolved = {
+    service: mergeService(base.service, own),
+    bases: [{ file: baseFile.file, service: baseName }, ...base.bases],
+  }
+  memo.set(id, result)
+  return result
+}

@@ -1,0 +1,139 @@
+/**
+ * Compose's merge rules, used both for several `-f` files and for `extends`: mappings merge key by
+ * key, `environment`/`labels`/... merge as maps whatever their syntax, `command`/`entrypoint`/
+ * `healthcheck.test` are replaced, lists such as `ports` are appended without duplicates, and
+ * `volumes`/`devices`/`secrets`/`configs` are merged by their target.
+ */
+import { asRecord } from './interpolate-model.js'
+
+type Model = Record<string, unknown>
+
+const mapFields = new Set([
+  'environment',
+  'labels',
+  'annotations',
+  'sysctls',
+  'extra_hosts',
+  'depends_on',
+  'networks',
+  'ulimits',
+  'storage_opt',
+])
+const replacedFields = new Set(['command', 'entrypoint', 'image', 'container_name', 'user', 'working_dir'])
+const appendedFields = new Set([
+  'ports',
+  'expose',
+  'external_links',
+  'dns',
+  'dns_search',
+  'dns_opt',
+  'tmpfs',
+  'env_file',
+  'cap_add',
+  'cap_drop',
+  'security_opt',
+  'group_add',
+  'profiles',
+  'links',
+  'volumes_from',
+])
+const keyedListFields: Record<string, (entry: unknown) => string> = {
+  volumes: (entry) => (typeof entry === 'string' ? (entry.split(':')[1] ?? entry) : String(asRecord(entry).target)),
+  devices: (entry) =>
+    typeof entry === 'string' ? (entry.split(':')[1] ?? entry) : String(asRecord(entry).target ?? asRecord(entry).source),
+  secrets: (entry) => (typeof entry === 'string' ? entry : String(asRecord(entry).source)),
+  configs: (entry) => (typeof entry === 'string' ? entry : String(asRecord(entry).source)),
+}
+
+/** `KEY=value` lists and `KEY: value` maps as one map; a bare `KEY` maps to null. */
+export function listToMap(value: unknown, separator = '='): Record<string, unknown> {
+  if (!Array.isArray(value)) return { ...asRecord(value) }
+  const result: Record<string, unknown> = {}
+  for (const entry of value) {
+    const text = String(entry)
+    const index = text.indexOf(separator)
+    if (index === -1) result[text] = null
+    else result[text.slice(0, index)] = text.slice(index + separator.length)
+  }
+  return result
+}
+
+function mapOf(field: string, value: unknown): Record<string, unknown> {
+  if (field === 'extra_hosts') return listToMap(value, Array.isArray(value) && String(value[0]).includes('=') ? '=' : ':')
+  if ((field === 'depends_on' || field === 'networks') && Array.isArray(value)) {
+    return Object.fromEntries(value.map((name) => [String(name), null]))
+  }
+  return listToMap(value)
+}
+
+function uniqueAppend(base: unknown, override: unknown): unknown[] {
+  const list = [...toList(base)]
+  const seen = new Set(list.map((entry) => JSON.stringify(entry)))
+  for (const entry of toList(override)) if (!seen.has(JSON.stringify(entry))) list.push(entry)
+  return list
+}
+
+function toList(value: unknown): unknown[] {
+  if (value === undefined || value === null) return []
+  return Array.isArray(value) ? value : [value]
+}
+
+function mergeByKey(base: unknown, override: unknown, keyOf: (entry: unknown) => string): unknown[] {
+  const merged = new Map<string, unknown>()
+  for (const entry of toList(base)) merged.set(keyOf(entry), entry)
+  for (const entry of toList(override)) merged.set(keyOf(entry), entry)
+  return [...merged.values()]
+}
+
+function deepMerge(base: unknown, override: unknown): unknown {
+  if (override === undefined) return base
+  const isMapping = (value: unknown) => value !== null && typeof value === 'object' && !Array.isArray(value)
+  if (!isMapping(base) || !isMapping(override)) return override
+  const result: Model = { ...(base as Model) }
+  for (const [key, value] of Object.entries(override as Model)) result[key] = deepMerge(result[key], value)
+  return result
+}
+
+function buildOf(value: unknown): unknown {
+  return typeof value === 'string' ? { context: value } : value
+}
+
+/** Merges `override` onto `base` for one service, with compose's per-field rules. */
+export function mergeService(base: Model, override: Model): Model {
+  const result: Model = { ...base }
+  for (const [field, value] of Object.entries(override)) {
+    const current = result[field]
+    if (current === undefined || value === undefined) result[field] = value ?? current
+    else if (mapFields.has(field)) result[field] = { ...mapOf(field, current), ...mapOf(field, value) }
+    else if (replacedFields.has(field)) result[field] = value
+    else if (appendedFields.has(field)) result[field] = uniqueAppend(current, value)
+    else if (field in keyedListFields) result[field] = mergeByKey(current, value, keyedListFields[field]!)
+    else if (field === 'build') result[field] = deepMerge(buildOf(current), buildOf(value))
+    else if (field === 'healthcheck') result[field] = { ...asRecord(deepMerge(current, value)), ...pickTest(value) }
+    else result[field] = deepMerge(current, value)
+  }
+  return result
+}
+
+function pickTest(value: unknown): Model {
+  const test = asRecord(value).test
+  return test === undefined ? {} : { test }
+}
+
+/** Merges a later compose file's model onto an earlier one's. */
+export function mergeModels(base: Model, override: Model): Model {
+  const result: Model = { ...base }
+  for (const [key, value] of Object.entries(override)) {
+    if (key === 'services') {
+      const services: Model = { ...asRecord(result.services) }
+      for (const [name, service] of Object.entries(asRecord(value))) {
+        const current = services[name]
+        services[name] = current === undefined ? service : mergeService(asRecord(current), asRecord(service))
+      }
+      result.services = services
+    } else {
+      result[key] = deepMerge(result[key], value)
+    }
+  }
+  return result
+}

@@ -1,0 +1,147 @@
+/**
+ * The normalised service model `docker compose config` prints: `env_file` read into `environment`
+ * (which wins), maps instead of `KEY=value` lists, long port syntax, `depends_on`/`networks` as maps,
+ * `build` as a mapping with an absolute context.
+ */
+import { isAbsolute, resolve } from 'node:path'
+import { readEnvFile } from './env-file.js'
+import { ComposeInputError } from './errors.js'
+import type { Lookup } from './interpolate.js'
+import { asRecord } from './interpolate-model.js'
+import { listToMap } from './merge.js'
+import type { ReferenceSite } from './types.js'
+import { readTextFile } from './yaml-source.js'
+
+type Model = Record<string, unknown>
+
+export interface NormalizeContext {
+  lookup: Lookup
+  interpolate: boolean
+  references: ReferenceSite[]
+  maskNames?: ReadonlySet<string>
+  maskText: string
+}
+
+/** Env file entries of a service (`env_file`), absolute, with whether each must exist. */
+export function envFileEntries(value: unknown, baseDir: string): { path: string; required: boolean }[] {
+  const list = value === undefined || value === null ? [] : Array.isArray(value) ? value : [value]
+  return list.map((entry) => {
+    const spec = typeof entry === 'string' ? { path: entry } : asRecord(entry)
+    const path = String(spec.path)
+    return { path: isAbsolute(path) ? path : resolve(baseDir, path), required: spec.required !== false }
+  })
+}
+
+/** Makes relative `env_file` and `build` paths of every service absolute against `baseDir`. */
+export function absolutizeServicePaths(model: Model, baseDir: string): void {
+  for (const service of Object.values(asRecord(model.services))) {
+    const record = asRecord(service)
+    if (record.env_file !== undefined) record.env_file = envFileEntries(record.env_file, baseDir)
+    if (typeof record.build === 'string') record.build = { context: record.build }
+    const build = asRecord(record.build)
+    if (typeof build.context === 'string' && !isAbsolute(build.context) && !/^[a-z]+:\/\//.test(build.context)) {
+      build.context = resolve(baseDir, build.context)
+    }
+  }
+}
+
+function scalarText(value: unknown): unknown {
+  if (value === null || value === undefined) return null
+  return typeof value === 'string' ? value : String(value)
+}
+
+function resolveEnvironment(name: string, service: Model, context: NormalizeContext, file: string): Model {
+  const environment: Model = {}
+  for (const entry of envFileEntries(service.env_file, '/')) {
+    let text: string
+    try {
+      text = readTextFile(entry.path, 'env file')
+    } catch (error) {
+      if (!entry.required) continue
+      throw error
+    }
+    const read = readEnvFile(text, context.lookup, { file: entry.path })
+    for (const item of read.entries) {
+      for (const reference of item.references) {
+        context.references.push({ ...reference, service: name, field: 'env_file', file: entry.path, line: item.line })
+      }
+      if (Object.hasOwn(read.values, item.key)) environment[item.key] = maskedIfVault(read.values[item.key]!, item, context)
+    }
+  }
+  for (const [key, value] of Object.entries(listToMap(service.environment))) {
+    if (value !== null && value !== undefined) {
+      environment[key] = scalarText(value)
+      continue
+    }
+    context.references.push({ name: key, operator: '', word: '', required: false, service: name, field: `environment.${key}`, file })
+    const inherited = context.interpolate ? context.lookup(key) : undefined
+    environment[key] = inherited === undefined ? null : context.maskNames?.has(key) ? context.maskText : inherited
+  }
+  return environment
+}
+
+function maskedIfVault(value: string, item: { references: { name: string }[] }, context: NormalizeContext): string {
+  const masked = context.maskNames
+  return masked && item.references.some((reference) => masked.has(reference.name)) ? context.maskText : value
+}
+
+/** Short port syntax (`[ip:][published:]target[/proto]`) to compose's long syntax. */
+export function parsePort(entry: unknown, file: string): Model[] {
+  if (typeof entry === 'number') return [{ mode: 'ingress', target: entry, protocol: 'tcp' }]
+  if (typeof entry !== 'string') return [asRecord(entry)]
+  const [spec = '', protocol = 'tcp'] = entry.split('/')
+  const parts = spec.split(':')
+  const target = parts.pop() ?? ''
+  const published = parts.pop()
+  const hostIp = parts.length > 0 ? parts.join(':').replace(/^\[|\]$/g, '') : undefined
+  const targets = expandRange(target)
+  const publishedRange = published === undefined || published === '' ? undefined : expandRange(published)
+  if (targets.some((port) => !Number.isInteger(port))) throw new ComposeInputError(file, undefined, `invalid port "${entry}"`)
+  return targets.map((port, index) => {
+    const long: Model = { mode: 'ingress' }
+    if (hostIp) long.host_ip = hostIp
+    long.target = port
+    if (publishedRange) {
+      long.published = String(publishedRange.length === targets.length ? publishedRange[index] : published)
+    }
+    long.protocol = protocol
+    return long
+  })
+}
+
+function expandRange(text: string): number[] {
+  const [start, end] = text.split('-').map(Number)
+  if (end === undefined || start === undefined) return [Number(text)]
+  return Array.from({ length: end - start + 1 }, (_, index) => start + index)
+}
+
+/** Normalises one merged service the way `docker compose config` prints it. */
+export function normalizeService(name: string, service: Model, context: NormalizeContext, file: string): Model {
+  const result: Model = { ...service }
+  delete result.extends
+  if (service.environment !== undefined || service.env_file !== undefined) {
+    result.environment = resolveEnvironment(name, service, context, file)
+  }
+  delete result.env_file
+  for (const field of ['labels', 'annotations', 'sysctls']) {
+    if (service[field] !== undefined) {
+      result[field] = Object.fromEntries(Object.entries(listToMap(service[field])).map(([k, v]) => [k, scalarText(v)]))
+    }
+  }
+  if (Array.isArray(service.ports)) result.ports = service.ports.flatMap((entry) => parsePort(entry, file))
+  if (Array.isArray(service.depends_on)) {
+    result.depends_on = Object.fromEntries(
+      service.depends_on.map((dependency) => [String(dependency), { condition: 'service_started', required: true }]),
+    )
+  }
+  if (Array.isArray(service.networks)) {
+    result.networks = Object.fromEntries(service.networks.map((network) => [String(network), null]))
+  }
+  if (typeof service.command === 'number') result.command = String(service.command)
+  return sortKeys(result)
+}
+
+/** A copy of a mapping with its keys in alphabetical order. */
+export function sortKeys(record: Model): Model {
+  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+}

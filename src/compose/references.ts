@@ -1,0 +1,67 @@
+/**
+ * The reference index: for a variable, which services use it and where (field, file, line), and the
+ * list of every variable a stack references with its default and whether it is required.
+ */
+import type { ComposeProject, ReferenceSite } from './types.js'
+
+/** Where one variable is used, as `vault render --who-uses` prints it. */
+export interface ReferenceLocation {
+  service: string
+  field: string
+  file: string
+  line?: number
+}
+
+/** One referenced variable, as `vault render --variables` prints it (never its value). */
+export interface VariableSummary {
+  name: string
+  required: boolean
+  /** The default of a `:-` / `-` reference, when there is one. */
+  defaultValue?: string
+  /** The alternate of a `:+` / `+` reference, when there is one. */
+  alternateValue?: string
+  /** How many places reference it. */
+  uses: number
+}
+
+function compareSites(a: ReferenceLocation, b: ReferenceLocation): number {
+  return (
+    a.service.localeCompare(b.service) ||
+    a.file.localeCompare(b.file) ||
+    (a.line ?? 0) - (b.line ?? 0) ||
+    a.field.localeCompare(b.field)
+  )
+}
+
+/** Every place that references `name`, one entry per service, field and line, sorted. */
+export function findReferences(project: Pick<ComposeProject, 'references'>, name: string): ReferenceLocation[] {
+  const seen = new Set<string>()
+  const locations: ReferenceLocation[] = []
+  for (const site of project.references) {
+    if (site.name !== name) continue
+    const location = { service: site.service, field: site.field, file: site.file, line: site.line }
+    const key = JSON.stringify(location)
+    if (seen.has(key)) continue
+    seen.add(key)
+    locations.push(location)
+  }
+  return locations.sort(compareSites)
+}
+
+/** The variables a project references, sorted by name, with defaults and required flags. */
+export function listVariables(sites: readonly ReferenceSite[]): VariableSummary[] {
+  const byName = new Map<string, VariableSummary>()
+  for (const site of sites) {
+    const summary = byName.get(site.name) ?? { name: site.name, required: false, uses: 0 }
+    summary.uses++
+    if (site.required) summary.required = true
+    if ((site.operator === ':-' || site.operator === '-') && summary.defaultValue === undefined) {
+      summary.defaultValue = site.word
+    }
+    if ((site.operator === ':+' || site.operator === '+') && summary.alternateValue === undefined) {
+      summary.alternateValue = site.word
+    }
+    byName.set(site.name, summary)
+  }
+  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}

@@ -1,0 +1,69 @@
+/**
+ * `vault render` as one domain function: load the stack once and produce what the chosen mode
+ * shows (the rendered model, the preflight findings, the variables, or one variable's users).
+ */
+import { checkProject, type CheckResult } from './check.js'
+import { loadComposeProject, type LoadComposeOptions } from './load.js'
+import { formatModel, type RenderFormat } from './output.js'
+import { findReferences, listVariables, type ReferenceLocation, type VariableSummary } from './references.js'
+import type { ComposeProblem } from './types.js'
+
+export type RenderMode = 'config' | 'check' | 'variables' | 'who-uses'
+
+export interface RenderRequest extends LoadComposeOptions {
+  mode: RenderMode
+  format?: RenderFormat
+  /** The variable of `--who-uses`. */
+  variable?: string
+}
+
+export interface RenderedConfig {
+  kind: 'config'
+  name: string
+  files: string[]
+  envFiles: string[]
+  /** The output text (YAML or JSON) with `$` written as `$$`. */
+  text: string
+  warnings: ComposeProblem[]
+}
+
+export interface CheckedStack extends CheckResult {
+  kind: 'check'
+}
+
+export interface StackVariables {
+  kind: 'variables'
+  variables: VariableSummary[]
+}
+
+export interface VariableUsers {
+  kind: 'who-uses'
+  variable: string
+  references: ReferenceLocation[]
+}
+
+export type RenderResult = RenderedConfig | CheckedStack | StackVariables | VariableUsers
+
+/** Loads the stack and returns the result of `request.mode`. */
+export function renderStack(request: RenderRequest): RenderResult {
+  const collecting = request.mode !== 'config'
+  const interpolating = request.mode === 'check' ? true : request.interpolate
+  const project = loadComposeProject({ ...request, interpolate: interpolating, collectProblems: collecting })
+  switch (request.mode) {
+    case 'check':
+      return { kind: 'check', ...checkProject(project) }
+    case 'variables':
+      return { kind: 'variables', variables: listVariables(project.references) }
+    case 'who-uses':
+      return {
+        kind: 'who-uses',
+        variable: request.variable ?? '',
+        references: findReferences(project, request.variable ?? ''),
+      }
+    case 'config': {
+      const text = formatModel(project.model, request.format ?? 'yaml', request.interpolate !== false)
+      const warnings = project.problems.filter((problem) => problem.level === 'warning')
+      return { kind: 'config', name: project.name, files: project.files, envFiles: project.envFiles, text, warnings }
+    }
+  }
+}

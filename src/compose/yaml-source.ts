@@ -1,0 +1,82 @@
+/**
+ * Reading one compose file: the YAML parsed to plain values (anchors, aliases and `<<` merge keys
+ * resolved) plus the line of every node by its path, so later stages can say `file:line`.
+ */
+import { readFileSync } from 'node:fs'
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml'
+import { ComposeFileNotFoundError, ComposeInputError } from './errors.js'
+
+/** A parsed compose file: its values and the 1-based line of each path (`services.web.image`). */
+export interface YamlSource {
+  file: string
+  value: Record<string, unknown>
+  lines: Map<string, number>
+}
+
+/** Joins a path and a key the way compose names locations (`services.web.environment.KEY`). */
+export function childPath(path: string, key: string | number): string {
+  return path === '' ? String(key) : `${path}.${key}`
+}
+
+/** The line of `path`, or of its nearest ancestor that has one. */
+export function lineOf(lines: Map<string, number>, path: string): number | undefined {
+  let current = path
+  for (;;) {
+    const line = lines.get(current)
+    if (line !== undefined) return line
+    const dot = current.lastIndexOf('.')
+    if (dot === -1) return undefined
+    current = current.slice(0, dot)
+  }
+}
+
+/** Reads a file's text, mapping a missing or unreadable file to one located error. */
+export function readTextFile(file: string, what: string): string {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') {
+      throw new ComposeFileNotFoundError(`${what} ${file} not found`, { hint: 'check the path and -f/--env-file flags' })
+    }
+    throw new ComposeFileNotFoundError(`${what} ${file} cannot be read (${code ?? 'error'})`, {
+      hint: 'check the file permissions',
+    })
+  }
+}
+
+/** Parses compose YAML text; malformed YAML throws one ComposeInputError with file and line. */
+export function parseComposeYaml(text: string, file: string): YamlSource {
+  const lineCounter = new LineCounter()
+  const document = parseDocument(text, { lineCounter, merge: true, prettyErrors: false })
+  const problem = document.errors[0]
+  if (problem) {
+    const line = problem.linePos?.[0]?.line ?? lineCounter.linePos(problem.pos[0]).line
+    throw new ComposeInputError(file, line, `invalid YAML: ${problem.message.split('\n')[0]}`)
+  }
+  const value: unknown = document.toJS({ maxAliasCount: 10_000 }) ?? {}
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ComposeInputError(file, 1, 'a compose file must be a mapping at the top level')
+  }
+  const lines = new Map<string, number>()
+  if (document.contents) recordLines(document.contents, '', lines, lineCounter)
+  return { file, value: value as Record<string, unknown>, lines }
+}
+
+function recordLines(node: Node, path: string, lines: Map<string, number>, counter: LineCounter): void {
+  if (isAlias(node)) return
+  if (node.range && !lines.has(path)) lines.set(path, counter.linePos(node.range[0]).line)
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      if (!isPair(pair) || !isScalar(pair.key)) continue
+      const keyPath = childPath(path, String(pair.key.value))
+      const keyRange = pair.key.range
+      if (keyRange) lines.set(keyPath, counter.linePos(keyRange[0]).line)
+      if (pair.value && !isScalar(pair.value)) recordLines(pair.value as Node, keyPath, lines, counter)
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, index) => {
+      if (item) recordLines(item as Node, childPath(path, index), lines, counter)
+    })
+  }
+}

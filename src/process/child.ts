@@ -1,0 +1,63 @@
+/**
+ * Runs the child of `vault run`: stdio inherited, an explicit environment, signals forwarded the way
+ * a terminal user expects, and the child's exit status turned into the CLI's exit code.
+ *
+ * When stdin is a terminal, the terminal itself delivers SIGINT, SIGQUIT and SIGWINCH to the whole
+ * foreground process group, child included: forwarding them again would deliver them twice (the
+ * classic double Ctrl-C to compose), so the CLI only stays alive for them. Otherwise every signal a
+ * supervisor sends to the CLI is forwarded to the child, once.
+ */
+import { constants } from 'node:os'
+
+export interface RunChildOptions {
+  env: Record<string, string>
+  cwd?: string
+  /** Whether the CLI runs in a terminal's foreground (default: stdin is a TTY). */
+  interactive?: boolean
+}
+
+/** Signals a terminal sends to the whole foreground process group. */
+const terminalGroupSignals: NodeJS.Signals[] = ['SIGINT', 'SIGQUIT', 'SIGWINCH']
+/** Signals always forwarded (a supervisor sends them to the CLI's pid only). */
+const forwardedSignals: NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGUSR1', 'SIGUSR2']
+
+/** The exit code for a status: the code itself, or 128 + N for signal N. */
+export function exitCodeForStatus(exitCode: number | undefined, signal: string | undefined): number {
+  if (signal) {
+    const number = constants.signals[signal as keyof typeof constants.signals]
+    return number === undefined ? 1 : 128 + number
+  }
+  return exitCode ?? 1
+}
+
+/** Runs `command` with `args` and resolves with the exit code the CLI should end with. */
+export async function runChild(command: string, args: string[], options: RunChildOptions): Promise<number> {
+  const { execa } = await import('execa')
+  const interactive = options.interactive ?? Boolean(process.stdin.isTTY)
+  const child = execa(command, args, {
+    env: options.env,
+    extendEnv: false,
+    cwd: options.cwd,
+    stdio: 'inherit',
+    reject: false,
+    cleanup: false,
+    windowsHide: true,
+    forceKillAfterDelay: false,
+  })
+  const listeners = new Map<NodeJS.Signals, () => void>()
+  for (const signal of [...terminalGroupSignals, ...forwardedSignals]) {
+    const forward = !interactive || forwardedSignals.includes(signal)
+    const listener = forward ? () => void child.kill(signal) : () => undefined
+    listeners.set(signal, listener)
+    process.on(signal, listener)
+  }
+  try {
+    const result = await child
+    const spawnCode = (result as { code?: string }).code
+    if (spawnCode === 'ENOENT') return 127
+    if (spawnCode === 'EACCES') return 126
+    return exitCodeForStatus(result.exitCode, result.signal)
+  } finally {
+    for (const [signal, listener] of listeners) process.off(signal, listener)
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * `vault run`: loads the environment's secrets, optionally narrows them to what the compose files
+ * reference (and runs the render preflight), builds the child's environment and starts the child.
+ */
+import { createSecretLayer } from '../client/secret-layer.js'
+import type { ConnectionSettings } from '../client/settings.js'
+import { buildChildEnvironment } from './child-env.js'
+import { runChild } from './child.js'
+
+export interface RunOptions {
+  environment?: string
+  preferHost?: boolean
+  onlyReferenced?: boolean
+  check?: boolean
+  composeFiles?: string[]
+  cwd?: string
+  warn: (line: string) => void
+}
+
+export interface PreparedRun {
+  /** The names injected into the child (never values). */
+  injected: string[]
+  /** Starts the child and resolves with the exit code the CLI ends with. */
+  start(command: string, args: string[]): Promise<number>
+}
+
+/** Loads the secrets and prepares the child's environment. */
+export async function prepareRun(settings: ConnectionSettings, options: RunOptions): Promise<PreparedRun> {
+  const environment = options.environment ?? ''
+  let secrets = await createSecretLayer(settings).load(environment)
+  if (options.onlyReferenced || options.check) {
+    const { composePreflight } = await import('./compose-preflight.js')
+    const preflight = await composePreflight({
+      cwd: options.cwd ?? process.cwd(),
+      files: options.composeFiles,
+      secrets,
+      hostEnv: process.env,
+      check: options.check ?? false,
+    })
+    for (const warning of preflight.warnings) options.warn(warning)
+    if (options.onlyReferenced) {
+      secrets = Object.fromEntries(Object.entries(secrets).filter(([name]) => preflight.referenced.has(name)))
+    }
+  }
+  const env = buildChildEnvironment(process.env, secrets, { preferHost: options.preferHost })
+  return {
+    injected: Object.keys(secrets),
+    start: (command, args) => runChild(command, args, { env, cwd: options.cwd }),
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * Proxy configuration: raw settings (from flags or PROXY_* variables, all strings) are checked and
+ * resolved into addresses, TLS material, a log level and the compiled rule list. Anything invalid
+ * stops startup with a UsageError naming the setting (and the rule line) and the reason.
+ */
+import { readFileSync } from 'node:fs'
+import { UsageError } from '../errors.js'
+import type { LogFormat } from './log.js'
+import { builtinRulesText, presetNames, presets, type PresetName } from './presets.js'
+import { parseRules, RuleSyntaxError, type Rule } from './rules.js'
+
+/** Settings as the user gave them; every field has a PROXY_* twin (see `settingsEnvNames`). */
+export interface ProxySettings {
+  backendAddr?: string
+  backendTlsCa?: string
+  backendTlsCert?: string
+  backendTlsKey?: string
+  frontendAddrs?: string[]
+  frontendTlsCa?: string
+  frontendTlsCert?: string
+  frontendTlsKey?: string
+  logLevel?: string
+  logFormat?: string
+  rules?: string
+  rulesFile?: string
+  preset?: string
+  noBuiltinRules?: boolean
+  shutdownGrace?: string
+}
+
+/** The environment variable of each setting. */
+export const settingsEnvNames: Record<keyof ProxySettings, string> = {
+  backendAddr: 'PROXY_BACKEND_ADDR',
+  backendTlsCa: 'PROXY_BACKEND_TLS_CACERT',
+  backendTlsCert: 'PROXY_BACKEND_TLS_CERT',
+  backendTlsKey: 'PROXY_BACKEND_TLS_KEY',
+  frontendAddrs: 'PROXY_FRONTEND_ADDR',
+  frontendTlsCa: 'PROXY_FRONTEND_TLS_CACERT',
+  frontendTlsCert: 'PROXY_FRONTEND_TLS_CERT',
+  frontendTlsKey: 'PROXY_FRONTEND_TLS_KEY',
+  logLevel: 'PROXY_LOG_LEVEL',
+  logFormat: 'PROXY_LOG_FORMAT',
+  rules: 'PROXY_RULES',
+  rulesFile: 'PROXY_RULES_FILE',
+  preset: 'PROXY_PRESET',
+  noBuiltinRules: 'PROXY_NO_BUILTIN_RULES',
+  shutdownGrace: 'PROXY_SHUTDOWN_GRACE',
+}
+
+export const defaultBackendAddr = 'unix:///var/run/docker.sock'
+export const defaultFrontendAddr = 'tcp://:2375'
+
+export type UnixAddress = { kind: 'unix'; path: string; mode: number }
+export type TcpAddress = { kind: 'tcp'; host: string; port: number }
+export type ProxyAddress = UnixAddress | TcpAddress
+
+export interface TlsMaterial {
+  ca?: Buffer
+  cert?: Buffer
+  key?: Buffer
+}
+
+export interface ProxyConfig {
+  backend: ProxyAddress
+  backendTls?: TlsMaterial
+  frontends: ProxyAddress[]
+  frontendTls?: TlsMaterial
+  logLevel: number
+  logFormat: LogFormat
+  rules: Rule[]
+  shutdownGraceMs: number
+}
+
+const tcpAddress = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[a-zA-Z0-9.-]*):([0-9]{1,5})$/
+const unixAddress = /^unix:\/\/(\/[^?]*)(?:\?mode=([0-7]{3,4}))?$/
+
+/** Parses `unix:///path[?mode=0660]` or `tcp://[host]:port`; throws UsageError naming `setting`. */
+export function parseAddress(address: string, setting: string): ProxyAddress {
+  const unix = unixAddress.exec(address)
+  if (unix) return { kind: 'unix', path: unix[1]!, mode: parseInt(unix[2] ?? '660', 8) }
+  const tcp = tcpAddress.exec(address)
+  if (tcp && Number(tcp[2]) <= 65535) {
+    return { kind: 'tcp', host: tcp[1]!.replace(/^\[|\]$/g, ''), port: Number(tcp[2]) }
+  }
+  throw new UsageError(`${setting} "${address}" is not an address`, {
+    hint: 'use unix:///path/to/socket (optionally ?mode=0660) or tcp://host:port (tcp://:2375 for all interfaces)',
+  })
+}
+
+/** Reads PROXY_* variables into settings (PROXY_FRONTEND_ADDR may list several, comma-separated). */
+export function settingsFromEnv(env: NodeJS.ProcessEnv): ProxySettings {
+  const settings: ProxySettings = {}
+  for (const [key, name] of Object.entries(settingsEnvNames) as [keyof ProxySettings, string][]) {
+    const value = env[name]
+    if (value === undefined || value === '') continue
+    if (key === 'frontendAddrs') settings.frontendAddrs = value.split(/[\s,]+/).filter(Boolean)
+    else if (key === 'noBuiltinRules') settings.noBuiltinRules = /^(1|true|yes)$/i.test(value)
+    else settings[key] = value
+  }
+  return settings
+}
+
+/** The PROXY_* variables that carry these settings (for re-executing the lean proxy process). */
+export function settingsToEnv(settings: ProxySettings): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const [key, name] of Object.entries(settingsEnvNames) as [keyof ProxySettings, string][]) {
+    const value = settings[key]
+    if (value === undefined || value === false) continue
+    env[name] = Array.isArray(value) ? value.join(',') : value === true ? '1' : value
+  }
+  return env
+}
+
+function readSettingFile(path: string, setting: string): Buffer {
+  try {
+    return readFileSync(path)
+  } catch (error) {
+    throw new UsageError(`${setting} "${path}" cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, {
+      hint: 'check the path and its permissions',
+    })
+  }
+}
+
+function readTls(ca: string | undefined, cert: string | undefined, key: string | undefined, prefix: string) {
+  if (!ca && !cert && !key) return undefined
+  if (Boolean(cert) !== Boolean(key)) {
+    throw new UsageError(`${prefix}_TLS_CERT and ${prefix}_TLS_KEY must be given together`)
+  }
+  return {
+    ca: ca ? readSettingFile(ca, `${prefix}_TLS_CACERT`) : undefined,
+    cert: cert ? readSettingFile(cert, `${prefix}_TLS_CERT`) : undefined,
+    key: key ? readSettingFile(key, `${prefix}_TLS_KEY`) : undefined,
+  }
+}
+
+/** The rule list: built-ins (unless turned off), then PROXY_RULES, the rules file, the preset; else the default list. */
+export function resolveRules(settings: ProxySettings): Rule[] {
+  const rules: Rule[] = settings.noBuiltinRules ? [] : parseRules(builtinRulesText, 'built-in')
+  try {
+    const configured: Rule[] = []
+    if (settings.rules) configured.push(...parseRules(settings.rules, 'PROXY_RULES'))
+    if (settings.rulesFile) {
+      const text = readSettingFile(settings.rulesFile, 'PROXY_RULES_FILE').toString('utf8')
+      configured.push(...parseRules(text, `rules file ${settings.rulesFile}`))
+    }
+    if (settings.preset) configured.push(...parseRules(presetText(settings.preset), `preset ${settings.preset}`))
+    const noneConfigured = !settings.rules && !settings.rulesFile && !settings.preset
+    return [...rules, ...(noneConfigured ? parseRules(presets.default, 'default rules') : configured)]
+  } catch (error) {
+    if (error instanceof RuleSyntaxError) {
+      throw new UsageError(`invalid rule: ${error.message}`, { hint: 'a rule is "METHODS PATTERN", e.g. GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?' })
+    }
+    throw error
+  }
+}
+
+/** The text of a named preset; throws UsageError listing the names for an unknown one. */
+export function presetText(name: string): string {
+  if (!(presetNames as string[]).includes(name)) {
+    throw new UsageError(`there is no preset "${name}"`, { hint: `choose one of: ${presetNames.join(', ')}` })
+  }
+  return presets[name as PresetName]
+}
+
+/** Checks and resolves settings into a configuration; throws UsageError on the first problem. */
+export function resolveProxyConfig(settings: ProxySettings): ProxyConfig {
+  const backend = parseAddress(settings.backendAddr ?? defaultBackendAddr, 'PROXY_BACKEND_ADDR')
+  const frontendAddrs = settings.frontendAddrs?.length ? settings.frontendAddrs : [defaultFrontendAddr]
+  const frontends = frontendAddrs.map((address) => parseAddress(address, 'PROXY_FRONTEND_ADDR'))
+  const level = settings.logLevel ?? '6'
+  if (!/^[0-7]$/.test(level)) {
+    throw new UsageError(`PROXY_LOG_LEVEL "${level}" is not an integer from 0 to 7`, {
+      hint: '7 debug, 6 info, 4 warning, 3 error',
+    })
+  }
+  const logFormat = settings.logFormat ?? 'text'
+  if (logFormat !== 'text' && logFormat !== 'json') {
+    throw new UsageError(`PROXY_LOG_FORMAT "${logFormat}" is neither text nor json`)
+  }
+  const grace = settings.shutdownGrace ?? '10'
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(grace)) {
+    throw new UsageError(`PROXY_SHUTDOWN_GRACE "${grace}" is not a number of seconds`)
+  }
+  const frontendTls = readTls(settings.frontendTlsCa, settings.frontendTlsCert, settings.frontendTlsKey, 'PROXY_FRONTEND')
+  if (frontendTls && !frontendTls.cert) {
+    throw new UsageError('PROXY_FRONTEND_TLS_CACERT needs PROXY_FRONTEND_TLS_CERT and PROXY_FRONTEND_TLS_KEY')
+  }
+  const backendTls = readTls(settings.backendTlsCa, settings.backendTlsCert, settings.backendTlsKey, 'PROXY_BACKEND')
+  if (backendTls && backend.kind !== 'tcp') throw new UsageError('backend TLS settings need a tcp:// PROXY_BACKEND_ADDR')
+  return {
+    backend,
+    backendTls,
+    frontends,
+    frontendTls,
+    logLevel: Number(level),
+    logFormat,
+    rules: resolveRules(settings),
+    shutdownGraceMs: Math.round(Number(grace) * 1000),
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * What every request handler of the proxy shares: the rules, the engine backend, the logger, the
+ * open tunnels and the shutdown flag; plus the one-line-per-request log record.
+ */
+import type net from 'node:net'
+import type { Backend } from './backend.js'
+import type { ProxyLogger } from './log.js'
+import type { Rule } from './rules.js'
+
+export interface ProxyContext {
+  rules: readonly Rule[]
+  backend: Backend
+  logger: ProxyLogger
+  /** Engine-side sockets of open upgrade tunnels (closed at the end of the shutdown grace period). */
+  tunnels: Set<net.Socket>
+  shuttingDown: boolean
+}
+
+/** The outcome of one request, as logged. */
+export interface RequestRecord {
+  method: string
+  path: string
+  status: number
+  decision: 'allow' | 'deny' | 'invalid' | 'error'
+  client: string
+  startedAt: number
+  rule?: Rule
+  reason?: string
+}
+
+/** `address:port` of a client socket (or the unix socket marker). */
+export function clientOf(socket: net.Socket): string {
+  const address = socket.remoteAddress
+  if (address === undefined) return 'unix'
+  return address.includes(':') ? `[${address}]:${socket.remotePort}` : `${address}:${socket.remotePort}`
+}
+
+/** Logs one request: allowed at debug, refused and invalid at warning, engine errors at error. */
+export function logRequest(context: ProxyContext, record: RequestRecord): void {
+  const level = record.decision === 'allow' ? 'debug' : record.decision === 'error' ? 'error' : 'warning'
+  if (!context.logger.enabled(level)) return
+  context.logger.log(level, 'request', {
+    method: record.method,
+    path: record.path,
+    status: record.status,
+    decision: record.decision,
+    client: record.client,
+    ms: Math.round((performance.now() - record.startedAt) * 1000) / 1000,
+    rule: record.rule ? `${record.rule.source}:${record.rule.line}` : undefined,
+    reason: record.reason,
+  })
+}

@@ -1,0 +1,60 @@
+/**
+ * Header handling shared by plain forwarding and upgrades: hop-by-hop headers are dropped (including
+ * those a Connection header names), raw responses for refusals are built here.
+ */
+
+const hopByHop = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+])
+
+/** Raw headers (flat `[name, value, ...]`) without hop-by-hop headers. */
+export function endToEndHeaders(rawHeaders: readonly string[]): string[] {
+  let named: Set<string> | undefined
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (rawHeaders[i]!.toLowerCase() === 'connection') {
+      named ??= new Set()
+      for (const token of rawHeaders[i + 1]!.split(',')) named.add(token.trim().toLowerCase())
+    }
+  }
+  const kept: string[] = []
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase()
+    if (hopByHop.has(name) || named?.has(name)) continue
+    kept.push(rawHeaders[i]!, rawHeaders[i + 1]!)
+  }
+  return kept
+}
+
+/** The JSON body the Docker CLI prints as `Error response from daemon: <message>`. */
+export function messageBody(message: string): string {
+  return `${JSON.stringify({ message })}\n`
+}
+
+/** The refusal message for a method and canonical path. */
+export function refusalMessage(method: string, path: string, reason = 'no rule allows it'): string {
+  return `vault proxy refused ${method} ${path}: ${reason}`
+}
+
+const reasonPhrases: Record<number, string> = {
+  400: 'Bad Request',
+  403: 'Forbidden',
+  431: 'Request Header Fields Too Large',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+}
+
+/** A complete raw HTTP/1.1 response with a JSON message that closes the connection. */
+export function rawJsonResponse(status: number, message: string): string {
+  const body = messageBody(message)
+  return (
+    `HTTP/1.1 ${status} ${reasonPhrases[status] ?? 'Error'}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  )
+}

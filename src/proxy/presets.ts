@@ -1,0 +1,88 @@
+/**
+ * Ready-made rule texts: the built-in rules (ping, version, info), the seed's default rule list and its
+ * tiers as named presets, and the exposure check that warns when a rule set lets clients read a
+ * container's filesystem, attach to its stdin, read its environment or create containers.
+ */
+import { decide, type Rule } from './rules.js'
+
+/** Rules placed before every configured rule unless turned off: connectivity checks only. */
+export const builtinRulesText = `# built-in: connectivity and version negotiation
+GET,HEAD %API_PREFIX_PING%
+GET %API_PREFIX_VERSION%
+GET %API_PREFIX_INFO%
+`
+
+const defaultRules = `# the seed's default rule list (NOT read-only: POST on containers and exec)
+GET %API_PREFIX_EVENTS%
+GET,HEAD,POST %API_PREFIX_EXEC%(/.*)?
+GET,HEAD,POST %API_PREFIX_CONTAINERS%(/.*)?
+GET,HEAD %API_PREFIX_IMAGES%(/.*)?
+GET,HEAD %API_PREFIX_VOLUMES%(/.*)?
+GET,HEAD %API_PREFIX_NETWORKS%(/.*)?
+GET,HEAD %API_PREFIX_BUILD%(/.*)?
+`
+
+/** Named rule sets: the seed's default list and its tiers. */
+export const presets = {
+  default: defaultRules,
+  'read-only': `# pure read-only: containers and images
+GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?
+GET,HEAD %API_PREFIX_IMAGES%(/.*)?
+`,
+  monitoring: `# read-only plus exec (monitoring)
+GET %API_PREFIX_EVENTS%
+GET,HEAD,POST %API_PREFIX_EXEC%(/.*)?
+GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?
+GET,HEAD %API_PREFIX_IMAGES%(/.*)?
+`,
+  management: `# management: start, stop, exec and create containers; read images
+GET %API_PREFIX_EVENTS%
+GET,HEAD,POST %API_PREFIX_EXEC%(/.*)?
+GET,HEAD,POST %API_PREFIX_CONTAINERS%(/.*)?
+GET,HEAD %API_PREFIX_IMAGES%(/.*)?
+`,
+  'true-read-only': `# true read-only: every prefix, GET and HEAD only (events GET only)
+GET %API_PREFIX_EVENTS%
+GET,HEAD %API_PREFIX_EXEC%(/.*)?
+GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?
+GET,HEAD %API_PREFIX_IMAGES%(/.*)?
+GET,HEAD %API_PREFIX_VOLUMES%(/.*)?
+GET,HEAD %API_PREFIX_NETWORKS%(/.*)?
+GET,HEAD %API_PREFIX_BUILD%(/.*)?
+`,
+  'fine-grained': `# fine-grained: list, inspect and logs of containers, list images, start/stop/restart
+GET %API_PREFIX_EVENTS%
+GET,HEAD %API_PREFIX_CONTAINERS%/json
+GET,HEAD %API_PREFIX_CONTAINERS%/%CONTAINER_ID_OR_NAME%/json
+GET %API_PREFIX_CONTAINERS%/%CONTAINER_ID_OR_NAME%/logs
+GET,HEAD %API_PREFIX_IMAGES%/json
+POST %API_PREFIX_CONTAINERS%/%CONTAINER_ID_OR_NAME%/(?:start|stop|restart)
+`,
+} as const
+
+export type PresetName = keyof typeof presets
+
+/** The names of the presets, for flag options and help. */
+export const presetNames = Object.keys(presets) as PresetName[]
+
+/** Requests that read more than their "read-only" look suggests, with what they expose. */
+const exposureProbes: { method: string; path: string; exposure: string }[] = [
+  { method: 'GET', path: '/containers/probe/export', exposure: 'container export (the whole filesystem)' },
+  { method: 'GET', path: '/containers/probe/archive', exposure: 'container archive (any file of a container)' },
+  { method: 'GET', path: '/containers/probe/attach/ws', exposure: 'attach over a websocket (stdin of a container)' },
+  { method: 'POST', path: '/containers/probe/attach', exposure: 'attach (stdin and stdout of a container)' },
+  {
+    method: 'GET',
+    path: '/containers/probe/json',
+    exposure: "container inspect (the container's environment, secrets included)",
+  },
+  { method: 'POST', path: '/containers/create', exposure: 'container create (privileged containers, host mounts: root on the host)' },
+  { method: 'POST', path: '/containers/probe/exec', exposure: 'exec (any command in any container)' },
+]
+
+/** One line per risky request the rules allow, e.g. `GET /containers/{id}/export is allowed: ...`. */
+export function exposureWarnings(rules: readonly Rule[]): string[] {
+  return exposureProbes
+    .filter((probe) => decide(rules, probe.method, probe.path).allowed)
+    .map((probe) => `${probe.method} ${probe.path.replace('probe', '{id}')} is allowed: ${probe.exposure}`)
+}

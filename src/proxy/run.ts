@@ -1,0 +1,71 @@
+/**
+ * Runs the proxy process: builds the backend and one server per frontend address, listens, logs the
+ * rules' exposures, and on SIGTERM/SIGINT shuts down within the grace period.
+ */
+import { chmodSync, lstatSync, unlinkSync } from 'node:fs'
+import type { ProxyAddress, ProxyConfig } from './config.js'
+import { createBackend } from './backend.js'
+import { createLogger, type ProxyLogger } from './log.js'
+import { exposureWarnings } from './presets.js'
+import { createProxyServer, type ProxyServer } from './server.js'
+
+/** `tcp://host:port` or `unix:///path` for a log line. */
+export function formatAddress(address: ProxyAddress): string {
+  return address.kind === 'unix' ? `unix://${address.path}` : `tcp://${address.host}:${address.port}`
+}
+
+function removeStaleSocket(path: string): void {
+  try {
+    if (lstatSync(path).isSocket()) unlinkSync(path)
+  } catch {
+    /* absent */
+  }
+}
+
+function listen(proxy: ProxyServer, address: ProxyAddress): Promise<void> {
+  return new Promise((resolve, reject) => {
+    proxy.server.once('error', reject)
+    const done = () => {
+      proxy.server.off('error', reject)
+      resolve()
+    }
+    if (address.kind === 'unix') {
+      removeStaleSocket(address.path)
+      proxy.server.listen(address.path, () => {
+        chmodSync(address.path, address.mode)
+        done()
+      })
+    } else if (address.host === '') proxy.server.listen(address.port, done)
+    else proxy.server.listen(address.port, address.host, done)
+  })
+}
+
+/** Starts the proxy; resolves once every frontend listens. Returns a function that shuts it down. */
+export async function runProxy(config: ProxyConfig, logger: ProxyLogger = createLogger(config.logLevel, config.logFormat)) {
+  const backend = await createBackend(config.backend, config.backendTls)
+  const proxies: ProxyServer[] = []
+  for (const frontend of config.frontends) {
+    const proxy = await createProxyServer({ rules: config.rules, backend, logger, tls: config.frontendTls })
+    proxy.server.on('error', (error) => logger.log('error', 'server error', { reason: error.message }))
+    await listen(proxy, frontend)
+    proxies.push(proxy)
+    logger.log('info', 'listening', {
+      frontend: formatAddress(frontend),
+      backend: formatAddress(config.backend),
+      tls: config.frontendTls ? (config.frontendTls.ca ? 'mutual' : 'server') : 'off',
+      rules: config.rules.length,
+    })
+  }
+  for (const warning of exposureWarnings(config.rules)) logger.log('warning', 'rules expose', { detail: warning })
+  let stopping: Promise<void> | undefined
+  const stop = () => {
+    stopping ??= (async () => {
+      logger.log('info', 'shutting down', { graceMs: config.shutdownGraceMs })
+      await Promise.all(proxies.map((proxy) => proxy.shutdown(config.shutdownGraceMs)))
+      backend.close()
+      logger.log('info', 'stopped')
+    })()
+    return stopping
+  }
+  return { stop, addresses: proxies.map((proxy) => proxy.server.address()) }
+}

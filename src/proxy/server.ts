@@ -1,0 +1,105 @@
+/**
+ * Builds the proxy's HTTP (or HTTPS, optionally mutual-TLS) server: large headers and long uploads
+ * accepted, no request or idle timeouts, malformed requests answered on their own connection only,
+ * CONNECT refused, and a bounded graceful shutdown. Started by `runProxy`; tests call listen(0).
+ */
+import http from 'node:http'
+import type net from 'node:net'
+import type { Backend } from './backend.js'
+import type { TlsMaterial } from './config.js'
+import { clientOf, logRequest, type ProxyContext } from './context.js'
+import { handleRequest } from './forward.js'
+import { rawJsonResponse, refusalMessage } from './headers.js'
+import type { ProxyLogger } from './log.js'
+import type { Rule } from './rules.js'
+import { handleUpgrade } from './upgrade.js'
+
+export interface ProxyServerOptions {
+  rules: readonly Rule[]
+  backend: Backend
+  logger: ProxyLogger
+  /** Certificate and key for HTTPS; with `ca`, clients must present a certificate signed by it. */
+  tls?: TlsMaterial
+}
+
+export interface ProxyServer {
+  server: http.Server
+  /** Stops accepting, lets requests finish, then closes streams and tunnels after `graceMs`. */
+  shutdown(graceMs: number): Promise<void>
+}
+
+const serverOptions: http.ServerOptions = {
+  maxHeaderSize: 1 << 20,
+  requestTimeout: 0,
+  headersTimeout: 60_000,
+  keepAliveTimeout: 5_000,
+  noDelay: true,
+}
+
+/** Builds (does not start) a proxy server. */
+export async function createProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
+  const context: ProxyContext = {
+    rules: options.rules,
+    backend: options.backend,
+    logger: options.logger,
+    tunnels: new Set(),
+    shuttingDown: false,
+  }
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => handleRequest(context, req, res)
+  let server: http.Server
+  if (options.tls) {
+    const https = await import('node:https')
+    const { ca, cert, key } = options.tls
+    server = https.createServer(
+      { ...serverOptions, cert, key, ca, requestCert: ca !== undefined, rejectUnauthorized: ca !== undefined },
+      onRequest,
+    )
+  } else {
+    server = http.createServer(serverOptions, onRequest)
+  }
+  server.timeout = 0
+  server.on('upgrade', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
+    handleUpgrade(context, req, socket, head).catch(() => socket.destroy())
+  })
+  server.on('connect', (req: http.IncomingMessage, socket: net.Socket) => {
+    socket.on('error', () => socket.destroy())
+    socket.end(rawJsonResponse(403, refusalMessage('CONNECT', req.url ?? '', 'CONNECT is never forwarded')))
+    logRequest(context, {
+      method: 'CONNECT',
+      path: req.url ?? '',
+      status: 403,
+      decision: 'invalid',
+      client: clientOf(socket),
+      startedAt: performance.now(),
+    })
+  })
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: net.Socket) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy()
+      return
+    }
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
+    socket.end(rawJsonResponse(status, `vault proxy: malformed request (${error.code ?? 'parse error'})`))
+    options.logger.log('warning', 'malformed request', { status, client: clientOf(socket), reason: error.code })
+  })
+  const sockets = new Set<net.Socket>()
+  server.on('connection', (socket: net.Socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  return {
+    server,
+    async shutdown(graceMs) {
+      context.shuttingDown = true
+      server.close()
+      server.closeIdleConnections()
+      const deadline = Date.now() + graceMs
+      while (sockets.size > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        server.closeIdleConnections()
+      }
+      for (const socket of sockets) socket.destroy()
+      for (const socket of context.tunnels) socket.destroy()
+    },
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The engine-neutral SQL driver that both storage adapters implement. Queries are written once with
+ * `?` placeholders, TEXT/INTEGER/BIGINT columns and ISO-8601 text timestamps, so one schema and one
+ * set of statements serve SQLite and PostgreSQL, and every table exports as plain JSON rows.
+ */
+
+export type SqlValue = string | number | null
+export type SqlRow = Record<string, SqlValue>
+
+/** Statements inside one transaction. `lockRow` selects with a row lock (FOR UPDATE on PostgreSQL). */
+export interface SqlExecutor {
+  /** Rows of a SELECT (or of a statement with RETURNING). */
+  all<T extends SqlRow = SqlRow>(sql: string, params?: SqlValue[]): Promise<T[]>
+  /** Runs a statement and returns the number of changed rows. */
+  run(sql: string, params?: SqlValue[]): Promise<number>
+  /** Like `all`, holding a write lock on the selected rows until the transaction ends. */
+  lockRows<T extends SqlRow = SqlRow>(sql: string, params?: SqlValue[]): Promise<T[]>
+}
+
+export interface SqlDriver {
+  readonly engine: 'sqlite' | 'postgres'
+  /** Runs `work` in one durable write transaction; committed when the promise resolves. */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>
+  /**
+   * Runs `work` in a transaction holding an engine-wide exclusive lock named `name` (advisory lock on
+   * PostgreSQL), for migrations and one-time initialisation shared by several processes.
+   */
+  exclusive<T>(name: string, work: (tx: SqlExecutor) => Promise<T>): Promise<T>
+  close(): Promise<void>
+}

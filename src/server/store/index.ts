@@ -1,0 +1,64 @@
+/**
+ * Opening a store from a DB_URL: `sqlite:///path`, a bare path or `postgres://`; other schemes get a
+ * clear refusal. Also the engine-neutral export/import of every table that backups build on.
+ */
+import { resolve } from 'node:path'
+import { UsageError } from '../../errors.js'
+import type { SqlDriver, SqlRow } from './driver.js'
+import { migrate, schemaVersion, tablesInOrder } from './migrations.js'
+import { openPostgres } from './postgres.js'
+import { openSqlite } from './sqlite.js'
+
+export type { SqlDriver, SqlExecutor, SqlRow, SqlValue } from './driver.js'
+export { schemaVersion, tablesInOrder } from './migrations.js'
+
+/** Opens the database named by `dbUrl` and brings its schema up to date. */
+export async function openStore(dbUrl: string): Promise<SqlDriver> {
+  const driver = openDriver(dbUrl)
+  try {
+    await migrate(driver)
+  } catch (error) {
+    await driver.close()
+    throw error
+  }
+  return driver
+}
+
+/** Opens the engine for a DB_URL without migrating. */
+export function openDriver(dbUrl: string): SqlDriver {
+  if (/^postgres(ql)?:\/\//.test(dbUrl)) return openPostgres(dbUrl)
+  if (dbUrl.startsWith('sqlite://')) return openSqlite(resolve(decodeURIComponent(dbUrl.slice('sqlite://'.length))))
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(dbUrl)) {
+    const scheme = dbUrl.slice(0, dbUrl.indexOf(':'))
+    throw new UsageError(`DB_URL scheme '${scheme}' is not supported`, {
+      hint: 'use sqlite:///path/vault.db (or a bare path) or postgres://user:pass@host/db',
+    })
+  }
+  return openSqlite(resolve(dbUrl))
+}
+
+/** Every row of every table, engine-neutral (JSON-safe), with the schema version. */
+export async function exportTables(
+  driver: SqlDriver,
+): Promise<{ schemaVersion: number; tables: Record<string, SqlRow[]> }> {
+  return driver.transaction(async (tx) => {
+    const tables: Record<string, SqlRow[]> = {}
+    for (const table of tablesInOrder) tables[table] = await tx.all(`SELECT * FROM ${table}`)
+    return { schemaVersion, tables }
+  })
+}
+
+/** Inserts exported rows into an empty, migrated database (same schema version). */
+export async function importTables(driver: SqlDriver, tables: Record<string, SqlRow[]>): Promise<void> {
+  await driver.transaction(async (tx) => {
+    for (const table of tablesInOrder) {
+      for (const row of tables[table] ?? []) {
+        const columns = Object.keys(row)
+        await tx.run(
+          `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+          columns.map((column) => row[column] ?? null),
+        )
+      }
+    }
+  })
+}
