@@ -29,7 +29,7 @@ node_modules/.package-lock.json: package-lock.json $(TOOLCHAIN)
 setup: $(TOOLCHAIN) node_modules/.package-lock.json ## Node 24 toolchain and npm packages
 
 dist/.built: $(shell find src -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json package.json | setup
-	@rm -rf dist/commands
+	@rm -rf dist/commands dist/.tsbuildinfo
 	@$(NPM) run build --silent
 	@npx --no-install oclif manifest >/dev/null
 	@touch $@

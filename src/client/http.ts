@@ -87,7 +87,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     } catch (error) {
       if (error instanceof HTTPError) {
         if (debug) logDebug(request, url, error.response.statusCode, started)
-        throw httpStatusError(error.response.statusCode, String(error.response.body ?? ''), error.response.headers)
+        throw httpStatusError(
+          error.response.statusCode,
+          String(error.response.body ?? ''),
+          error.response.headers,
+        )
       }
       if (error instanceof RequestError) {
         if (debug) logDebug(request, url, error.code, started)
@@ -107,7 +111,9 @@ export function httpStatusError(
   headers: Record<string, string | string[] | undefined> = {},
 ): VaultError {
   const { code, message } = describeErrorBody(body)
-  const text = message ? `${message} (HTTP ${status}${code ? ` ${code}` : ''})` : `HTTP ${status}${code ? ` ${code}` : ''}`
+  const text = message
+    ? `${message} (HTTP ${status}${code ? ` ${code}` : ''})`
+    : `HTTP ${status}${code ? ` ${code}` : ''}`
   switch (status) {
     case 400:
     case 413:
@@ -148,7 +154,10 @@ function describeErrorBody(body: string): { code?: string; message?: string } {
     }
     if (typeof parsed.error === 'object' && parsed.error !== null) {
       const detail = parsed.error as { code?: unknown; message?: unknown }
-      return { code: typeof detail.code === 'string' ? detail.code : undefined, message: oneLine(detail.message) }
+      return {
+        code: typeof detail.code === 'string' ? detail.code : undefined,
+        message: oneLine(detail.message),
+      }
     }
   } catch {
     return {}
@@ -182,5 +191,7 @@ export function debugEnabled(value: string | undefined): boolean {
 }
 
 function logDebug(request: HttpRequest, url: URL, outcome: number | string, started: number): void {
-  process.stderr.write(`vault:http ${request.method} ${url.pathname} -> ${outcome} (${Date.now() - started} ms)\n`)
+  process.stderr.write(
+    `vault:http ${request.method} ${url.pathname} -> ${outcome} (${Date.now() - started} ms)\n`,
+  )
 }

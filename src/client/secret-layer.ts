@@ -2,17 +2,16 @@
  * The vault-backed SecretLayer that `vault render --env` and `vault run` use: one list call per
  * environment, values by name.
  */
+import type { SecretLayer } from '../compose/secret-layer.js'
 import type { ConnectionSettings } from './settings.js'
 import { createSession } from './session.js'
 import { VaultApi } from './vault-api.js'
 
-/** A source of secret values for one environment. */
-export interface VaultSecretLayer {
-  load(environment: string): Promise<Record<string, string>>
-}
-
-/** A SecretLayer that reads the environment's secrets from the vault. */
-export function createSecretLayer(settings: ConnectionSettings): VaultSecretLayer {
+/**
+ * A SecretLayer that reads the environment's secrets from the vault; an empty environment lets the
+ * server pick the only one the identity reaches.
+ */
+export function createSecretLayer(settings: ConnectionSettings): SecretLayer {
   const api = new VaultApi(createSession(settings))
   return {
     async load(environment) {

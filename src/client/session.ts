@@ -6,7 +6,13 @@
 import { AuthError, NotConfiguredError } from '../errors.js'
 import { createHttpClient, type HttpClient, type HttpRequest, type HttpResponse } from './http.js'
 import { vaultBaseUrl, type ConnectionSettings } from './settings.js'
-import { openTokenStore, tokenKey, type CachedToken, type TokenStore, type TokenStoreKind } from './token-store.js'
+import {
+  openTokenStore,
+  tokenKey,
+  type CachedToken,
+  type TokenStore,
+  type TokenStoreKind,
+} from './token-store.js'
 
 /** A token closer than this to its expiry is renewed before use. */
 const renewMarginMs = 60_000
@@ -60,9 +66,11 @@ export class VaultSession {
     const store = await this.store()
     const cached = await store.get(this.cacheKey())
     if (cached && cached.expiresAt > Date.now()) {
-      await this.http({ method: 'POST', path: 'api/v1/auth/revoke', json: { token: cached.accessToken } }).catch(
-        () => undefined,
-      )
+      await this.http({
+        method: 'POST',
+        path: 'api/v1/auth/revoke',
+        json: { token: cached.accessToken },
+      }).catch(() => undefined)
     }
     return { removed: await store.delete(this.cacheKey()) }
   }
@@ -78,7 +86,8 @@ export class VaultSession {
     try {
       return await this.http<T>({ ...request, bearer })
     } catch (error) {
-      if (!(error instanceof AuthError) || !/HTTP 401/.test(error.message) || !this.settings.clientSecret) throw error
+      if (!(error instanceof AuthError) || !/HTTP 401/.test(error.message) || !this.settings.clientSecret)
+        throw error
       await (await this.store()).delete(this.cacheKey())
       await this.login()
       return this.http<T>({ ...request, bearer: this.token!.accessToken })
@@ -116,7 +125,10 @@ export class VaultSession {
 }
 
 /** A session for the settings, with the transport and token store of this machine. */
-export function createSession(settings: ConnectionSettings, env: NodeJS.ProcessEnv = process.env): VaultSession {
+export function createSession(
+  settings: ConnectionSettings,
+  env: NodeJS.ProcessEnv = process.env,
+): VaultSession {
   const http = createHttpClient({ baseUrl: vaultBaseUrl(settings) })
   let store: Promise<TokenStore> | undefined
   return new VaultSession(settings, http, () => (store ??= openTokenStore(env)))

@@ -41,7 +41,8 @@ export async function resolveSettings(
 ): Promise<ResolvedSettings> {
   const stackEnvFile = join(resolve(flags['stack-dir'] ?? '.'), '.env')
   const fromFile = await readStackEnv(stackEnvFile, env)
-  const pick = (name: (typeof settingNames)[number]) => nonEmpty(env[name]) ?? nonEmpty(fromFile?.values[name])
+  const pick = (name: (typeof settingNames)[number]) =>
+    nonEmpty(env[name]) ?? nonEmpty(fromFile?.values[name])
   const settings: ConnectionSettings = {
     domain: trimSlash(nonEmpty(flags.domain) ?? pick('VAULT_DOMAIN')),
     projectId: nonEmpty(flags.project) ?? pick('VAULT_PROJECT_ID'),
@@ -119,7 +120,9 @@ async function stackEnvWarnings(path: string, mode: number): Promise<string[]> {
   }
   const { gitIgnoreStatus } = await import('../process/git.js')
   if ((await gitIgnoreStatus(path)) === 'not-ignored') {
-    warnings.push(`${path} is not ignored by git: add .env to .gitignore so the client secret is never committed`)
+    warnings.push(
+      `${path} is not ignored by git: add .env to .gitignore so the client secret is never committed`,
+    )
   }
   return warnings
 }

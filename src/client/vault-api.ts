@@ -79,11 +79,20 @@ export class VaultApi {
   }
 
   /** Updates an existing secret (PATCH, the seed's call). */
-  async patchSecret(name: string, value: string, environment: string | undefined, options: WriteOptions = {}) {
+  async patchSecret(
+    name: string,
+    value: string,
+    environment: string | undefined,
+    options: WriteOptions = {},
+  ) {
     return this.write('PATCH', name, value, environment, options)
   }
 
-  async deleteSecret(name: string, environment: string | undefined, options: WriteOptions = {}): Promise<void> {
+  async deleteSecret(
+    name: string,
+    environment: string | undefined,
+    options: WriteOptions = {},
+  ): Promise<void> {
     await this.call('DELETE', `secrets/${encodeURIComponent(name)}`, { environment }, undefined, options)
   }
 
@@ -114,7 +123,13 @@ export class VaultApi {
     environment: string | undefined,
     options: WriteOptions,
   ): Promise<SecretMetadata> {
-    return this.call<SecretMetadata>(method, `secrets/${encodeURIComponent(name)}`, { environment }, { value }, options)
+    return this.call<SecretMetadata>(
+      method,
+      `secrets/${encodeURIComponent(name)}`,
+      { environment },
+      { value },
+      options,
+    )
   }
 
   private async call<T>(
@@ -126,7 +141,13 @@ export class VaultApi {
   ): Promise<T> {
     const headers = options.ifVersion === undefined ? undefined : { 'if-match': `"${options.ifVersion}"` }
     const searchParams = { ...query, project: this.session.settings.projectId }
-    const response = await this.session.request<T>({ method, path: `api/v1/${path}`, searchParams, json, headers })
+    const response = await this.session.request<T>({
+      method,
+      path: `api/v1/${path}`,
+      searchParams,
+      json,
+      headers,
+    })
     return response.body
   }
 }

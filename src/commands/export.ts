@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
 import { connect } from '../client/connect.js'
-import { exportSecrets } from '../export/export-secrets.js'
+import { describeCaveats, exportSecrets } from '../export/export-secrets.js'
 import { exportFormats } from '../export/format.js'
 
 export default class Export extends BaseCommand<typeof Export> {
@@ -20,17 +20,27 @@ export default class Export extends BaseCommand<typeof Export> {
   static override flags = {
     ...connectionFlags,
     env: envFlag,
-    format: Flags.option({ options: exportFormats })({ char: 'f', summary: 'output format', default: 'dotenv' }),
-    'output-file': Flags.file({ char: 'o', summary: 'write to this file (mode 600, atomic) instead of stdout' }),
+    format: Flags.option({ options: exportFormats })({
+      char: 'f',
+      summary: 'output format',
+      default: 'dotenv',
+    }),
+    'output-file': Flags.file({
+      char: 'o',
+      summary: 'write to this file (mode 600, atomic) instead of stdout',
+    }),
   }
 
   async run(): Promise<void> {
     const { api } = await connect(this.flags, (line) => this.note(line))
     const outputFile = this.flags['output-file']
-    const outcome = await exportSecrets(api, { environment: this.flags.env, format: this.flags.format, outputFile })
-    for (const [name, readers] of Object.entries(outcome.caveats)) {
-      this.note(`Warning: ${name} cannot be written so that ${readers.join(' and ')} read it back unchanged`)
-    }
+    const outcome = await exportSecrets(api, {
+      environment: this.flags.env,
+      format: this.flags.format,
+      outputFile,
+    })
+    const caveat = describeCaveats(outcome.caveats)
+    if (caveat) this.note(`Warning: ${caveat}`)
     if (outputFile) {
       this.note(`wrote ${outcome.count} secrets to ${outputFile} (mode 600)`)
       return

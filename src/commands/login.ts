@@ -5,7 +5,7 @@ import { resolveSettings } from '../client/settings.js'
 export default class Login extends BaseCommand<typeof Login> {
   static override summary = 'exchange the machine identity for an access token and cache it'
   static override description =
-    'Reads VAULT_CLIENT_ID and VAULT_CLIENT_SECRET from the environment or the stack\'s .env. The token ' +
+    "Reads VAULT_CLIENT_ID and VAULT_CLIENT_SECRET from the environment or the stack's .env. The token " +
     'is cached per (domain, client id) in the OS keychain when one is reachable, else in a mode-600 ' +
     'file under $XDG_STATE_HOME/vault (VAULT_KEYCHAIN=off forces the file).'
   static override examples = [

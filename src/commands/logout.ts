@@ -4,8 +4,11 @@ import { resolveSettings } from '../client/settings.js'
 
 export default class Logout extends BaseCommand<typeof Logout> {
   static override summary = 'revoke and forget the cached access token'
-  static override description = 'Revokes the token on the server (best effort) and removes it from the keychain or file.'
-  static override examples = [{ command: '<%= config.bin %> <%= command.id %>', description: 'forget the token' }]
+  static override description =
+    'Revokes the token on the server (best effort) and removes it from the keychain or file.'
+  static override examples = [
+    { command: '<%= config.bin %> <%= command.id %>', description: 'forget the token' },
+  ]
   static override enableJsonFlag = true
   static override flags = { ...connectionFlags }
 

@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
 import { formatRenderReport } from '../compose/report.js'
+import type { SecretLayer } from '../compose/secret-layer.js'
 import { renderStack, type RenderMode, type RenderResult } from '../compose/render.js'
 import { ExitCode } from '../errors.js'
 
@@ -14,22 +15,47 @@ export default class Render extends BaseCommand<typeof Render> {
     "vault's secrets of that environment are the top layer. --check lists every problem at once."
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %> --env dev', description: 'render with the dev secrets' },
-    { command: '<%= config.bin %> <%= command.id %> --env prod --check', description: 'preflight before `up`' },
-    { command: '<%= config.bin %> <%= command.id %> --who-uses DATABASE_PASSWORD', description: 'who uses it' },
-    { command: '<%= config.bin %> <%= command.id %> --file compose.yaml --file prod.yaml --format json' },
+    {
+      command: '<%= config.bin %> <%= command.id %> --env prod --check',
+      description: 'preflight before `up`',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> --who-uses DATABASE_PASSWORD',
+      description: 'who uses it',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> --file compose.yaml --file prod.yaml --format json',
+      description: 'two files merged, as JSON',
+    },
   ]
   static override enableJsonFlag = true
   static override flags = {
     ...connectionFlags,
     check: Flags.boolean({ summary: 'list every problem (errors, warnings, info) instead of rendering' }),
     env: envFlag,
-    'env-file': Flags.string({ summary: 'env file instead of the project .env (repeatable)', multiple: true }),
-    file: Flags.string({ char: 'f', summary: 'compose file (repeatable; default: discovery)', multiple: true }),
-    format: Flags.option({ options: ['yaml', 'json'] as const })({ summary: 'output format', default: 'yaml' }),
-    interpolate: Flags.boolean({ summary: 'substitute variables (--no-interpolate prints the raw model)', allowNo: true, default: true }),
+    'env-file': Flags.string({
+      summary: 'env file instead of the project .env (repeatable)',
+      multiple: true,
+    }),
+    file: Flags.string({
+      char: 'f',
+      summary: 'compose file (repeatable; default: discovery)',
+      multiple: true,
+    }),
+    format: Flags.option({ options: ['yaml', 'json'] as const })({
+      summary: 'output format',
+      default: 'yaml',
+    }),
+    interpolate: Flags.boolean({
+      summary: 'substitute variables (--no-interpolate prints the raw model)',
+      allowNo: true,
+      default: true,
+    }),
     mask: Flags.boolean({ summary: 'print values that came from the vault as ********' }),
     'prefer-host-env': Flags.boolean({ summary: "let the process environment win over the vault's secrets" }),
-    'project-directory': Flags.directory({ summary: 'project directory (default: the first file\'s directory)' }),
+    'project-directory': Flags.directory({
+      summary: "project directory (default: the first file's directory)",
+    }),
     'project-name': Flags.string({ char: 'p', summary: 'project name', env: 'COMPOSE_PROJECT_NAME' }),
     variables: Flags.boolean({ summary: 'list the referenced variables with defaults and required flags' }),
     'who-uses': Flags.string({ summary: 'list the services and places that reference this variable' }),
@@ -37,34 +63,44 @@ export default class Render extends BaseCommand<typeof Render> {
 
   async run(): Promise<RenderResult> {
     const { flags } = this
-    const mode: RenderMode = flags.check ? 'check' : flags['who-uses'] ? 'who-uses' : flags.variables ? 'variables' : 'config'
-    const secrets = flags.env ? await this.loadSecrets(flags.env) : undefined
-    const result = renderStack({
-      mode,
-      files: flags.file,
-      envFiles: flags['env-file'],
-      projectDirectory: flags['project-directory'],
-      projectName: flags['project-name'],
-      secrets,
-      preferHostEnv: flags['prefer-host-env'],
-      interpolate: flags.interpolate,
-      mask: flags.mask,
-      format: flags.format,
-      variable: flags['who-uses'],
-    })
+    const mode: RenderMode = flags.check
+      ? 'check'
+      : flags['who-uses']
+        ? 'who-uses'
+        : flags.variables
+          ? 'variables'
+          : 'config'
+    const secretLayer = flags.env ? await this.vaultSecretLayer() : undefined
+    const result = await renderStack(
+      {
+        mode,
+        files: flags.file,
+        envFiles: flags['env-file'],
+        projectDirectory: flags['project-directory'],
+        projectName: flags['project-name'],
+        vaultEnvironment: flags.env,
+        preferHostEnv: flags['prefer-host-env'],
+        interpolate: flags.interpolate,
+        mask: flags.mask,
+        format: flags.format,
+        variable: flags['who-uses'],
+      },
+      secretLayer,
+    )
     if (result.kind === 'config') {
-      for (const message of new Set(result.warnings.map((warning) => warning.message))) this.note(`Warning: ${message}`)
+      for (const message of new Set(result.warnings.map((warning) => warning.message)))
+        this.note(`Warning: ${message}`)
     }
     if (result.kind === 'check' && !result.ok) process.exitCode = ExitCode.notConfigured
     if (!this.jsonEnabled()) process.stdout.write(formatRenderReport(result, process.cwd()))
     return result
   }
 
-  private async loadSecrets(environment: string): Promise<Record<string, string>> {
+  private async vaultSecretLayer(): Promise<SecretLayer> {
     const { resolveSettings } = await import('../client/settings.js')
     const { createSecretLayer } = await import('../client/secret-layer.js')
     const { settings, warnings } = await resolveSettings(this.flags)
     for (const warning of warnings) this.note(`Warning: ${warning}`)
-    return createSecretLayer(settings).load(environment)
+    return createSecretLayer(settings)
   }
 }

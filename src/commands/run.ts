@@ -9,20 +9,30 @@ export default class Run extends BaseCommand<typeof Run> {
   static override description =
     'The vault wins over the host environment unless --prefer-host-env is given. The child never ' +
     'receives VAULT_CLIENT_SECRET or an access token. Signals are forwarded as a terminal user expects ' +
-    '(one Ctrl-C reaches compose once), and the exit code is the child\'s (128+N when a signal ends it).'
+    "(one Ctrl-C reaches compose once), and the exit code is the child's (128+N when a signal ends it)."
   static override examples = [
-    { command: '<%= config.bin %> <%= command.id %> --env dev -- docker compose up -d', description: 'start a stack' },
     {
-      command: '<%= config.bin %> <%= command.id %> --env prod --check --only-referenced -- docker compose up -d',
+      command: '<%= config.bin %> <%= command.id %> --env dev -- docker compose up -d',
+      description: 'start a stack',
+    },
+    {
+      command:
+        '<%= config.bin %> <%= command.id %> --env prod --check --only-referenced -- docker compose up -d',
       description: 'only the variables the compose files use, after a preflight',
     },
   ]
   static override strict = false
   static override flags = {
     ...connectionFlags,
-    check: Flags.boolean({ summary: 'run the render preflight first; refuse to start when a required variable is missing' }),
+    check: Flags.boolean({
+      summary: 'run the render preflight first; refuse to start when a required variable is missing',
+    }),
     env: envFlag,
-    file: Flags.string({ char: 'f', summary: 'compose file for --check/--only-referenced (repeatable)', multiple: true }),
+    file: Flags.string({
+      char: 'f',
+      summary: 'compose file for --check/--only-referenced (repeatable)',
+      multiple: true,
+    }),
     'only-referenced': Flags.boolean({ summary: 'inject only the variables the compose files reference' }),
     'prefer-host-env': Flags.boolean({ summary: 'host environment values win over the vault' }),
   }
@@ -30,7 +40,8 @@ export default class Run extends BaseCommand<typeof Run> {
   async run(): Promise<void> {
     const { argv } = await this.parse(Run)
     const [command, ...args] = argv as string[]
-    if (!command) throw new UsageError('no command given', { hint: 'vault run --env dev -- <command> [args...]' })
+    if (!command)
+      throw new UsageError('no command given', { hint: 'vault run --env dev -- <command> [args...]' })
     const { settings, warnings } = await resolveSettings(this.flags)
     for (const warning of warnings) this.note(`Warning: ${warning}`)
     const run = await prepareRun(settings, {

@@ -3,8 +3,14 @@
  * comments, `export`, `KEY=value` / `KEY: value`, quoting, escapes, multi-line values and
  * interpolation inside the file, with errors that name the line.
  */
-import { ComposeInputError } from './errors.js'
-import { interpolate, InterpolationError, scanReferences, type Lookup, type VariableReference } from './interpolate.js'
+import { ComposeInputError, RequiredVariableError } from './errors.js'
+import {
+  interpolate,
+  InterpolationError,
+  scanReferences,
+  type Lookup,
+  type VariableReference,
+} from './interpolate.js'
 
 /** One key read from an env file, with where it was and which variables its value referenced. */
 export interface EnvFileEntry {
@@ -44,7 +50,11 @@ const doubleQuoteEscapes: Record<string, string> = {
  * Reads an env file: returns its values (last duplicate wins). References look up `lookup` first,
  * then the keys already read. A bare `KEY` takes its value from `lookup` (left out when unset).
  */
-export function parseEnvFile(text: string, lookup: Lookup, options: EnvFileOptions = {}): Record<string, string> {
+export function parseEnvFile(
+  text: string,
+  lookup: Lookup,
+  options: EnvFileOptions = {},
+): Record<string, string> {
   return readEnvFile(text, lookup, options).values
 }
 
@@ -52,7 +62,8 @@ export function parseEnvFile(text: string, lookup: Lookup, options: EnvFileOptio
 export function readEnvFile(text: string, lookup: Lookup, options: EnvFileOptions = {}): EnvFileResult {
   const values: Record<string, string> = {}
   const entries: EnvFileEntry[] = []
-  const fileLookup: Lookup = (name) => lookup(name) ?? (Object.hasOwn(values, name) ? values[name] : undefined)
+  const fileLookup: Lookup = (name) =>
+    lookup(name) ?? (Object.hasOwn(values, name) ? values[name] : undefined)
   const source = text.replace(/\r\n?/g, '\n').replace(/^\uFEFF/, '')
   let position = 0
   let line = 1
@@ -70,13 +81,19 @@ export function readEnvFile(text: string, lookup: Lookup, options: EnvFileOption
     const separator = findSeparator(body)
     const key = (separator === -1 ? body : body.slice(0, separator)).trim()
     if (!keyPattern.test(key)) {
-      const what = /\s/.test(key) ? `a key may not contain spaces ("${key}")` : `invalid key "${key}"`
+      const what = /\s/.test(key)
+        ? 'a key may not contain spaces'
+        : 'invalid key (keys use letters, digits and _ . - [ ])'
       throw new ComposeInputError(options.file, startLine, what)
     }
     if (separator === -1) {
       const inherited = lookup(key)
       if (inherited !== undefined) values[key] = inherited
-      entries.push({ key, line: startLine, references: [{ name: key, operator: '', word: '', required: false }] })
+      entries.push({
+        key,
+        line: startLine,
+        references: [{ name: key, operator: '', word: '', required: false }],
+      })
       position = lineEnd + 1
       line++
       continue
@@ -91,8 +108,12 @@ export function readEnvFile(text: string, lookup: Lookup, options: EnvFileOption
         references = scanReferences(parsed.template)
         value = interpolate(parsed.template, fileLookup, { onUnset })
       } catch (error) {
-        if (error instanceof InterpolationError) throw new ComposeInputError(options.file, startLine, error.message)
-        throw error
+        if (!(error instanceof InterpolationError)) throw error
+        if (error.code === 'ERR_INVALID_TEMPLATE') {
+          const message = `Invalid template in the value of ${key} (the value is not shown)`
+          throw new ComposeInputError(options.file, startLine, message, 'write a literal $ as $$')
+        }
+        throw new RequiredVariableError(error.variable ?? key, options.file, startLine, error.message)
       }
     }
     values[key] = value
@@ -116,7 +137,11 @@ function skipBlanks(text: string, from: number): number {
 
 function countNewlines(text: string, from: number, to: number): number {
   let count = 0
-  for (let index = text.indexOf('\n', from); index !== -1 && index < to; index = text.indexOf('\n', index + 1)) {
+  for (
+    let index = text.indexOf('\n', from);
+    index !== -1 && index < to;
+    index = text.indexOf('\n', index + 1)
+  ) {
     count++
   }
   return count
@@ -142,7 +167,8 @@ function readValue(source: string, start: number, file: string | undefined, line
   const quote = source[start]
   if (quote === "'" || quote === '"') {
     const close = findClosingQuote(source, start + 1, quote)
-    if (close === -1) throw new ComposeInputError(file, line, `unterminated quoted value (missing closing ${quote})`)
+    if (close === -1)
+      throw new ComposeInputError(file, line, `unterminated quoted value (missing closing ${quote})`)
     const inner = source.slice(start + 1, close)
     const end = indexOrEnd(source, '\n', close) + 1
     if (quote === "'") return { template: inner, interpolate: false, end }

@@ -31,8 +31,11 @@ export interface ProjectEnvironment {
 }
 
 /** The env files compose reads for a project: the given ones, else `.env` when it exists. */
-export function projectEnvFiles(options: Pick<EnvironmentOptions, 'cwd' | 'projectDirectory' | 'envFiles'>): string[] {
-  if (options.envFiles && options.envFiles.length > 0) return options.envFiles.map((file) => resolve(options.cwd, file))
+export function projectEnvFiles(
+  options: Pick<EnvironmentOptions, 'cwd' | 'projectDirectory' | 'envFiles'>,
+): string[] {
+  if (options.envFiles && options.envFiles.length > 0)
+    return options.envFiles.map((file) => resolve(options.cwd, file))
   const dotEnv = join(options.projectDirectory, '.env')
   return existsSync(dotEnv) ? [dotEnv] : []
 }
@@ -44,7 +47,9 @@ export function loadProjectEnvironment(options: EnvironmentOptions): ProjectEnvi
   const references: ReferenceSite[] = []
   const processEnv = options.processEnv
   for (const file of envFiles) {
-    const read = readEnvFile(readTextFile(file, 'env file'), (name) => processEnv[name] ?? fromFiles[name], { file })
+    const read = readEnvFile(readTextFile(file, 'env file'), (name) => processEnv[name] ?? fromFiles[name], {
+      file,
+    })
     Object.assign(fromFiles, read.values)
     for (const entry of read.entries) {
       for (const reference of entry.references) {

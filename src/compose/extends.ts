@@ -71,8 +71,7 @@ function resolveService(
   }
   const spec = typeof extendsValue === 'string' ? { service: extendsValue } : asRecord(extendsValue)
   const baseName = String(spec.service ?? '')
-  const baseFile =
-    typeof spec.file === 'string' ? loadFile(resolve(dirname(loaded.file), spec.file)) : loaded
+  const baseFile = typeof spec.file === 'string' ? loadFile(resolve(dirname(loaded.file), spec.file)) : loaded
   if (!(baseName in asRecord(baseFile.model.services))) {
     throw new ComposeInputError(
       loaded.file,

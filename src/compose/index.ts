@@ -13,23 +13,18 @@ export {
   type ReferenceOperator,
   type VariableReference,
 } from './interpolate.js'
-export { parseEnvFile, readEnvFile, type EnvFileEntry, type EnvFileOptions, type EnvFileResult } from './env-file.js'
-export { loadComposeProject, discoverComposeFiles, type LoadComposeOptions } from './load.js'
 export {
-  findReferences,
-  listVariables,
-  type ReferenceLocation,
-  type VariableSummary,
-} from './references.js'
+  parseEnvFile,
+  readEnvFile,
+  type EnvFileEntry,
+  type EnvFileOptions,
+  type EnvFileResult,
+} from './env-file.js'
+export { loadComposeProject, discoverComposeFiles, type LoadComposeOptions } from './load.js'
+export { findReferences, listVariables, type ReferenceLocation, type VariableSummary } from './references.js'
 export { checkProject, type CheckResult } from './check.js'
 export { formatModel, escapeDollars, type RenderFormat } from './output.js'
 export { maskText } from './interpolate-model.js'
 export { staticSecretLayer, type SecretLayer } from './secret-layer.js'
 export { ComposeInputError, ComposeFileNotFoundError, RequiredVariableError } from './errors.js'
-export type {
-  ComposeProblem,
-  ComposeProject,
-  ProblemLevel,
-  ReferenceSite,
-  VariableOrigin,
-} from './types.js'
+export type { ComposeProblem, ComposeProject, ProblemLevel, ReferenceSite, VariableOrigin } from './types.js'

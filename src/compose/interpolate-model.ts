@@ -4,7 +4,13 @@
  * typed fields are cast afterwards. With `collect`, problems are recorded instead of thrown.
  */
 import { ComposeInputError, located, RequiredVariableError } from './errors.js'
-import { interpolate, InterpolationError, scanReferences, unsetVariableWarning, type Lookup } from './interpolate.js'
+import {
+  interpolate,
+  InterpolationError,
+  scanReferences,
+  unsetVariableWarning,
+  type Lookup,
+} from './interpolate.js'
 import type { ComposeProblem, ReferenceSite } from './types.js'
 import { childPath, lineOf, type YamlSource } from './yaml-source.js'
 
@@ -22,8 +28,11 @@ export interface ModelInterpolationContext {
 /** The mask written in place of a vault value. */
 export const maskText = '********'
 
-/** Interpolates every string value of a parsed compose file and casts the typed fields. */
-export function interpolateModel(source: YamlSource, context: ModelInterpolationContext): Record<string, unknown> {
+/** Interpolates every string value of a parsed compose file (in place) and casts the typed fields. */
+export function interpolateModel(
+  source: YamlSource,
+  context: ModelInterpolationContext,
+): Record<string, unknown> {
   const value = walk(source.value, '', source, context) as Record<string, unknown>
   castTypedFields(value, source, context)
   return value
@@ -42,19 +51,24 @@ export function recordModelReferences(source: YamlSource, context: ModelInterpol
 
 function visitStrings(node: unknown, path: string, visit: (text: string, path: string) => void): void {
   if (typeof node === 'string') visit(node, path)
-  else if (Array.isArray(node)) node.forEach((item, index) => visitStrings(item, childPath(path, index), visit))
+  else if (Array.isArray(node))
+    node.forEach((item, index) => visitStrings(item, childPath(path, index), visit))
   else if (node !== null && typeof node === 'object') {
     for (const [key, item] of Object.entries(node)) visitStrings(item, childPath(path, key), visit)
   }
 }
 
 function walk(node: unknown, path: string, source: YamlSource, context: ModelInterpolationContext): unknown {
-  if (typeof node === 'string') return node.includes('$') ? interpolateValue(node, path, source, context) : node
-  if (Array.isArray(node)) return node.map((item, index) => walk(item, childPath(path, index), source, context))
-  if (node !== null && typeof node === 'object') {
-    const result: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(node)) result[key] = walk(item, childPath(path, key), source, context)
-    return result
+  if (typeof node === 'string')
+    return node.includes('$') ? interpolateValue(node, path, source, context) : node
+  if (Array.isArray(node)) {
+    for (let index = 0; index < node.length; index++) {
+      node[index] = walk(node[index], childPath(path, index), source, context)
+    }
+  } else if (node !== null && typeof node === 'object') {
+    const record = node as Record<string, unknown>
+    for (const key of Object.keys(record))
+      record[key] = walk(record[key], childPath(path, key), source, context)
   }
   return node
 }
@@ -89,7 +103,12 @@ function recordReferences(
   return references.map((reference) => reference.name)
 }
 
-function interpolateValue(text: string, path: string, source: YamlSource, context: ModelInterpolationContext): string {
+function interpolateValue(
+  text: string,
+  path: string,
+  source: YamlSource,
+  context: ModelInterpolationContext,
+): string {
   const line = lineOf(source.lines, path)
   const { service } = siteOf(path)
   try {
@@ -165,11 +184,17 @@ function castText(text: string, cast: Cast): unknown {
   return number
 }
 
+const serviceCastList = Object.entries(serviceCasts).map(([field, cast]) => ({
+  field,
+  parts: field.split('.'),
+  cast,
+}))
+
 function castAt(
   holder: Record<string, unknown>,
   key: string,
   cast: Cast,
-  path: string,
+  path: () => string,
   source: YamlSource,
   context: ModelInterpolationContext,
 ): void {
@@ -179,37 +204,44 @@ function castAt(
   if (result !== undefined) holder[key] = result
   else if (current === maskText || current === '') return
   else {
-    const message = `${path} must be ${cast === 'integer' ? 'an integer' : `a ${cast}`}, got "${current}"`
-    if (!context.collect) throw new ComposeInputError(source.file, lineOf(source.lines, path), message)
+    const where = path()
+    const message = `${where} must be ${cast === 'integer' ? 'an integer' : `a ${cast}`} (the value is not shown)`
+    if (!context.collect) throw new ComposeInputError(source.file, lineOf(source.lines, where), message)
     context.collect.push({ level: 'error', code: 'invalid_value', message, file: source.file })
   }
 }
 
-function castTypedFields(model: Record<string, unknown>, source: YamlSource, context: ModelInterpolationContext): void {
+function castTypedFields(
+  model: Record<string, unknown>,
+  source: YamlSource,
+  context: ModelInterpolationContext,
+): void {
   const services = asRecord(model.services)
-  for (const [name, serviceValue] of Object.entries(services)) {
-    const service = asRecord(serviceValue)
-    for (const [field, cast] of Object.entries(serviceCasts)) {
-      const parts = field.split('.')
+  for (const name of Object.keys(services)) {
+    const service = asRecord(services[name])
+    for (const { field, parts, cast } of serviceCastList) {
       const holder = parts.length === 1 ? service : asRecord(service[parts[0]!])
-      castAt(holder, parts.at(-1)!, cast, `services.${name}.${field}`, source, context)
+      castAt(holder, parts[parts.length - 1]!, cast, () => `services.${name}.${field}`, source, context)
     }
     if (Array.isArray(service.ports)) {
       service.ports.forEach((port, index) => {
         if (port !== null && typeof port === 'object') {
-          castAt(port as Record<string, unknown>, 'target', 'integer', `services.${name}.ports.${index}`, source, context)
+          const where = () => `services.${name}.ports.${index}`
+          castAt(port as Record<string, unknown>, 'target', 'integer', where, source, context)
         }
       })
     }
   }
   for (const section of ['networks', 'volumes', 'secrets', 'configs']) {
     for (const [name, entry] of Object.entries(asRecord(model[section]))) {
-      castAt(asRecord(entry), 'external', 'boolean', `${section}.${name}.external`, source, context)
+      castAt(asRecord(entry), 'external', 'boolean', () => `${section}.${name}.external`, source, context)
     }
   }
 }
 
 /** The value as a mapping, or an empty one (a detached object, so writes to it are harmless). */
 export function asRecord(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {}
 }

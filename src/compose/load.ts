@@ -45,9 +45,17 @@ const overrideFileNames = [
 const topLevelOrder = ['name', 'services', 'networks', 'volumes', 'secrets', 'configs']
 
 /** The compose files to load: the given ones, `COMPOSE_FILE`, or the first default found upwards. */
-export function discoverComposeFiles(cwd: string, files: string[] = [], composeFileVariable?: string): string[] {
+export function discoverComposeFiles(
+  cwd: string,
+  files: string[] = [],
+  composeFileVariable?: string,
+): string[] {
   if (files.length > 0) return files.map((file) => resolve(cwd, file))
-  if (composeFileVariable) return composeFileVariable.split(':').filter(Boolean).map((file) => resolve(cwd, file))
+  if (composeFileVariable)
+    return composeFileVariable
+      .split(':')
+      .filter(Boolean)
+      .map((file) => resolve(cwd, file))
   for (let directory = resolve(cwd); ; directory = dirname(directory)) {
     const found = composeFileNames.find((name) => existsSync(join(directory, name)))
     if (found) {
@@ -61,7 +69,11 @@ export function discoverComposeFiles(cwd: string, files: string[] = [], composeF
   })
 }
 
-function projectNameOf(explicit: string | undefined, model: Record<string, unknown>, directory: string): string {
+function projectNameOf(
+  explicit: string | undefined,
+  model: Record<string, unknown>,
+  directory: string,
+): string {
   const raw = explicit ?? (typeof model.name === 'string' ? model.name : basename(directory))
   return raw.toLowerCase().replace(/[^a-z0-9_-]/g, '')
 }
@@ -128,7 +140,13 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
     merged = mergeModels(merged, { ...loaded.model, services: resolved.services })
   }
 
-  const normalizeContext = { lookup: environment.lookup, interpolate: interpolating, references, maskNames, maskText }
+  const normalizeContext = {
+    lookup: environment.lookup,
+    interpolate: interpolating,
+    references,
+    maskNames,
+    maskText,
+  }
   const services: Record<string, unknown> = {}
   for (const name of Object.keys(asRecord(merged.services)).sort()) {
     const service = asRecord(asRecord(merged.services)[name])

@@ -38,9 +38,12 @@ const appendedFields = new Set([
   'volumes_from',
 ])
 const keyedListFields: Record<string, (entry: unknown) => string> = {
-  volumes: (entry) => (typeof entry === 'string' ? (entry.split(':')[1] ?? entry) : String(asRecord(entry).target)),
+  volumes: (entry) =>
+    typeof entry === 'string' ? (entry.split(':')[1] ?? entry) : String(asRecord(entry).target),
   devices: (entry) =>
-    typeof entry === 'string' ? (entry.split(':')[1] ?? entry) : String(asRecord(entry).target ?? asRecord(entry).source),
+    typeof entry === 'string'
+      ? (entry.split(':')[1] ?? entry)
+      : String(asRecord(entry).target ?? asRecord(entry).source),
   secrets: (entry) => (typeof entry === 'string' ? entry : String(asRecord(entry).source)),
   configs: (entry) => (typeof entry === 'string' ? entry : String(asRecord(entry).source)),
 }
@@ -59,7 +62,8 @@ export function listToMap(value: unknown, separator = '='): Record<string, unkno
 }
 
 function mapOf(field: string, value: unknown): Record<string, unknown> {
-  if (field === 'extra_hosts') return listToMap(value, Array.isArray(value) && String(value[0]).includes('=') ? '=' : ':')
+  if (field === 'extra_hosts')
+    return listToMap(value, Array.isArray(value) && String(value[0]).includes('=') ? '=' : ':')
   if ((field === 'depends_on' || field === 'networks') && Array.isArray(value)) {
     return Object.fromEntries(value.map((name) => [String(name), null]))
   }
@@ -109,7 +113,8 @@ export function mergeService(base: Model, override: Model): Model {
     else if (appendedFields.has(field)) result[field] = uniqueAppend(current, value)
     else if (field in keyedListFields) result[field] = mergeByKey(current, value, keyedListFields[field]!)
     else if (field === 'build') result[field] = deepMerge(buildOf(current), buildOf(value))
-    else if (field === 'healthcheck') result[field] = { ...asRecord(deepMerge(current, value)), ...pickTest(value) }
+    else if (field === 'healthcheck')
+      result[field] = { ...asRecord(deepMerge(current, value)), ...pickTest(value) }
     else result[field] = deepMerge(current, value)
   }
   return result

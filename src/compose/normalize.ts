@@ -39,7 +39,11 @@ export function absolutizeServicePaths(model: Model, baseDir: string): void {
     if (record.env_file !== undefined) record.env_file = envFileEntries(record.env_file, baseDir)
     if (typeof record.build === 'string') record.build = { context: record.build }
     const build = asRecord(record.build)
-    if (typeof build.context === 'string' && !isAbsolute(build.context) && !/^[a-z]+:\/\//.test(build.context)) {
+    if (
+      typeof build.context === 'string' &&
+      !isAbsolute(build.context) &&
+      !/^[a-z]+:\/\//.test(build.context)
+    ) {
       build.context = resolve(baseDir, build.context)
     }
   }
@@ -63,9 +67,16 @@ function resolveEnvironment(name: string, service: Model, context: NormalizeCont
     const read = readEnvFile(text, context.lookup, { file: entry.path })
     for (const item of read.entries) {
       for (const reference of item.references) {
-        context.references.push({ ...reference, service: name, field: 'env_file', file: entry.path, line: item.line })
+        context.references.push({
+          ...reference,
+          service: name,
+          field: 'env_file',
+          file: entry.path,
+          line: item.line,
+        })
       }
-      if (Object.hasOwn(read.values, item.key)) environment[item.key] = maskedIfVault(read.values[item.key]!, item, context)
+      if (Object.hasOwn(read.values, item.key))
+        environment[item.key] = maskedIfVault(read.values[item.key]!, item, context)
     }
   }
   for (const [key, value] of Object.entries(listToMap(service.environment))) {
@@ -73,14 +84,27 @@ function resolveEnvironment(name: string, service: Model, context: NormalizeCont
       environment[key] = scalarText(value)
       continue
     }
-    context.references.push({ name: key, operator: '', word: '', required: false, service: name, field: `environment.${key}`, file })
+    context.references.push({
+      name: key,
+      operator: '',
+      word: '',
+      required: false,
+      service: name,
+      field: `environment.${key}`,
+      file,
+    })
     const inherited = context.interpolate ? context.lookup(key) : undefined
-    environment[key] = inherited === undefined ? null : context.maskNames?.has(key) ? context.maskText : inherited
+    environment[key] =
+      inherited === undefined ? null : context.maskNames?.has(key) ? context.maskText : inherited
   }
-  return environment
+  return sortKeys(environment)
 }
 
-function maskedIfVault(value: string, item: { references: { name: string }[] }, context: NormalizeContext): string {
+function maskedIfVault(
+  value: string,
+  item: { references: { name: string }[] },
+  context: NormalizeContext,
+): string {
   const masked = context.maskNames
   return masked && item.references.some((reference) => masked.has(reference.name)) ? context.maskText : value
 }
@@ -96,7 +120,8 @@ export function parsePort(entry: unknown, file: string): Model[] {
   const hostIp = parts.length > 0 ? parts.join(':').replace(/^\[|\]$/g, '') : undefined
   const targets = expandRange(target)
   const publishedRange = published === undefined || published === '' ? undefined : expandRange(published)
-  if (targets.some((port) => !Number.isInteger(port))) throw new ComposeInputError(file, undefined, `invalid port "${entry}"`)
+  if (targets.some((port) => !Number.isInteger(port)))
+    throw new ComposeInputError(file, undefined, 'invalid port number (the value is not shown)')
   return targets.map((port, index) => {
     const long: Model = { mode: 'ingress' }
     if (hostIp) long.host_ip = hostIp
@@ -116,7 +141,12 @@ function expandRange(text: string): number[] {
 }
 
 /** Normalises one merged service the way `docker compose config` prints it. */
-export function normalizeService(name: string, service: Model, context: NormalizeContext, file: string): Model {
+export function normalizeService(
+  name: string,
+  service: Model,
+  context: NormalizeContext,
+  file: string,
+): Model {
   const result: Model = { ...service }
   delete result.extends
   if (service.environment !== undefined || service.env_file !== undefined) {
@@ -125,13 +155,20 @@ export function normalizeService(name: string, service: Model, context: Normaliz
   delete result.env_file
   for (const field of ['labels', 'annotations', 'sysctls']) {
     if (service[field] !== undefined) {
-      result[field] = Object.fromEntries(Object.entries(listToMap(service[field])).map(([k, v]) => [k, scalarText(v)]))
+      const entries = Object.entries(listToMap(service[field])).map(([key, value]) => [
+        key,
+        scalarText(value),
+      ])
+      result[field] = sortKeys(Object.fromEntries(entries))
     }
   }
   if (Array.isArray(service.ports)) result.ports = service.ports.flatMap((entry) => parsePort(entry, file))
   if (Array.isArray(service.depends_on)) {
     result.depends_on = Object.fromEntries(
-      service.depends_on.map((dependency) => [String(dependency), { condition: 'service_started', required: true }]),
+      service.depends_on.map((dependency) => [
+        String(dependency),
+        { condition: 'service_started', required: true },
+      ]),
     )
   }
   if (Array.isArray(service.networks)) {

@@ -1,10 +1,15 @@
 /**
  * What render writes: the model as YAML or JSON with every `$` of a string value written as `$$`
- * (as `docker compose config` does, so the output loads again), mapping keys untouched.
+ * (as `docker compose config` does, so the output loads again), mapping keys untouched. The YAML
+ * writer is a small block-style emitter: a string is written plain only when every YAML 1.1 and
+ * 1.2 reader reads it back as that same string, and JSON-quoted (valid YAML) otherwise.
  */
-import { stringify } from 'yaml'
 
 export type RenderFormat = 'yaml' | 'json'
+
+function escapeValue(text: string): string {
+  return text.includes('$') ? text.replaceAll('$', '$$$$') : text
+}
 
 /** A copy of the model with `$` doubled in every string value (keys are left as they are). */
 export function escapeDollars(node: unknown): unknown {
@@ -18,7 +23,66 @@ export function escapeDollars(node: unknown): unknown {
 
 /** The model as text in `format`; `escape: false` keeps `$` single (for `--no-interpolate`). */
 export function formatModel(model: Record<string, unknown>, format: RenderFormat, escape = true): string {
-  const printable = escape ? escapeDollars(model) : model
-  if (format === 'json') return `${JSON.stringify(printable, null, 2)}\n`
-  return stringify(printable, { lineWidth: 0, aliasDuplicateObjects: false })
+  const value = escape ? escapeValue : (text: string) => text
+  if (format === 'json') {
+    const replacer = (_key: string, item: unknown) => (typeof item === 'string' ? value(item) : item)
+    return `${JSON.stringify(model, replacer, 2)}\n`
+  }
+  const lines: string[] = []
+  writeNode(model, 0, lines, value)
+  return `${lines.join('\n')}\n`
+}
+
+const plainSafe = /^[A-Za-z_/$][A-Za-z0-9 _./:$=(),+@\-]*$/
+const plainUnsafe =
+  /: |:$| $| #|^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL)$/
+
+/** A scalar as YAML text that reads back as the same value. */
+export function yamlScalar(value: unknown): string {
+  if (value === null || value === undefined) return 'null'
+  if (typeof value === 'boolean') return value ? 'true' : 'false'
+  if (typeof value === 'number') {
+    if (Number.isNaN(value)) return '.nan'
+    if (!Number.isFinite(value)) return value > 0 ? '.inf' : '-.inf'
+    return String(value)
+  }
+  const text = String(value)
+  return plainSafe.test(text) && !plainUnsafe.test(text) ? text : JSON.stringify(text)
+}
+
+function isCollection(value: unknown): value is object {
+  return value !== null && typeof value === 'object'
+}
+
+function isEmpty(value: object): boolean {
+  return Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0
+}
+
+function writeNode(node: unknown, indent: number, lines: string[], value: (text: string) => string): void {
+  const pad = ' '.repeat(indent)
+  if (Array.isArray(node)) {
+    for (const item of node) {
+      if (isCollection(item) && !isEmpty(item)) {
+        const nested: string[] = []
+        writeNode(item, indent + 2, nested, value)
+        lines.push(`${pad}- ${nested[0]!.slice(indent + 2)}`, ...nested.slice(1))
+      } else {
+        lines.push(
+          `${pad}- ${isCollection(item) ? (Array.isArray(item) ? '[]' : '{}') : yamlScalar(typeof item === 'string' ? value(item) : item)}`,
+        )
+      }
+    }
+    return
+  }
+  for (const [key, entry] of Object.entries(node as Record<string, unknown>)) {
+    const name = yamlScalar(key)
+    if (isCollection(entry) && !isEmpty(entry)) {
+      lines.push(`${pad}${name}:`)
+      writeNode(entry, indent + 2, lines, value)
+    } else {
+      lines.push(
+        `${pad}${name}: ${isCollection(entry) ? (Array.isArray(entry) ? '[]' : '{}') : yamlScalar(typeof entry === 'string' ? value(entry) : entry)}`,
+      )
+    }
+  }
 }

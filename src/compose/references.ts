@@ -34,7 +34,10 @@ function compareSites(a: ReferenceLocation, b: ReferenceLocation): number {
 }
 
 /** Every place that references `name`, one entry per service, field and line, sorted. */
-export function findReferences(project: Pick<ComposeProject, 'references'>, name: string): ReferenceLocation[] {
+export function findReferences(
+  project: Pick<ComposeProject, 'references'>,
+  name: string,
+): ReferenceLocation[] {
   const seen = new Set<string>()
   const locations: ReferenceLocation[] = []
   for (const site of project.references) {

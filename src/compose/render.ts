@@ -6,6 +6,7 @@ import { checkProject, type CheckResult } from './check.js'
 import { loadComposeProject, type LoadComposeOptions } from './load.js'
 import { formatModel, type RenderFormat } from './output.js'
 import { findReferences, listVariables, type ReferenceLocation, type VariableSummary } from './references.js'
+import type { SecretLayer } from './secret-layer.js'
 import type { ComposeProblem } from './types.js'
 
 export type RenderMode = 'config' | 'check' | 'variables' | 'who-uses'
@@ -15,6 +16,8 @@ export interface RenderRequest extends LoadComposeOptions {
   format?: RenderFormat
   /** The variable of `--who-uses`. */
   variable?: string
+  /** The vault environment whose secrets are the top layer (`--env`); needs a secret layer. */
+  vaultEnvironment?: string
 }
 
 export interface RenderedConfig {
@@ -44,8 +47,19 @@ export interface VariableUsers {
 
 export type RenderResult = RenderedConfig | CheckedStack | StackVariables | VariableUsers
 
-/** Loads the stack and returns the result of `request.mode`. */
-export function renderStack(request: RenderRequest): RenderResult {
+/**
+ * Loads the stack and returns the result of `request.mode`. With `vaultEnvironment`, the secrets
+ * of that environment come from `secretLayer` and become the top layer of variables.
+ */
+export async function renderStack(request: RenderRequest, secretLayer?: SecretLayer): Promise<RenderResult> {
+  const secrets =
+    request.vaultEnvironment !== undefined && secretLayer
+      ? await secretLayer.load(request.vaultEnvironment)
+      : request.secrets
+  return renderLoaded({ ...request, secrets })
+}
+
+function renderLoaded(request: RenderRequest): RenderResult {
   const collecting = request.mode !== 'config'
   const interpolating = request.mode === 'check' ? true : request.interpolate
   const project = loadComposeProject({ ...request, interpolate: interpolating, collectProblems: collecting })
@@ -63,7 +77,14 @@ export function renderStack(request: RenderRequest): RenderResult {
     case 'config': {
       const text = formatModel(project.model, request.format ?? 'yaml', request.interpolate !== false)
       const warnings = project.problems.filter((problem) => problem.level === 'warning')
-      return { kind: 'config', name: project.name, files: project.files, envFiles: project.envFiles, text, warnings }
+      return {
+        kind: 'config',
+        name: project.name,
+        files: project.files,
+        envFiles: project.envFiles,
+        text,
+        warnings,
+      }
     }
   }
 }

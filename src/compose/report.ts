@@ -25,7 +25,9 @@ export function formatRenderReport(result: RenderResult, cwd: string): string {
         place(problem.file, problem.line, cwd),
         problem.message.replace(/^\S+:\d+: /, ''),
       ])
-      const table = rows.length ? `${formatTable(['LEVEL', 'VARIABLE', 'SERVICE', 'LOCATION', 'MESSAGE'], rows)}\n` : ''
+      const table = rows.length
+        ? `${formatTable(['LEVEL', 'VARIABLE', 'SERVICE', 'LOCATION', 'MESSAGE'], rows)}\n`
+        : ''
       return `${table}${result.errors} error(s), ${result.warnings} warning(s), ${result.infos} info\n`
     }
     case 'variables': {
@@ -39,7 +41,11 @@ export function formatRenderReport(result: RenderResult, cwd: string): string {
     }
     case 'who-uses': {
       if (result.references.length === 0) return `no service references ${result.variable}\n`
-      const rows = result.references.map((site) => [site.service || '-', site.field, place(site.file, site.line, cwd)])
+      const rows = result.references.map((site) => [
+        site.service || '-',
+        site.field,
+        place(site.file, site.line, cwd),
+      ])
       return `${formatTable(['SERVICE', 'FIELD', 'LOCATION'], rows)}\n`
     }
   }

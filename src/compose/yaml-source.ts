@@ -3,8 +3,19 @@
  * resolved) plus the line of every node by its path, so later stages can say `file:line`.
  */
 import { readFileSync } from 'node:fs'
-import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node } from 'yaml'
+import { createRequire } from 'node:module'
+import type { LineCounter as LineCounterType, Node } from 'yaml'
 import { ComposeFileNotFoundError, ComposeInputError } from './errors.js'
+import { parseSimpleYaml, UnsupportedYaml } from './fast-yaml.js'
+
+type YamlModule = typeof import('yaml')
+let yamlModule: YamlModule | undefined
+
+/** The full `yaml` parser, loaded only when a file needs it (it is slow to load and to run). */
+function fullYaml(): YamlModule {
+  yamlModule ??= createRequire(import.meta.url)('yaml') as YamlModule
+  return yamlModule
+}
 
 /** A parsed compose file: its values and the 1-based line of each path (`services.web.image`). */
 export interface YamlSource {
@@ -37,7 +48,9 @@ export function readTextFile(file: string, what: string): string {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT') {
-      throw new ComposeFileNotFoundError(`${what} ${file} not found`, { hint: 'check the path and -f/--env-file flags' })
+      throw new ComposeFileNotFoundError(`${what} ${file} not found`, {
+        hint: 'check the path and -f/--env-file flags',
+      })
     }
     throw new ComposeFileNotFoundError(`${what} ${file} cannot be read (${code ?? 'error'})`, {
       hint: 'check the file permissions',
@@ -47,6 +60,23 @@ export function readTextFile(file: string, what: string): string {
 
 /** Parses compose YAML text; malformed YAML throws one ComposeInputError with file and line. */
 export function parseComposeYaml(text: string, file: string): YamlSource {
+  let fast: ReturnType<typeof parseSimpleYaml> | undefined
+  try {
+    fast = parseSimpleYaml(text)
+  } catch (error) {
+    if (!(error instanceof UnsupportedYaml)) throw error
+  }
+  if (fast === undefined) return parseWithFullParser(text, file)
+  const value = fast.value ?? {}
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new ComposeInputError(file, 1, 'a compose file must be a mapping at the top level')
+  }
+  return { file, value: value as Record<string, unknown>, lines: fast.lines }
+}
+
+/** The full parser: anchors, aliases, `<<` merge keys, block scalars and exact error positions. */
+export function parseWithFullParser(text: string, file: string): YamlSource {
+  const { LineCounter, parseDocument } = fullYaml()
   const lineCounter = new LineCounter()
   const document = parseDocument(text, { lineCounter, merge: true, prettyErrors: false })
   const problem = document.errors[0]
@@ -63,7 +93,8 @@ export function parseComposeYaml(text: string, file: string): YamlSource {
   return { file, value: value as Record<string, unknown>, lines }
 }
 
-function recordLines(node: Node, path: string, lines: Map<string, number>, counter: LineCounter): void {
+function recordLines(node: Node, path: string, lines: Map<string, number>, counter: LineCounterType): void {
+  const { isAlias, isMap, isPair, isScalar, isSeq } = fullYaml()
   if (isAlias(node)) return
   if (node.range && !lines.has(path)) lines.set(path, counter.linePos(node.range[0]).line)
   if (isMap(node)) {

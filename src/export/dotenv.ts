@@ -26,7 +26,10 @@ export function encodeDotenvLine(name: string, value: string): DotenvLine {
 }
 
 /** A whole dotenv document, one line per secret, in the given order. */
-export function formatDotenv(secrets: Record<string, string>): { text: string; caveats: Record<string, EnvFileReader[]> } {
+export function formatDotenv(secrets: Record<string, string>): {
+  text: string
+  caveats: Record<string, EnvFileReader[]>
+} {
   const lines: string[] = []
   const caveats: Record<string, EnvFileReader[]> = {}
   for (const [name, value] of Object.entries(secrets)) {

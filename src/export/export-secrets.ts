@@ -29,3 +29,17 @@ export async function exportSecrets(api: VaultApi, options: ExportOptions): Prom
   if (options.outputFile) await writeFileAtomic600(options.outputFile, formatted.text)
   return { text: formatted.text, count: secrets.length, caveats: formatted.caveats }
 }
+
+/** One line naming the secrets some env-file readers would not read back exactly, or undefined. */
+export function describeCaveats(caveats: Record<string, EnvFileReader[]>): string | undefined {
+  const byReader = new Map<EnvFileReader, string[]>()
+  for (const [name, readers] of Object.entries(caveats)) {
+    for (const reader of readers) byReader.set(reader, [...(byReader.get(reader) ?? []), name])
+  }
+  if (byReader.size === 0) return undefined
+  const parts = [...byReader].map(([reader, names]) => {
+    const shown = names.slice(0, 5).join(', ')
+    return `${reader} (${shown}${names.length > 5 ? ` and ${names.length - 5} more` : ''})`
+  })
+  return `these values cannot be quoted so that every env-file reader reads them back exactly: ${parts.join('; ')}`
+}

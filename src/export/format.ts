@@ -15,7 +15,10 @@ export interface FormattedExport {
 }
 
 /** Formats the secrets in `format`; the order of `secrets` is kept. */
-export async function formatSecrets(secrets: Record<string, string>, format: ExportFormat): Promise<FormattedExport> {
+export async function formatSecrets(
+  secrets: Record<string, string>,
+  format: ExportFormat,
+): Promise<FormattedExport> {
   switch (format) {
     case 'dotenv':
       return formatDotenv(secrets)

@@ -35,7 +35,9 @@ export interface ContainerState {
 }
 
 /** Finds the compose client: the v2 plugin first, then v1; null when neither answers. */
-export async function detectComposeClient(env: NodeJS.ProcessEnv = process.env): Promise<ComposeClient | null> {
+export async function detectComposeClient(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ComposeClient | null> {
   const { execa } = await import('execa')
   const candidates: ComposeClient[] = [
     { command: 'docker', prefix: ['compose'], version: 'v2' },
@@ -95,7 +97,9 @@ async function compose(target: ComposeTarget, args: string[]): Promise<string> {
     timeout: 300_000,
   })
   if (result.exitCode !== 0) {
-    const detail = redactValues(lastLine(String(result.stderr)), target.secretValues ?? []) || `exit code ${result.exitCode}`
+    const detail =
+      redactValues(lastLine(String(result.stderr)), target.secretValues ?? []) ||
+      `exit code ${result.exitCode}`
     throw new UnreachableError(`compose ${args[0]} failed: ${detail}`, {
       hint: 'check that the engine is reachable (DOCKER_HOST) and the compose files are valid',
     })
@@ -105,4 +109,16 @@ async function compose(target: ComposeTarget, args: string[]): Promise<string> {
 
 function lastLine(text: string): string {
   return text.trim().split('\n').at(-1)?.slice(0, 300) ?? ''
+}
+
+/** Stops `services` without removing their containers (`stop <services>`); used by `vault restore --compose`. */
+export async function stopServices(target: ComposeTarget, services: string[]): Promise<void> {
+  if (services.length === 0) return
+  await compose(target, ['stop', ...services])
+}
+
+/** Starts exactly `services`, creating them when needed (`up -d --no-deps <services>`); used by `vault restore --compose`. */
+export async function startServices(target: ComposeTarget, services: string[]): Promise<void> {
+  if (services.length === 0) return
+  await compose(target, ['up', '-d', '--no-deps', ...services])
 }

@@ -18,8 +18,8 @@ export async function runHook(command: string, value: string, options: HookOptio
     extendEnv: false,
     cwd: options.cwd,
     input: value,
-    stdout: ['inherit'],
-    stderr: 'inherit',
+    stdout: 2,
+    stderr: 2,
     reject: false,
     timeout: 300_000,
   })

@@ -35,6 +35,7 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
       files: options.composeFiles,
       secrets,
       hostEnv: process.env,
+      preferHost: options.preferHost,
       check: options.check ?? false,
     })
     for (const warning of preflight.warnings) options.warn(warning)

@@ -56,6 +56,7 @@ export function handleRequest(context: ProxyContext, req: http.IncomingMessage, 
     const responseHeaders = endToEndHeaders(engineResponse.rawHeaders)
     if (context.shuttingDown) responseHeaders.push('Connection', 'close')
     res.writeHead(engineResponse.statusCode!, engineResponse.statusMessage, responseHeaders)
+    if (engineResponse.headers['content-length'] === undefined) res.flushHeaders()
     logRequest(context, { method, path, status: engineResponse.statusCode!, decision: 'allow', client, startedAt, rule: decision.rule })
     engineResponse.on('error', () => res.destroy())
     engineResponse.pipe(res)

@@ -13,6 +13,7 @@ export function valueShapeFor(name: string): ValueShape {
 
 /** A new random value for `name`; `length` sets the password length (hex keys stay 32 bytes unless given). */
 export function newValueFor(name: string, length?: number): string {
-  if (valueShapeFor(name) === 'hex32') return length === undefined ? randomSecret(32) : generatePassword(length, '0123456789abcdef')
+  if (valueShapeFor(name) === 'hex32')
+    return length === undefined ? randomSecret(32) : generatePassword(length, '0123456789abcdef')
   return generatePassword(length ?? defaultPasswordLength)
 }

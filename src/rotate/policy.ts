@@ -39,7 +39,10 @@ export const defaultRotationRules: RotationRule[] = [
 export function parseRuleOverrides(overrides: string[]): RotationRule[] {
   return overrides.map((override) => {
     const match = /^([A-Z0-9_*]+)=(\d+)$/.exec(override)
-    if (!match) throw new UsageError(`invalid rotation rule ${JSON.stringify(override)}`, { hint: 'use PATTERN=DAYS, e.g. *_PASSWORD=30' })
+    if (!match)
+      throw new UsageError(`invalid rotation rule ${JSON.stringify(override)}`, {
+        hint: 'use PATTERN=DAYS, e.g. *_PASSWORD=30',
+      })
     const pattern = new RegExp(`^${match[1]!.replaceAll('*', '[A-Z0-9_]*')}$`)
     return { kind: `rule ${match[1]}`, pattern, maxAgeDays: Number(match[2]) }
   })
@@ -57,7 +60,14 @@ export function rotationReport(secrets: AgedSecret[], rules: RotationRule[], now
     const rule = ruleFor(secret.name, rules)
     if (!rule) continue
     const ageDays = Math.floor((now - Date.parse(secret.updatedAt)) / 86_400_000)
-    reports.push({ name: secret.name, kind: rule.kind, updatedAt: secret.updatedAt, ageDays, maxAgeDays: rule.maxAgeDays, due: ageDays >= rule.maxAgeDays })
+    reports.push({
+      name: secret.name,
+      kind: rule.kind,
+      updatedAt: secret.updatedAt,
+      ageDays,
+      maxAgeDays: rule.maxAgeDays,
+      due: ageDays >= rule.maxAgeDays,
+    })
   }
   return reports.sort((a, b) => b.ageDays - a.ageDays)
 }

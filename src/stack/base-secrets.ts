@@ -12,6 +12,8 @@ export interface BaseSecretSpec {
   summary: string
   source: BaseSecretSource
   required: boolean
+  /** An input that is itself a credential: never taken from a flag (process listings show flags). */
+  sensitive?: boolean
   /** For inputs: an example shown in prompts and help. */
   example?: string
   /** For inputs: returns an error message, or undefined when the value is acceptable. */
@@ -158,6 +160,7 @@ export const baseSecrets: readonly BaseSecretSpec[] = [
     summary: 'object-storage application key',
     source: 'input',
     required: true,
+    sensitive: true,
     example: 'K001...',
     validate: nonEmpty,
   },
@@ -174,6 +177,7 @@ export const baseSecrets: readonly BaseSecretSpec[] = [
     summary: 'notification bot token (optional)',
     source: 'input',
     required: false,
+    sensitive: true,
     validate: nonEmpty,
   },
   {
@@ -184,6 +188,11 @@ export const baseSecrets: readonly BaseSecretSpec[] = [
     validate: nonEmpty,
   },
 ]
+
+/** The flag name of an input secret (`DATA_DIR` → `data-dir`). */
+export function inputFlagName(spec: BaseSecretSpec): string {
+  return spec.name.toLowerCase().replaceAll('_', '-')
+}
 
 /** A fresh value for a generated secret; inputs have none. */
 export function generateBaseSecret(spec: BaseSecretSpec): string {

@@ -15,13 +15,18 @@ export interface ReadSecretOptions {
 /** The value to store; one trailing newline of piped input is dropped (`echo v | vault secrets set`). */
 export async function readSecretValue(options: ReadSecretOptions): Promise<string> {
   if (options.value !== undefined) {
-    options.warn('Warning: --value puts the secret on the command line, where process listings and shell history show it')
+    options.warn(
+      'Warning: --value puts the secret on the command line, where process listings and shell history show it',
+    )
     return options.value
   }
   const stdin = options.stdin ?? process.stdin
   if (!stdin.isTTY) return (await readAll(stdin)).replace(/\r?\n$/, '')
   const { password } = await import('@inquirer/prompts')
-  const value = await password({ message: `value of ${options.name}`, mask: true }, { output: process.stderr })
+  const value = await password(
+    { message: `value of ${options.name}`, mask: true },
+    { output: process.stderr },
+  )
   if (value === '') throw new UsageError('no value entered', { hint: 'type the value, or pipe it on stdin' })
   return value
 }

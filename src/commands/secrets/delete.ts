@@ -10,7 +10,9 @@ export interface SecretsDeleteResult {
 
 export default class SecretsDelete extends BaseCommand<typeof SecretsDelete> {
   static override summary = 'delete a secret (its versions stay in the history)'
-  static override examples = [{ command: '<%= config.bin %> <%= command.id %> OLD_TOKEN --env dev', description: 'delete' }]
+  static override examples = [
+    { command: '<%= config.bin %> <%= command.id %> OLD_TOKEN --env dev', description: 'delete' },
+  ]
   static override enableJsonFlag = true
   static override args = { name: Args.string({ required: true, description: 'secret name' }) }
   static override flags = {

@@ -6,10 +6,15 @@ import type { Secret } from '../../client/vault-api.js'
 export default class SecretsGet extends BaseCommand<typeof SecretsGet> {
   static override summary = 'print the value of one secret'
   static override examples = [
-    { command: '<%= config.bin %> <%= command.id %> DATABASE_PASSWORD --env dev', description: 'the value alone' },
+    {
+      command: '<%= config.bin %> <%= command.id %> DATABASE_PASSWORD --env dev',
+      description: 'the value alone',
+    },
   ]
   static override enableJsonFlag = true
-  static override args = { name: Args.string({ required: true, description: 'secret name (UPPER_SNAKE_CASE)' }) }
+  static override args = {
+    name: Args.string({ required: true, description: 'secret name (UPPER_SNAKE_CASE)' }),
+  }
   static override flags = { ...connectionFlags, env: envFlag }
 
   async run(): Promise<Secret> {

@@ -10,18 +10,22 @@ export interface SecretsListResult {
 
 export default class SecretsList extends BaseCommand<typeof SecretsList> {
   static override summary = 'list the secrets of an environment (names and versions, never values)'
-  static override examples = [{ command: '<%= config.bin %> <%= command.id %> --env dev', description: 'list dev' }]
+  static override examples = [
+    { command: '<%= config.bin %> <%= command.id %> --env dev', description: 'list dev' },
+  ]
   static override enableJsonFlag = true
   static override flags = { ...connectionFlags, env: envFlag }
 
   async run(): Promise<SecretsListResult> {
     const { api } = await connect(this.flags, (line) => this.note(line))
-    const secrets = (await api.listSecretNames(this.flags.env)).map(({ name, version, createdAt, updatedAt }) => ({
-      name,
-      version,
-      createdAt,
-      updatedAt,
-    }))
+    const secrets = (await api.listSecretNames(this.flags.env)).map(
+      ({ name, version, createdAt, updatedAt }) => ({
+        name,
+        version,
+        createdAt,
+        updatedAt,
+      }),
+    )
     secrets.sort((a, b) => (a.name < b.name ? -1 : 1))
     if (!this.jsonEnabled() && secrets.length > 0) {
       this.out(

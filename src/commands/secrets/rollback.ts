@@ -6,7 +6,10 @@ import type { SecretMetadata } from '../../client/vault-api.js'
 export default class SecretsRollback extends BaseCommand<typeof SecretsRollback> {
   static override summary = "write a new version holding an earlier version's value"
   static override examples = [
-    { command: '<%= config.bin %> <%= command.id %> DATABASE_PASSWORD 3 --env dev', description: 'back to version 3' },
+    {
+      command: '<%= config.bin %> <%= command.id %> DATABASE_PASSWORD 3 --env dev',
+      description: 'back to version 3',
+    },
   ]
   static override enableJsonFlag = true
   static override args = {
@@ -19,8 +22,15 @@ export default class SecretsRollback extends BaseCommand<typeof SecretsRollback>
     const { api } = await connect(this.flags, (line) => this.note(line))
     const result = await api.rollback(this.args.name, this.args.version, this.flags.env)
     if (!this.jsonEnabled()) {
-      this.note(`${result.name} is now at version ${result.version} (the value of version ${this.args.version})`)
+      this.note(
+        `${result.name} is now at version ${result.version} (the value of version ${this.args.version})`,
+      )
     }
-    return { name: result.name, version: result.version, createdAt: result.createdAt, updatedAt: result.updatedAt }
+    return {
+      name: result.name,
+      version: result.version,
+      createdAt: result.createdAt,
+      updatedAt: result.updatedAt,
+    }
   }
 }

@@ -11,11 +11,19 @@ export default class SecretsSet extends BaseCommand<typeof SecretsSet> {
     'The value never comes from the command line unless --value is given explicitly (process listings ' +
     'and shell history would show it). One trailing newline of piped input is dropped.'
   static override examples = [
-    { command: 'printf %s "$PASSWORD" | <%= config.bin %> <%= command.id %> DATABASE_PASSWORD --env dev', description: 'from stdin' },
-    { command: '<%= config.bin %> <%= command.id %> DATABASE_PASSWORD --env dev', description: 'hidden prompt' },
+    {
+      command: 'printf %s "$PASSWORD" | <%= config.bin %> <%= command.id %> DATABASE_PASSWORD --env dev',
+      description: 'from stdin',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> DATABASE_PASSWORD --env dev',
+      description: 'hidden prompt',
+    },
   ]
   static override enableJsonFlag = true
-  static override args = { name: Args.string({ required: true, description: 'secret name (UPPER_SNAKE_CASE)' }) }
+  static override args = {
+    name: Args.string({ required: true, description: 'secret name (UPPER_SNAKE_CASE)' }),
+  }
   static override flags = {
     ...connectionFlags,
     env: envFlag,
@@ -24,10 +32,21 @@ export default class SecretsSet extends BaseCommand<typeof SecretsSet> {
   }
 
   async run(): Promise<SecretMetadata> {
-    const value = await readSecretValue({ name: this.args.name, value: this.flags.value, warn: (line) => this.note(line) })
+    const value = await readSecretValue({
+      name: this.args.name,
+      value: this.flags.value,
+      warn: (line) => this.note(line),
+    })
     const { api } = await connect(this.flags, (line) => this.note(line))
-    const result = await api.putSecret(this.args.name, value, this.flags.env, { ifVersion: this.flags['if-version'] })
+    const result = await api.putSecret(this.args.name, value, this.flags.env, {
+      ifVersion: this.flags['if-version'],
+    })
     if (!this.jsonEnabled()) this.note(`${result.name} is now at version ${result.version}`)
-    return { name: result.name, version: result.version, createdAt: result.createdAt, updatedAt: result.updatedAt }
+    return {
+      name: result.name,
+      version: result.version,
+      createdAt: result.createdAt,
+      updatedAt: result.updatedAt,
+    }
   }
 }

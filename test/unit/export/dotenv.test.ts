@@ -51,15 +51,23 @@ const hasComposeV1 = spawnSync('docker-compose', ['version'], { stdio: 'ignore' 
 function readWithComposeV1(file: string, names: string[]): Record<string, string> {
   const dir = mkdtempSync(join(work, 'v1-'))
   const environment = Object.fromEntries(names.map((name) => [name, `\${${name}}`]))
-  writeFileSync(join(dir, 'docker-compose.yml'), JSON.stringify({ version: '3', services: { s: { image: 'x', environment } } }))
+  writeFileSync(
+    join(dir, 'docker-compose.yml'),
+    JSON.stringify({ version: '3', services: { s: { image: 'x', environment } } }),
+  )
   const out = execFileSync('docker-compose', ['--env-file', file, 'config'], {
     cwd: dir,
     env: { PATH: process.env.PATH, HOME: dir },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  const model = parseYaml(out.toString('utf8')) as { services: { s: { environment: Record<string, string> } } }
+  const model = parseYaml(out.toString('utf8')) as {
+    services: { s: { environment: Record<string, string> } }
+  }
   return Object.fromEntries(
-    Object.entries(model.services.s.environment).map(([name, value]) => [name, String(value).replaceAll('$$', '$')]),
+    Object.entries(model.services.s.environment).map(([name, value]) => [
+      name,
+      String(value).replaceAll('$$', '$'),
+    ]),
   )
 }
 

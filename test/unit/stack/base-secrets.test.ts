@@ -78,3 +78,12 @@ describe('validators', () => {
     expect(() => checkBaseSecretInput(spec(name), value)).toThrow(new RegExp(`^${name} `))
   })
 })
+
+describe('sensitive inputs', () => {
+  it('marks the object-storage key and the bot token as never taken from a flag', () => {
+    expect(baseSecrets.filter((s) => s.sensitive).map((s) => s.name)).toEqual([
+      'OBJSTORE_ACCOUNT_KEY',
+      'MESSENGER_BOT_TOKEN',
+    ])
+  })
+})

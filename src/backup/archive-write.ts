@@ -1,0 +1,102 @@
+/**
+ * Writing a backup archive: gzip of JSON lines (the manifest, then one line per chunk of table rows,
+ * then a trailer holding the SHA-256 of every byte before it). The file is written with mode 600 to a
+ * temporary name in the target directory, fsynced, then renamed into place, so a reader never sees a
+ * half-written archive and a failure (a full disk) leaves no partial file behind.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { createWriteStream } from 'node:fs'
+import { chmod, rename, rm, stat } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
+import { Readable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import { createGzip } from 'node:zlib'
+import { tablesInOrder, type SqlRow } from '../server/store/index.js'
+import {
+  appVersion,
+  archiveFormat,
+  archiveFormatVersion,
+  canonicalRows,
+  rowsPerChunk,
+  type BackupManifest,
+  type TableSnapshot,
+  type TableSummary,
+} from './manifest.js'
+import { fileWriteError } from './file-errors.js'
+import { syncDirectory, syncFile } from './fs-sync.js'
+
+export interface EncodedArchive {
+  manifest: BackupManifest
+  /** The uncompressed lines, in order, ending with the trailer. */
+  lines: Buffer[]
+}
+
+/** Encodes a snapshot as archive lines with its manifest (pure; no I/O). */
+export function encodeArchive(
+  snapshot: TableSnapshot,
+  keyFingerprint: string | null,
+  createdAt = new Date(),
+): EncodedArchive {
+  const tables: BackupManifest['tables'] = {}
+  const body: Buffer[] = []
+  for (const table of tableNames(snapshot)) {
+    const encoded = encodeTable(table, snapshot.tables[table] ?? [])
+    body.push(...encoded.lines)
+    tables[table] = encoded.summary
+  }
+  const manifest: BackupManifest = {
+    format: archiveFormat,
+    formatVersion: archiveFormatVersion,
+    schemaVersion: snapshot.schemaVersion,
+    appVersion: appVersion(),
+    createdAt: createdAt.toISOString(),
+    engine: snapshot.engine,
+    keyFingerprint,
+    tables,
+  }
+  const lines = [Buffer.from(`${JSON.stringify({ manifest })}\n`), ...body]
+  const whole = createHash('sha256')
+  for (const line of lines) whole.update(line)
+  lines.push(Buffer.from(`${JSON.stringify({ trailer: { sha256: whole.digest('hex') } })}\n`))
+  return { manifest, lines }
+}
+
+/** One table's chunk lines (canonical rows, `rowsPerChunk` a line) and its manifest summary. */
+export function encodeTable(table: string, tableRows: SqlRow[]): { lines: Buffer[]; summary: TableSummary } {
+  const rows = canonicalRows(tableRows)
+  const hash = createHash('sha256')
+  const lines: Buffer[] = []
+  for (let start = 0; start < rows.length; start += rowsPerChunk) {
+    const line = Buffer.from(`${JSON.stringify({ table, rows: rows.slice(start, start + rowsPerChunk) })}\n`)
+    hash.update(line)
+    lines.push(line)
+  }
+  return { lines, summary: { rows: rows.length, sha256: hash.digest('hex') } }
+}
+
+/** Writes encoded lines, gzip-compressed, to `path` atomically with mode 600; returns the size in bytes. */
+export async function writeArchiveFile(path: string, lines: Buffer[]): Promise<number> {
+  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`)
+  try {
+    await pipeline(
+      Readable.from(lines),
+      createGzip({ level: 6 }),
+      createWriteStream(temporary, { flags: 'wx', mode: 0o600 }),
+    )
+    await chmod(temporary, 0o600)
+    await syncFile(temporary)
+    const { size } = await stat(temporary)
+    await rename(temporary, path)
+    await syncDirectory(dirname(path))
+    return size
+  } catch (error) {
+    await rm(temporary, { force: true })
+    throw fileWriteError(error, path)
+  }
+}
+
+function tableNames(snapshot: TableSnapshot): string[] {
+  const known: string[] = tablesInOrder.filter((table) => table in snapshot.tables)
+  const extra = Object.keys(snapshot.tables).filter((table) => !known.includes(table))
+  return [...known, ...extra]
+}

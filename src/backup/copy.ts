@@ -1,0 +1,54 @@
+/**
+ * `--copy-to`: copying an archive off the host's data directory and proving the copy is good (same
+ * bytes, and it reads back as a complete archive). The copy is atomic and mode 600 like the original.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+import { copyFile, chmod, readFile, rename, rm, stat } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
+import { IntegrityError, NotFoundError } from '../errors.js'
+import { readArchive } from './archive-read.js'
+import { syncDirectory, syncFile } from './fs-sync.js'
+import { fileWriteError } from './file-errors.js'
+
+export interface CopyResult {
+  path: string
+  sha256: string
+  /** True when the destination is on the same device as the database (a disk loss takes both). */
+  sameDeviceAsDatabase: boolean
+}
+
+/** Copies `archive` into `directory`, verifies the copy, and says whether it shares the database's disk. */
+export async function copyArchive(archive: string, directory: string, databasePath?: string): Promise<CopyResult> {
+  const target = join(resolve(directory), basename(archive))
+  const directoryInfo = await stat(directory).catch(() => null)
+  if (!directoryInfo?.isDirectory()) {
+    throw new NotFoundError(`--copy-to ${directory} is not a directory`, { hint: 'create it (or mount it) first' })
+  }
+  const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.partial`)
+  try {
+    await copyFile(archive, temporary)
+    await chmod(temporary, 0o600)
+    await syncFile(temporary)
+    await rename(temporary, target)
+    await syncDirectory(dirname(target))
+  } catch (error) {
+    await rm(temporary, { force: true })
+    throw fileWriteError(error, target)
+  }
+  const [original, copy] = await Promise.all([sha256Of(archive), sha256Of(target)])
+  if (original !== copy) {
+    throw new IntegrityError(`the copy ${target} differs from ${archive}`, {
+      hint: 'check the destination disk, then copy again',
+    })
+  }
+  await readArchive(target)
+  const databaseDevice = databasePath ? (await stat(dirname(databasePath)).catch(() => null))?.dev : undefined
+  return { path: target, sha256: copy, sameDeviceAsDatabase: databaseDevice === directoryInfo.dev }
+}
+
+/** SHA-256 (hex) of a file's bytes. */
+export async function sha256Of(path: string): Promise<string> {
+  return createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex')
+}

@@ -1,0 +1,48 @@
+/**
+ * Loading archive rows into a store inside a transaction the caller owns (so a restore into
+ * PostgreSQL can clear and reload the live tables in one transaction), with multi-row INSERTs
+ * to keep round trips few on large databases.
+ */
+import { IntegrityError } from '../errors.js'
+import { tablesInOrder, type SqlExecutor, type SqlRow, type SqlValue } from '../server/store/index.js'
+
+const rowsPerStatement = 100
+
+/** Called after each table is loaded. */
+export type LoadProgress = (table: string, rows: number) => void
+
+/** Inserts every table's rows, in dependency order, through `tx`. */
+export async function insertTables(
+  tx: SqlExecutor,
+  tables: Record<string, SqlRow[]>,
+  progress: LoadProgress = () => undefined,
+): Promise<void> {
+  for (const table of tablesInOrder) {
+    const rows = tables[table] ?? []
+    for (let start = 0; start < rows.length; start += rowsPerStatement) {
+      await insertBatch(tx, table, rows.slice(start, start + rowsPerStatement))
+    }
+    progress(table, rows.length)
+  }
+}
+
+/** Deletes every row of every table, children first, through `tx`. */
+export async function clearTables(tx: SqlExecutor): Promise<void> {
+  for (const table of [...tablesInOrder].reverse()) await tx.run(`DELETE FROM ${table}`)
+}
+
+async function insertBatch(tx: SqlExecutor, table: string, rows: SqlRow[]): Promise<void> {
+  const columns = Object.keys(rows[0] ?? {})
+  if (columns.length === 0) return
+  const sameShape = (row: SqlRow) => Object.keys(row).join(',') === columns.join(',')
+  if (!columns.every((column) => /^[a-z_][a-z0-9_]*$/.test(column)) || !rows.every(sameShape)) {
+    throw new IntegrityError(`the archive's rows of table ${table} have unexpected columns; nothing was changed`)
+  }
+  const placeholders = `(${columns.map(() => '?').join(', ')})`
+  const values: SqlValue[] = []
+  for (const row of rows) for (const column of columns) values.push(row[column] ?? null)
+  await tx.run(
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${rows.map(() => placeholders).join(', ')}`,
+    values,
+  )
+}

@@ -1,0 +1,45 @@
+/**
+ * Restore into PostgreSQL in one transaction: the live tables are locked against writes, cleared,
+ * loaded from the archive, read back and checked (content, trial decryption) inside the same
+ * transaction, which commits only when every check passed. A kill or a failed check rolls back, so
+ * the previous data stays exactly as it was; readers keep seeing it until the commit.
+ */
+import { UnreachableError } from '../errors.js'
+import { openStore, tablesInOrder, type SqlDriver, type SqlRow } from '../server/store/index.js'
+import { clearTables, insertTables } from './insert-rows.js'
+import type { RestoreHooks, RestoreOutcome } from './restore-types.js'
+
+/** Restores `tables` into the PostgreSQL database at `url`, replacing its content atomically. */
+export async function restoreIntoPostgres(
+  url: string,
+  tables: Record<string, SqlRow[]>,
+  hooks: RestoreHooks,
+): Promise<RestoreOutcome> {
+  let store: SqlDriver
+  try {
+    store = await openStore(url)
+  } catch (error) {
+    if ((error as { code?: string }).code?.startsWith('ERR_')) throw error
+    throw new UnreachableError(`cannot open the PostgreSQL database: ${(error as Error).message}`, {
+      cause: error,
+      hint: 'check DB_URL (or --db-url) and that the database is running and ready',
+    })
+  }
+  try {
+    await store.transaction(async (tx) => {
+      hooks.step('locking the live tables against writes')
+      await tx.run(`LOCK TABLE ${tablesInOrder.join(', ')} IN EXCLUSIVE MODE`)
+      hooks.step('replacing the data inside one transaction (nothing is visible until it commits)')
+      await clearTables(tx)
+      await insertTables(tx, tables, hooks.progress)
+      hooks.step('checking the restored data (content, decryption) before committing')
+      const restored: Record<string, SqlRow[]> = {}
+      for (const table of tablesInOrder) restored[table] = await tx.all(`SELECT * FROM ${table}`)
+      await hooks.verify(restored)
+      hooks.step('committing')
+    })
+  } finally {
+    await store.close()
+  }
+  return { previous: null }
+}

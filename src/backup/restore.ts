@@ -1,0 +1,77 @@
+/**
+ * `vault restore FILE`: every check that needs no database first (archive checksums, format and schema
+ * version, key fingerprint, trial decryption of every secret version), then the engine's restore into
+ * a temporary place, the same checks on the data read back from it, and only then the swap.
+ */
+import { IntegrityError } from '../errors.js'
+import type { SqlRow } from '../server/store/index.js'
+import { readArchive, type CheckedArchive } from './archive-read.js'
+import { encodeTable } from './archive-write.js'
+import { checkKeyMatches, checkRestoredData, readEncryptionKey, type DataCheckSummary } from './data-checks.js'
+import { parseDbUrl, redactDbUrl } from './db-url.js'
+import type { BackupManifest } from './manifest.js'
+import { restoreIntoPostgres } from './restore-postgres.js'
+import { restoreIntoSqlite } from './restore-sqlite.js'
+
+export interface RestoreOptions {
+  file: string
+  dbUrl: string
+  /** The configured ENCRYPTION_KEY (hex); required. */
+  encryptionKey: string | undefined
+  step?: (message: string) => void
+  progress?: (table: string, rows: number) => void
+}
+
+export interface RestoreResult {
+  file: string
+  engine: 'sqlite' | 'postgres'
+  database: string
+  manifest: BackupManifest
+  checked: DataCheckSummary
+  /** Where the previous SQLite database was kept, or null. */
+  previous: string | null
+}
+
+/** Checks the archive and the key, then restores it into the database at `dbUrl`. */
+export async function restoreArchive(options: RestoreOptions): Promise<RestoreResult> {
+  const step = options.step ?? (() => undefined)
+  const target = parseDbUrl(options.dbUrl)
+  const kek = readEncryptionKey(options.encryptionKey)
+  step(`checking the archive ${options.file} (checksums, format, schema version)`)
+  const archive = await readArchive(options.file)
+  step('checking the key fingerprint and trial-decrypting every secret version in the archive')
+  checkKeyMatches(archive.manifest, archive.tables, kek)
+  const checked = await checkRestoredData(archive.tables, kek)
+  const hooks = {
+    step,
+    progress: options.progress,
+    verify: async (restored: Record<string, SqlRow[]>) => {
+      checkSameContent(archive, restored)
+      await checkRestoredData(restored, kek)
+    },
+  }
+  const outcome =
+    target.engine === 'sqlite'
+      ? await restoreIntoSqlite(target.path, archive.tables, hooks)
+      : await restoreIntoPostgres(target.url, archive.tables, hooks)
+  return {
+    file: options.file,
+    engine: target.engine,
+    database: redactDbUrl(options.dbUrl),
+    manifest: archive.manifest,
+    checked,
+    previous: outcome.previous,
+  }
+}
+
+function checkSameContent(archive: CheckedArchive, restored: Record<string, SqlRow[]>): void {
+  for (const [table, summary] of Object.entries(archive.manifest.tables)) {
+    const actual = encodeTable(table, restored[table] ?? []).summary
+    if (actual.rows !== summary.rows || actual.sha256 !== summary.sha256) {
+      throw new IntegrityError(
+        `the restored table ${table} differs from the archive (${actual.rows} rows, expected ${summary.rows}); nothing was changed`,
+        { hint: 'check the target database and disk, then restore again' },
+      )
+    }
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * `vault doctor`: the seed's troubleshooting table as checks, each pass, fail or skip with a hint:
+ * the stack's .env (present, mode 600, ignored by git), the vault reachable (HTTP HEAD), the
+ * credentials accepted, the environment existing, every variable the compose files require present
+ * in the vault, a compose client, and the socket proxy when one is configured.
+ */
+import { stat } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import type { ConnectionSettings } from '../client/settings.js'
+import { VaultError } from '../errors.js'
+
+export type CheckStatus = 'pass' | 'fail' | 'skip'
+
+export interface DoctorCheck {
+  id: string
+  title: string
+  status: CheckStatus
+  detail: string
+  hint?: string
+}
+
+export interface DoctorOptions {
+  settings: ConnectionSettings
+  stackDir: string
+  environment?: string
+  composeFiles?: string[]
+  /** The socket proxy's URL (`tcp://host:2375` or `http://...`), when one is configured. */
+  proxy?: string
+}
+
+export interface DoctorResult {
+  ok: boolean
+  checks: DoctorCheck[]
+}
+
+type Check = Omit<DoctorCheck, 'id' | 'title'>
+
+/** Runs every check in order; later vault checks are skipped when an earlier one failed. */
+export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
+  const checks: DoctorCheck[] = []
+  const add = (id: string, title: string, check: Check) => checks.push({ id, title, ...check })
+  const envFile = join(resolve(options.stackDir), '.env')
+  const mode = await fileMode(envFile)
+  add(
+    'env-file',
+    '.env present',
+    mode === undefined
+      ? fail(
+          `${envFile} not found`,
+          'create it with VAULT_DOMAIN, VAULT_PROJECT_ID, VAULT_CLIENT_ID and VAULT_CLIENT_SECRET',
+        )
+      : pass(envFile),
+  )
+  add(
+    'env-mode',
+    '.env mode 600',
+    mode === undefined
+      ? skip('no .env')
+      : (mode & 0o077) === 0
+        ? pass(`mode ${mode.toString(8)}`)
+        : fail(`mode ${mode.toString(8)}: readable by group or others`, `chmod 600 ${envFile}`),
+  )
+  add('env-git', '.env ignored by git', mode === undefined ? skip('no .env') : await gitCheck(envFile))
+
+  const { VaultApi } = await import('../client/vault-api.js')
+  const { createSession } = await import('../client/session.js')
+  let api: InstanceType<typeof VaultApi> | undefined
+  try {
+    api = new VaultApi(createSession(options.settings))
+    const status = await api.head()
+    add(
+      'vault-reachable',
+      'vault reachable (HTTP HEAD)',
+      pass(`${options.settings.domain} answered ${status}`),
+    )
+  } catch (error) {
+    api = undefined
+    add(
+      'vault-reachable',
+      'vault reachable (HTTP HEAD)',
+      failed(error, 'check VAULT_DOMAIN, the network path and the vault logs'),
+    )
+  }
+  let secrets: Record<string, string> | undefined
+  if (!api) {
+    for (const [id, title] of [
+      ['credentials', 'credentials accepted'],
+      ['environment', 'environment exists'],
+      ['required-variables', 'required variables in the vault'],
+    ])
+      add(id!, title!, skip('the vault is not reachable'))
+  } else {
+    const who = await api.whoami().then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    )
+    if ('error' in who) {
+      add(
+        'credentials',
+        'credentials accepted',
+        failed(who.error, 'check VAULT_CLIENT_ID / VAULT_CLIENT_SECRET, then vault login'),
+      )
+      add('environment', 'environment exists', skip('not authenticated'))
+      add('required-variables', 'required variables in the vault', skip('not authenticated'))
+    } else {
+      add(
+        'credentials',
+        'credentials accepted',
+        pass(`identity ${who.value.identity.name}, project ${who.value.project.name}`),
+      )
+      const environments = await api.environments().catch(() => [])
+      const slugs = environments.map((environment) => environment.slug)
+      const environment = options.environment ?? (slugs.length === 1 ? slugs[0] : undefined)
+      if (!environment)
+        add(
+          'environment',
+          'environment exists',
+          fail('no --env given and the identity reaches several', `pass --env (one of ${slugs.join(', ')})`),
+        )
+      else if (!slugs.includes(environment))
+        add(
+          'environment',
+          'environment exists',
+          fail(`environment ${environment} not found`, `use one of ${slugs.join(', ') || '(none)'}`),
+        )
+      else add('environment', 'environment exists', pass(environment))
+      if (environment && slugs.includes(environment)) {
+        secrets = await api.listSecrets(environment).then(
+          (list) => Object.fromEntries(list.map((secret) => [secret.name, secret.value])),
+          () => undefined,
+        )
+      }
+      add('required-variables', 'required variables in the vault', await requiredCheck(options, secrets))
+    }
+  }
+  add('compose-client', 'compose client present', await composeCheck())
+  add('proxy', 'socket proxy reachable', await proxyCheck(options.proxy))
+  return { ok: checks.every((check) => check.status !== 'fail'), checks }
+}
+
+function pass(detail: string): Check {
+  return { status: 'pass', detail }
+}
+function fail(detail: string, hint?: string): Check {
+  return { status: 'fail', detail, hint }
+}
+function skip(detail: string): Check {
+  return { status: 'skip', detail }
+}
+function failed(error: unknown, hint: string): Check {
+  const message = error instanceof Error ? error.message.split('\n')[0]! : String(error)
+  return fail(message, error instanceof VaultError && error.hint ? error.hint : hint)
+}
+
+async function fileMode(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).mode & 0o777
+  } catch {
+    return undefined
+  }
+}
+
+async function gitCheck(path: string): Promise<Check> {
+  const { gitIgnoreStatus } = await import('../process/git.js')
+  const status = await gitIgnoreStatus(path)
+  if (status === 'ignored') return pass('ignored')
+  if (status === 'not-ignored')
+    return fail('not ignored: a commit would include the client secret', 'add .env to .gitignore')
+  return pass(status === 'git-missing' ? 'git is not installed' : 'not in a git repository')
+}
+
+async function requiredCheck(
+  options: DoctorOptions,
+  secrets: Record<string, string> | undefined,
+): Promise<Check> {
+  if (!secrets) return skip('the secrets could not be read')
+  const { checkProject, loadComposeProject } = await import('../compose/index.js')
+  let project
+  try {
+    project = loadComposeProject({
+      cwd: options.stackDir,
+      files: options.composeFiles,
+      secrets,
+      collectProblems: true,
+    })
+  } catch (error) {
+    return failed(error, 'check the compose files (vault render --check)')
+  }
+  const missing = checkProject(project).problems.filter((problem) => problem.code === 'required_variable')
+  if (missing.length === 0)
+    return pass(`${new Set(project.references.map((site) => site.name)).size} referenced variables resolved`)
+  const names = [...new Set(missing.map((problem) => problem.variable ?? '?'))]
+  return fail(`missing in the vault: ${names.join(', ')}`, 'vault secrets set <NAME> --env <slug>')
+}
+
+async function composeCheck(): Promise<Check> {
+  const { detectComposeClient } = await import('../process/compose.js')
+  const client = await detectComposeClient()
+  if (!client)
+    return fail(
+      'neither `docker compose` nor `docker-compose` answers',
+      'install the compose plugin or docker-compose',
+    )
+  return pass(client.version === 'v2' ? 'docker compose (v2)' : 'docker-compose (v1)')
+}
+
+async function proxyCheck(proxy: string | undefined): Promise<Check> {
+  if (!proxy) return skip('no proxy configured (--proxy or ENGINE_HOST)')
+  const url = `${proxy.replace(/^tcp:\/\//, 'http://').replace(/\/+$/, '')}/_ping`
+  const { probeUrl } = await import('../client/probe.js')
+  const result = await probeUrl(url)
+  return result.ok
+    ? pass(`${url} answered ${result.outcome}`)
+    : fail(
+        `${url}: ${result.outcome}`,
+        'check that the service is on vnet-socket and ENGINE_HOST is tcp://socket-proxy:2375',
+      )
+}

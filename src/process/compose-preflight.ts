@@ -1,0 +1,51 @@
+/**
+ * The compose side of `vault run`: which variables the stack's compose files reference
+ * (`--only-referenced`) and the render preflight (`--check`), refusing to start when a required
+ * variable has no value. Problems name variables and places, never values.
+ */
+import { NotConfiguredError } from '../errors.js'
+
+export interface PreflightOptions {
+  cwd: string
+  files?: string[]
+  secrets: Record<string, string>
+  hostEnv: NodeJS.ProcessEnv
+  preferHost?: boolean
+  check: boolean
+}
+
+export interface PreflightResult {
+  referenced: Set<string>
+  warnings: string[]
+}
+
+/** Loads the compose project with the secrets as its top layer and checks it when asked. */
+export async function composePreflight(options: PreflightOptions): Promise<PreflightResult> {
+  const { checkProject, loadComposeProject } = await import('../compose/index.js')
+  const project = loadComposeProject({
+    cwd: options.cwd,
+    files: options.files,
+    environment: options.hostEnv,
+    secrets: options.secrets,
+    preferHostEnv: options.preferHost,
+    collectProblems: true,
+  })
+  const referenced = new Set(project.references.map((site) => site.name))
+  if (!options.check) return { referenced, warnings: [] }
+  const result = checkProject(project)
+  const errors = result.problems.filter((problem) => problem.level === 'error')
+  if (errors.length > 0) {
+    const more =
+      errors.length > 1 ? ` (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''})` : ''
+    throw new NotConfiguredError(
+      `preflight failed: ${errors[0]!.message}${more}; the command was not started`,
+      {
+        hint: 'vault render --check --env <slug> lists every problem',
+      },
+    )
+  }
+  const warnings = result.problems
+    .filter((problem) => problem.level === 'warning')
+    .map((problem) => problem.message)
+  return { referenced, warnings }
+}

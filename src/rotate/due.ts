@@ -1,0 +1,24 @@
+/**
+ * `vault rotate --due`: the age of every secret a rotation rule covers, and whether it is due.
+ */
+import type { VaultApi } from '../client/vault-api.js'
+import { defaultRotationRules, parseRuleOverrides, rotationReport, type DueReport } from './policy.js'
+
+export interface DueResult {
+  environment?: string
+  due: number
+  secrets: DueReport[]
+}
+
+/** Lists the environment's secrets (metadata only) against the rules, overrides first. */
+export async function dueSecrets(
+  api: VaultApi,
+  environment: string | undefined,
+  overrides: string[],
+  now = Date.now(),
+): Promise<DueResult> {
+  const rules = [...parseRuleOverrides(overrides), ...defaultRotationRules]
+  const secrets = await api.listSecretNames(environment)
+  const reports = rotationReport(secrets, rules, now)
+  return { environment, due: reports.filter((report) => report.due).length, secrets: reports }
+}

@@ -1,0 +1,140 @@
+/**
+ * The server's key hierarchy: ENCRYPTION_KEY (never stored) wraps a random root key; the root key wraps
+ * per-project data keys (versioned); secret versions are sealed under a data key with associated data
+ * binding project, environment, name and version. Also the sub-keys for client-secret hashes and the
+ * audit chain, and the startup check of the key fingerprint.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto'
+import { deriveKey, keyFingerprint, open, randomKey, seal } from '../crypto/envelope.js'
+import { IntegrityError } from '../errors.js'
+import type { SqlDriver, SqlExecutor } from './store/index.js'
+
+export interface Keyring {
+  readonly fingerprint: string
+  /** Seals a secret value for one exact row. */
+  sealValue(tx: SqlExecutor, at: ValueAddress, value: string): Promise<{ ciphertext: string; keyVersion: number }>
+  /** Opens a secret value of one exact row; IntegrityError when it was tampered with or moved. */
+  openValue(tx: SqlExecutor, at: ValueAddress, ciphertext: string, keyVersion: number): Promise<string>
+  /** Keyed hash of a high-entropy client secret. */
+  hashClientSecret(secret: string): string
+  /** Constant-time comparison of a client secret with its stored hash. */
+  clientSecretMatches(secret: string, storedHash: string): boolean
+  /** Seals a small server-side secret (webhook signing keys) bound to a label. */
+  sealInternal(plaintext: string, label: string): string
+  openInternal(sealed: string, label: string): string
+  readonly auditKey: Buffer
+}
+
+export interface ValueAddress {
+  projectId: string
+  environment: string
+  name: string
+  version: number
+}
+
+const rootLabel = 'vault-root-key'
+
+/**
+ * Loads the root key with ENCRYPTION_KEY, creating it on an empty database. A different key stops
+ * here, naming both fingerprints, before anything is written.
+ */
+export async function loadKeyring(driver: SqlDriver, encryptionKey: Buffer): Promise<Keyring> {
+  const fingerprint = keyFingerprint(encryptionKey)
+  const root = await driver.exclusive('vault:keyring', async (tx) => {
+    const [stored] = await tx.all<{ value: string }>(`SELECT value FROM meta WHERE key = 'kek_fingerprint'`)
+    if (stored && stored.value !== fingerprint) {
+      throw new IntegrityError(
+        `ENCRYPTION_KEY does not match this database (expects fingerprint ${stored.value}, got ${fingerprint})`,
+        { hint: 'start with the ENCRYPTION_KEY this database was created with; nothing was changed' },
+      )
+    }
+    const [row] = await tx.all<{ wrapped: string }>(`SELECT wrapped FROM root_keys ORDER BY version DESC LIMIT 1`)
+    if (row) return open(encryptionKey, row.wrapped, rootLabel, 'the root key')
+    const fresh = randomKey()
+    const now = new Date().toISOString()
+    await tx.run(`INSERT INTO root_keys (version, wrapped, created_at) VALUES (1, ?, ?)`, [
+      seal(encryptionKey, fresh, rootLabel),
+      now,
+    ])
+    await tx.run(`INSERT INTO meta (key, value) VALUES ('kek_fingerprint', ?)`, [fingerprint])
+    return fresh
+  })
+  return createKeyring(root, fingerprint)
+}
+
+/** Re-wraps the root key under a new ENCRYPTION_KEY; data stays readable, nothing else is rewritten. */
+export async function rewrapRootKey(driver: SqlDriver, previousKey: Buffer, nextKey: Buffer): Promise<string> {
+  await loadKeyring(driver, previousKey)
+  return driver.exclusive('vault:keyring', async (tx) => {
+    const rows = await tx.all<{ version: number; wrapped: string }>(`SELECT version, wrapped FROM root_keys`)
+    for (const row of rows) {
+      const root = open(previousKey, row.wrapped, rootLabel, 'the root key')
+      await tx.run(`UPDATE root_keys SET wrapped = ? WHERE version = ?`, [seal(nextKey, root, rootLabel), row.version])
+    }
+    const next = keyFingerprint(nextKey)
+    await tx.run(`UPDATE meta SET value = ? WHERE key = 'kek_fingerprint'`, [next])
+    return next
+  })
+}
+
+function createKeyring(root: Buffer, fingerprint: string): Keyring {
+  const dataKeys = new Map<string, { version: number; key: Buffer }>()
+  const clientSecretKey = deriveKey(root, 'client-secret-hash')
+  const internalKey = deriveKey(root, 'internal-seal')
+  const dataKeyLabel = (projectId: string, version: number) => `data-key|${projectId}|${version}`
+
+  async function dataKey(tx: SqlExecutor, projectId: string, version?: number) {
+    const cacheKey = `${projectId}|${version ?? 'current'}`
+    const cached = dataKeys.get(cacheKey)
+    if (cached) return cached
+    const rows = await tx.all<{ version: number; wrapped: string }>(
+      version === undefined
+        ? `SELECT version, wrapped FROM data_keys WHERE project_id = ? ORDER BY version DESC LIMIT 1`
+        : `SELECT version, wrapped FROM data_keys WHERE project_id = ? AND version = ?`,
+      version === undefined ? [projectId] : [projectId, version],
+    )
+    let entry: { version: number; key: Buffer }
+    if (rows[0]) {
+      const wrappedVersion = Number(rows[0].version)
+      entry = { version: wrappedVersion, key: open(root, rows[0].wrapped, dataKeyLabel(projectId, wrappedVersion), 'a data key') }
+    } else {
+      if (version !== undefined) throw new IntegrityError(`data key ${version} of project ${projectId} is missing`)
+      entry = { version: 1, key: randomKey() }
+      await tx.run(
+        `INSERT INTO data_keys (project_id, version, root_version, wrapped, created_at) VALUES (?, 1, 1, ?, ?)
+         ON CONFLICT (project_id, version) DO NOTHING`,
+        [projectId, seal(root, entry.key, dataKeyLabel(projectId, 1)), new Date().toISOString()],
+      )
+      const [created] = await tx.all<{ wrapped: string }>(
+        `SELECT wrapped FROM data_keys WHERE project_id = ? AND version = 1`,
+        [projectId],
+      )
+      return { version: 1, key: open(root, created!.wrapped, dataKeyLabel(projectId, 1), 'a data key') }
+    }
+    dataKeys.set(cacheKey, entry)
+    dataKeys.set(`${projectId}|${entry.version}`, entry)
+    return entry
+  }
+
+  const valueLabel = (at: ValueAddress) => `secret|${at.projectId}|${at.environment}|${at.name}|${at.version}`
+  return {
+    fingerprint,
+    auditKey: deriveKey(root, 'audit-chain'),
+    async sealValue(tx, at, value) {
+      const key = await dataKey(tx, at.projectId)
+      return { ciphertext: seal(key.key, Buffer.from(value, 'utf8'), valueLabel(at)), keyVersion: key.version }
+    },
+    async openValue(tx, at, ciphertext, keyVersion) {
+      const key = await dataKey(tx, at.projectId, keyVersion)
+      return open(key.key, ciphertext, valueLabel(at), `the value of ${at.name} version ${at.version}`).toString('utf8')
+    },
+    hashClientSecret: (secret) => createHmac('sha256', clientSecretKey).update(secret).digest('hex'),
+    clientSecretMatches(secret, storedHash) {
+      const actual = createHmac('sha256', clientSecretKey).update(secret).digest()
+      const expected = Buffer.from(storedHash, 'hex')
+      return expected.length === actual.length && timingSafeEqual(actual, expected)
+    },
+    sealInternal: (plaintext, label) => seal(internalKey, Buffer.from(plaintext, 'utf8'), label),
+    openInternal: (sealed, label) => open(internalKey, sealed, label, 'a server secret').toString('utf8'),
+  }
+}

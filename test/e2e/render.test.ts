@@ -1,0 +1,186 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterEach, describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+import { runCli } from '../helpers/cli.js'
+import { createTempHome } from '../helpers/temp-home.js'
+
+const seed = fileURLToPath(new URL('../fixtures/compose/seed-stack/', import.meta.url))
+const seedFiles = ['-f', 'compose.yaml', '-f', 'compose.proxy.yaml']
+const directories: string[] = []
+
+afterEach(() => {
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true })
+})
+
+function stack(files: Record<string, string>): string {
+  const directory = mkdtempSync(join(tmpdir(), 'vault-render-e2e-'))
+  directories.push(directory)
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(directory, name), text)
+  return directory
+}
+
+describe('vault render', () => {
+  it('renders the seed stack with $ written as $$ and nothing on stderr', async () => {
+    const result = await runCli(['render', ...seedFiles], { cwd: seed, env: { PGID: '7' } })
+    expect(result.exitCode).toBe(0)
+    expect(result.stderr).toBe('')
+    const model = parse(result.stdout)
+    expect(model.services.auth.environment.PGID).toBe('7')
+    expect(model.services.auth.labels['gateway.http.middlewares.auth.basicauth.users']).toBe(
+      'admin:$$apr1$$xyz$$hash',
+    )
+    expect(model.services['socket-proxy']).toMatchObject({
+      privileged: true,
+      read_only: true,
+      restart: 'unless-stopped',
+    })
+  })
+
+  it('prints JSON with --format json and the raw model with --no-interpolate', async () => {
+    const json = await runCli(['render', ...seedFiles, '--format', 'json'], { cwd: seed })
+    expect(JSON.parse(json.stdout).services.db.environment.PGDATA).toBe('/srv/data/db')
+    const raw = await runCli(['render', ...seedFiles, '--no-interpolate'], { cwd: seed })
+    expect(raw.exitCode).toBe(0)
+    expect(parse(raw.stdout).services.db.environment.POSTGRES_PASSWORD).toBe('${DATABASE_PASSWORD:?err}')
+  })
+
+  it('lists who uses a variable and the variables', async () => {
+    const who = await runCli(['render', ...seedFiles, '--who-uses', 'DATA_DIR'], { cwd: seed })
+    expect(who.exitCode).toBe(0)
+    expect(who.stdout.split('\n')[0]).toMatch(/^SERVICE\s+FIELD\s+LOCATION$/)
+    expect(who.stdout).toMatch(/auth\s+environment\.DATA\s+compose\.yaml:21/)
+    expect(who.stdout).toMatch(/db\s+environment\.PGDATA\s+compose\.yaml:31/)
+    const variables = await runCli(['render', ...seedFiles, '--variables', '--json'], { cwd: seed })
+    const byName = Object.fromEntries(
+      JSON.parse(variables.stdout).variables.map((variable: { name: string }) => [variable.name, variable]),
+    )
+    expect(byName.DATA_DIR.required).toBe(true)
+    expect(byName.TZ.defaultValue).toBe('Europe/Berlin')
+    expect(variables.stdout).not.toContain('canary')
+  })
+
+  it('warns on stderr about an unset variable, once', async () => {
+    const directory = stack({
+      'compose.yaml': 'services:\n  a:\n    image: "x${NOPE}"\n    command: "$NOPE"\n',
+    })
+    const result = await runCli(['render'], { cwd: directory })
+    expect(result.exitCode).toBe(0)
+    expect(result.stderr).toBe('Warning: The "NOPE" variable is not set. Defaulting to a blank string.\n')
+  })
+})
+
+describe('vault render --check', () => {
+  const files = {
+    'compose.yaml': [
+      'services:',
+      '  web:',
+      '    image: "web:${TAG}"',
+      '    environment:',
+      '      DB_PASSWORD: ${DB_PASSWORD:?set it in the vault}',
+      '      API_KEY: ${API_KEY:?}',
+    ].join('\n'),
+    '.env': 'API_KEY=\nOTHER=canary-secret-value\n',
+  }
+
+  it('prints every problem in a table and exits 3', async () => {
+    const result = await runCli(['render', '--check'], { cwd: stack(files) })
+    expect(result.exitCode).toBe(3)
+    const lines = result.stdout.trim().split('\n')
+    expect(lines[0]).toMatch(/^LEVEL\s+VARIABLE\s+SERVICE\s+LOCATION\s+MESSAGE$/)
+    expect(lines[1]).toMatch(/^error\s+DB_PASSWORD\s+web\s+compose\.yaml:5\s+error while interpolating/)
+    expect(lines[2]).toMatch(/^error\s+API_KEY\s+web\s+compose\.yaml:6\s+/)
+    expect(lines[3]).toMatch(/^warning\s+TAG\s+web\s+compose\.yaml:3\s+The "TAG" variable is not set/)
+    expect(lines[4]).toBe('2 error(s), 1 warning(s), 0 info')
+    expect(result.stdout + result.stderr).not.toContain('canary')
+  })
+
+  it('prints the findings as JSON for scripts and still exits 3', async () => {
+    const result = await runCli(['render', '--check', '--json'], { cwd: stack(files) })
+    expect(result.exitCode).toBe(3)
+    const report = JSON.parse(result.stdout)
+    expect(report).toMatchObject({ ok: false, errors: 2, warnings: 1 })
+    expect(report.problems.map((problem: { variable: string }) => problem.variable)).toEqual([
+      'DB_PASSWORD',
+      'API_KEY',
+      'TAG',
+    ])
+  })
+
+  it('exits 0 when every required variable has a value', async () => {
+    const result = await runCli(['render', '--check'], {
+      cwd: stack(files),
+      env: { TAG: '1', DB_PASSWORD: 'p', API_KEY: 'k' },
+    })
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout).toBe('0 error(s), 0 warning(s), 0 info\n')
+  })
+})
+
+describe('vault render: bad input is one line with file and line, an exit code, nothing on stdout', () => {
+  it.each([
+    [
+      'malformed YAML',
+      { 'compose.yaml': 'services:\n  a:\n    image: [x\n' },
+      2,
+      /^Error: .*compose\.yaml:\d+: invalid YAML: /,
+    ],
+    [
+      'an extends cycle',
+      { 'compose.yaml': 'services:\n  a:\n    extends: b\n  b:\n    extends: a\n' },
+      2,
+      /^Error: .*compose\.yaml:3: extends cycle: a -> b -> a$/,
+    ],
+    [
+      'an unterminated quote in .env',
+      { 'compose.yaml': 'services: {}\n', '.env': 'A="open\n' },
+      2,
+      /^Error: .*\.env:1: unterminated quoted value/,
+    ],
+    [
+      'a required variable',
+      { 'compose.yaml': 'services:\n  a:\n    image: "${IMAGE:?set IMAGE}"\n', '.env': 'S=canary-secret\n' },
+      3,
+      /^Error: .*compose\.yaml:3: error while interpolating services\.a\.image: required variable IMAGE is missing a value: set IMAGE$/,
+    ],
+    [
+      'a malformed reference',
+      { 'compose.yaml': 'services:\n  a:\n    image: "${A B}"\n' },
+      2,
+      /Invalid template: "\$\{A B\}"$/,
+    ],
+    ['no compose file', { 'other.txt': '' }, 5, /^Error: no configuration file provided: not found$/],
+  ])('%s', async (_, files, exitCode, message) => {
+    const result = await runCli(['render'], { cwd: stack(files as Record<string, string>) })
+    expect(result.exitCode).toBe(exitCode)
+    expect(result.stdout).toBe('')
+    expect(result.stderr.split('\n')[0]).toMatch(message)
+    expect(result.stderr).not.toContain('canary')
+    expect(result.stderr).not.toMatch(/\n\s+at /)
+  })
+
+  it('a missing -f file exits 5', async () => {
+    const result = await runCli(['render', '-f', 'nope.yaml'], {
+      cwd: stack({ 'compose.yaml': 'services: {}\n' }),
+    })
+    expect(result.exitCode).toBe(5)
+    expect(result.stderr.split('\n')[0]).toMatch(/^Error: compose file .*nope\.yaml not found$/)
+  })
+
+  it('--env without a configured vault says what to set (exit 3)', async () => {
+    const home = createTempHome()
+    try {
+      const result = await runCli(['render', '--env', 'dev'], {
+        cwd: stack({ 'compose.yaml': 'services: {}\n' }),
+        env: home.env,
+      })
+      expect(result.exitCode).toBe(3)
+      expect(result.stdout).toBe('')
+      expect(result.stderr).toMatch(/^Error: .*VAULT|domain/i)
+    } finally {
+      home.cleanup()
+    }
+  })
+})

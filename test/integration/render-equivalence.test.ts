@@ -1,0 +1,101 @@
+/**
+ * Equivalence: `vault render` against the real `docker-compose config` (Debian's v1 client 1.29,
+ * which needs no engine for `config`) on every fixture stack under test/fixtures/compose. Both
+ * outputs are parsed and compared after `normalise`, which accounts for these known differences of
+ * the v1 client's output (vault renders the v2 shape):
+ * - v1 adds `version: '3.9'`; v2 drops `version` and prints the project `name` -> both removed.
+ * - ports: v1 prints `published` as an integer and omits `mode: ingress` / `protocol: tcp`; v2
+ *   prints `published` as a string with mode and protocol -> published as a string, the defaults removed.
+ * - `depends_on` long form: v2 adds `required: true` -> removed.
+ * - a service's `networks` entry without options: v1 prints `{}`, v2 `null` -> both `{}`.
+ * - a port with a host IP: v1 keeps the short string (`127.0.0.1:9001:9000/tcp`) -> parsed to long form.
+ * - short volume syntax: v1 appends the default `:rw` mode -> a trailing `:rw` is removed.
+ * Not compared at all, because the v1 client differs from v2 (what vault follows) and rejects or
+ * changes them: `$` followed by a non-name character (`$1`, `a $ b`: v1 errors, v2 keeps it
+ * literal), `${V:+w}` / `${V+w}` (v1 errors), references inside single quotes of an env file
+ * (v1's python-dotenv interpolates them, v2 keeps them literal); the unit tests cover these.
+ * Everything else (values, merge results, extends, env_file resolution, `$$` escaping) must match.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+import { runCli } from '../helpers/cli.js'
+
+const fixtures = fileURLToPath(new URL('../fixtures/compose/', import.meta.url))
+const composeV1 = '/usr/bin/docker-compose'
+const stacks = readdirSync(fixtures).filter((name) => existsSync(join(fixtures, name, 'case.json')))
+
+interface FixtureCase {
+  files?: string[]
+  envFiles?: string[]
+  env?: Record<string, string>
+}
+
+function longPort(text: string): Record<string, unknown> {
+  const [spec = '', protocol = 'tcp'] = text.split('/')
+  const parts = spec.split(':')
+  const target = Number(parts.pop())
+  const published = parts.pop()
+  const port: Record<string, unknown> = {}
+  if (parts.length > 0) port.host_ip = parts.join(':')
+  port.target = target
+  if (published) port.published = published
+  if (protocol !== 'tcp') port.protocol = protocol
+  return port
+}
+
+function normalise(node: unknown, path: string[] = []): unknown {
+  if (path[2] === 'ports' && path.length === 3 && Array.isArray(node)) {
+    return node.map((item) => normalise(typeof item === 'string' ? longPort(item) : item, path))
+  }
+  if (path[2] === 'volumes' && path.length === 3 && Array.isArray(node)) {
+    return node.map((item) => (typeof item === 'string' ? item.replace(/:rw$/, '') : normalise(item, path)))
+  }
+  if (Array.isArray(node)) return node.map((item) => normalise(item, path))
+  if (node === null || typeof node !== 'object') {
+    return path.length === 4 && path[0] === 'services' && path[2] === 'networks' ? {} : node
+  }
+  const result: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) {
+    if (path.length === 0 && (key === 'version' || key === 'name')) continue
+    if (path[2] === 'ports' && key === 'mode' && value === 'ingress') continue
+    if (path[2] === 'ports' && key === 'protocol' && value === 'tcp') continue
+    if (path[2] === 'depends_on' && path.length === 4 && key === 'required' && value === true) continue
+    const normalised = normalise(value, [...path, key])
+    result[key] = path[2] === 'ports' && key === 'published' ? String(normalised) : normalised
+  }
+  return result
+}
+
+function composeV1Config(directory: string, fixture: FixtureCase): unknown {
+  const args = [...(fixture.files ?? []).flatMap((file) => ['-f', file])]
+  if (fixture.envFiles?.[0]) args.push('--env-file', fixture.envFiles[0])
+  const output = execFileSync(composeV1, [...args, 'config'], {
+    cwd: directory,
+    env: { PATH: process.env.PATH, ...fixture.env },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  return parse(output)
+}
+
+describe.skipIf(!existsSync(composeV1))('vault render matches docker-compose config (v1 1.29)', () => {
+  it('has at least 10 fixture stacks', () => {
+    expect(stacks.length).toBeGreaterThanOrEqual(10)
+  })
+
+  it.each(stacks)('%s', async (stack) => {
+    const directory = join(fixtures, stack)
+    const fixture = JSON.parse(readFileSync(join(directory, 'case.json'), 'utf8')) as FixtureCase
+    const expected = composeV1Config(directory, fixture)
+    const args = ['render', ...(fixture.files ?? []).flatMap((file) => ['-f', file])]
+    for (const envFile of fixture.envFiles ?? []) args.push('--env-file', envFile)
+    const result = await runCli(args, { cwd: directory, env: fixture.env })
+    expect(result.stderr).not.toMatch(/^Error:/m)
+    expect(result.exitCode).toBe(0)
+    expect(normalise(parse(result.stdout))).toEqual(normalise(expected))
+  })
+})

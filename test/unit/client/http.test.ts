@@ -1,0 +1,137 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createHttpClient, debugEnabled, httpStatusError } from '../../../src/client/http.js'
+import { ExitCode } from '../../../src/errors.js'
+import { sendJson, startTinyServer, type TinyServer } from './tiny-server.js'
+
+let server: TinyServer | undefined
+afterEach(async () => {
+  await server?.close()
+  server = undefined
+})
+
+function client(url: string) {
+  return createHttpClient({ baseUrl: new URL(url), retries: 2 })
+}
+
+describe('httpStatusError', () => {
+  it.each([
+    [400, ExitCode.usage],
+    [401, ExitCode.auth],
+    [403, ExitCode.auth],
+    [404, ExitCode.notFound],
+    [409, ExitCode.conflict],
+    [412, ExitCode.conflict],
+    [413, ExitCode.usage],
+    [429, ExitCode.unreachable],
+    [500, ExitCode.unreachable],
+  ])('HTTP %i maps to exit code %i', (status, exitCode) => {
+    const error = httpStatusError(status, JSON.stringify({ error: { code: 'x', message: 'what happened' } }))
+    expect(error.exitCode).toBe(exitCode)
+    expect(error.message).toContain('what happened')
+  })
+
+  it('reads OAuth error bodies', () => {
+    const error = httpStatusError(
+      401,
+      JSON.stringify({ error: 'invalid_client', error_description: 'bad client' }),
+    )
+    expect(error.message).toBe('the vault refused the credentials: bad client (HTTP 401 invalid_client)')
+  })
+})
+
+describe('createHttpClient retries', () => {
+  it('retries a GET after a 429, honouring Retry-After', async () => {
+    let calls = 0
+    server = await startTinyServer((_request, response) => {
+      calls++
+      if (calls === 1)
+        sendJson(
+          response,
+          429,
+          { error: { code: 'rate_limited', message: 'slow down' } },
+          { 'retry-after': '1' },
+        )
+      else sendJson(response, 200, { ok: true })
+    })
+    const started = Date.now()
+    const response = await client(server.url)({ method: 'GET', path: 'api/v1/health' })
+    expect(response.body).toEqual({ ok: true })
+    expect(calls).toBe(2)
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900)
+  })
+
+  it('retries a PATCH refused with 429 (the server did not process it)', async () => {
+    let calls = 0
+    server = await startTinyServer((_request, response) => {
+      calls++
+      if (calls === 1)
+        sendJson(response, 429, { error: { code: 'rate_limited', message: 'x' } }, { 'retry-after': '0' })
+      else sendJson(response, 200, { name: 'A', version: 2 })
+    })
+    await client(server.url)({ method: 'PATCH', path: 'api/v1/secrets/A', json: { value: 'v' } })
+    expect(calls).toBe(2)
+  })
+
+  it.each([
+    ['GET', 3],
+    ['PUT', 3],
+    ['POST', 1],
+    ['PATCH', 1],
+  ] as const)(
+    'a %s answered 503 is sent %i time(s)',
+    async (method, expected) => {
+      server = await startTinyServer((_request, response) =>
+        sendJson(response, 503, { error: { code: 'down', message: 'down' } }),
+      )
+      const fast = createHttpClient({ baseUrl: new URL(server.url), retries: 2 })
+      await expect(
+        fast({ method, path: 'api/v1/x', json: method === 'GET' ? undefined : {} }),
+      ).rejects.toMatchObject({
+        exitCode: ExitCode.unreachable,
+      })
+      expect(server.requests).toHaveLength(expected)
+    },
+    20_000,
+  )
+
+  it('gives up with exit 7 when Retry-After is longer than allowed', async () => {
+    server = await startTinyServer((_request, response) =>
+      sendJson(
+        response,
+        429,
+        { error: { code: 'rate_limited', message: 'wait' } },
+        { 'retry-after': '3600' },
+      ),
+    )
+    await expect(client(server.url)({ method: 'GET', path: 'api/v1/x' })).rejects.toMatchObject({
+      exitCode: ExitCode.unreachable,
+      message: expect.stringContaining('rate limiting'),
+    })
+    expect(server.requests).toHaveLength(1)
+  })
+
+  it('sends the bearer token and the query', async () => {
+    server = await startTinyServer((_request, response) => sendJson(response, 200, {}))
+    await client(server.url)({
+      method: 'GET',
+      path: 'api/v1/secrets',
+      searchParams: { environment: 'dev', project: undefined },
+      bearer: 'tok',
+    })
+    expect(server.requests[0]!.url).toBe('/api/v1/secrets?environment=dev')
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer tok')
+  })
+})
+
+describe('debugEnabled', () => {
+  it.each([
+    ['*', true],
+    ['vault*', true],
+    ['vault:http', true],
+    ['express:*,vault', true],
+    ['oclif*', false],
+    ['', false],
+  ])('DEBUG=%j -> %s', (value, expected) => {
+    expect(debugEnabled(value)).toBe(expected)
+  })
+})

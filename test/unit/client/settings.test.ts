@@ -1,0 +1,92 @@
+import { execFileSync } from 'node:child_process'
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { isLoopbackHost, resolveSettings, vaultBaseUrl } from '../../../src/client/settings.js'
+import { ExitCode } from '../../../src/errors.js'
+
+let stack: string
+beforeEach(() => {
+  stack = mkdtempSync(join(tmpdir(), 'vault-stack-'))
+})
+afterEach(() => rmSync(stack, { recursive: true, force: true }))
+
+function writeEnv(text: string, mode = 0o600) {
+  writeFileSync(join(stack, '.env'), text)
+  chmodSync(join(stack, '.env'), mode)
+}
+
+describe('resolveSettings', () => {
+  it('reads the four VAULT_ variables from the stack .env', async () => {
+    writeEnv(
+      'VAULT_DOMAIN=https://vault.example/\nVAULT_PROJECT_ID=p1\nVAULT_CLIENT_ID=c1\nVAULT_CLIENT_SECRET="s 1"\n',
+    )
+    const { settings, warnings } = await resolveSettings({ 'stack-dir': stack }, {})
+    expect(settings).toMatchObject({
+      domain: 'https://vault.example',
+      projectId: 'p1',
+      clientId: 'c1',
+      clientSecret: 's 1',
+    })
+    expect(warnings).toEqual([])
+  })
+
+  it('lets flags beat the environment and the environment beat the .env', async () => {
+    writeEnv('VAULT_DOMAIN=https://file\nVAULT_CLIENT_ID=file\nVAULT_PROJECT_ID=file\n')
+    const { settings } = await resolveSettings(
+      { 'stack-dir': stack, project: 'flag' },
+      { VAULT_DOMAIN: 'https://env', VAULT_CLIENT_ID: 'env' },
+    )
+    expect(settings).toMatchObject({ domain: 'https://env', clientId: 'env', projectId: 'flag' })
+  })
+
+  it('warns when the .env is readable by group or others', async () => {
+    writeEnv('VAULT_CLIENT_SECRET=x\n', 0o644)
+    const { warnings } = await resolveSettings({ 'stack-dir': stack }, {})
+    expect(warnings.join('\n')).toMatch(/readable by group or others \(mode 644\)/)
+  })
+
+  it('warns when the .env is in a git repository and not ignored, and not once it is ignored', async () => {
+    writeEnv('VAULT_CLIENT_SECRET=x\n')
+    execFileSync('git', ['init', '-q', stack])
+    expect((await resolveSettings({ 'stack-dir': stack }, {})).warnings.join('\n')).toMatch(
+      /not ignored by git/,
+    )
+    writeFileSync(join(stack, '.gitignore'), '.env\n')
+    expect((await resolveSettings({ 'stack-dir': stack }, {})).warnings).toEqual([])
+  })
+})
+
+describe('vaultBaseUrl', () => {
+  it.each([
+    ['https://vault.example', false, true],
+    ['http://127.0.0.1:8080', false, true],
+    ['http://localhost:8080', false, true],
+    ['http://[::1]:8080', false, true],
+    ['http://vault.example', false, false],
+    ['http://192.168.1.5', false, false],
+    ['http://vault.example', true, true],
+  ])('%s (insecure %s) accepted: %s', (domain, insecure, accepted) => {
+    const attempt = () => vaultBaseUrl({ domain, insecure })
+    if (accepted) expect(attempt()).toBeInstanceOf(URL)
+    else expect(attempt).toThrow(expect.objectContaining({ exitCode: ExitCode.usage }))
+  })
+
+  it('is exit 3 without a domain', () => {
+    expect(() => vaultBaseUrl({ insecure: false })).toThrow(
+      expect.objectContaining({ exitCode: ExitCode.notConfigured }),
+    )
+  })
+
+  it.each([
+    ['127.0.0.1', true],
+    ['127.8.9.10', true],
+    ['::1', true],
+    ['localhost', true],
+    ['10.0.0.1', false],
+    ['example.com', false],
+  ])('isLoopbackHost(%s) = %s', (host, expected) => {
+    expect(isLoopbackHost(host)).toBe(expected)
+  })
+})

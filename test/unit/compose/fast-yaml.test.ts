@@ -1,0 +1,91 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+import { parseSimpleYaml, UnsupportedYaml } from '../../../src/compose/fast-yaml.js'
+import { parseComposeYaml, parseWithFullParser } from '../../../src/compose/yaml-source.js'
+
+const fixtures = fileURLToPath(new URL('../../fixtures/compose/', import.meta.url))
+
+function yamlFiles(directory: string): string[] {
+  return readdirSync(directory).flatMap((name) => {
+    const path = join(directory, name)
+    if (statSync(path).isDirectory()) return yamlFiles(path)
+    return /\.ya?ml$/.test(name) ? [path] : []
+  })
+}
+
+const supported = [
+  'a: 1\nb: two\nc: "three"\nd: \'four\'\n',
+  'services:\n  web:\n    image: nginx:1.27\n    ports:\n      - "8080:80"\n      - 443:443\n',
+  'list:\n- a\n- b\nnext: x\n',
+  'seq:\n  - name: a\n    value: 1\n  - name: b\n    nested:\n      - x\n      - - y\n        - z\n',
+  'flow: [a, "b, c", \'d\', 1, true, null, ~]\nmap: {a: 1, b: "x y"}\nempty: {}\nnone: []\n',
+  'nums: [0, -1, +2, 3.5, .5, 1e3, 0x1F, 0o17, .inf, -.inf, 007, 1_000]\n',
+  'bools: [true, True, TRUE, false, yes, no, on, off, Null, NULL, ""]\n',
+  'key: value # comment\n# full line comment\nother: "a # not a comment" # comment\n',
+  "escapes: \"tab\\tnew\\nquote\\\" backslash\\\\ unicode \\u00e9 hex \\x41\"\nsingle: 'it''s'\n",
+  '---\ndollar: $$HOME ${VAR:-x} ${A:?b c}\nurl: http://example.test:8080/a?b=c#frag\n',
+  '"quoted key": 1\n\'single key\': 2\n80: port\n1.5: float key\ntrue: bool key\n',
+  'empty:\nafter: 1\n',
+  'a:\n  b:\n    c: 1\n  d: 2\ne: 3\n',
+  'label: Host(`auth.example.test`)\n',
+  'cmd: ["sh", "-c", "echo $$HOME"]\n',
+]
+
+const unsupported = [
+  ['an anchor and alias', 'a: &x 1\nb: *x\n'],
+  ['a merge key', 'base: &b {a: 1}\nc:\n  <<: *b\n'],
+  ['a block scalar', 'a: |\n  line\n'],
+  ['a folded scalar', 'a: >\n  line\n'],
+  ['a multi-line plain scalar', 'a: one\n  two\n'],
+  ['a multi-line quoted scalar', 'a: "one\n  two"\n'],
+  ['a tag', 'a: !!str 1\n'],
+  ['a duplicate key', 'a: 1\na: 2\n'],
+  ['a nested flow collection', 'a: [[1], 2]\n'],
+  ['a multi-line flow collection', 'a: [1,\n  2]\n'],
+  ['a second document', 'a: 1\n---\nb: 2\n'],
+  ['tab indentation', 'a:\n\tb: 1\n'],
+  ['a complex key', '? a\n: b\n'],
+  ['a plain value with ": "', 'a: b: c\n'],
+  ['bad indentation', 'a:\n    b: 1\n  c: 2\n'],
+]
+
+describe('parseSimpleYaml', () => {
+  it.each(supported)('reads %j exactly like the full parser', (text) => {
+    expect(parseSimpleYaml(text).value).toEqual(parse(text))
+  })
+
+  it.each(unsupported)('hands %s to the full parser', (_, text) => {
+    expect(() => parseSimpleYaml(text)).toThrow(UnsupportedYaml)
+  })
+
+  it('records the same lines as the full parser', () => {
+    const text = supported[3]!
+    const fast = parseSimpleYaml(text).lines
+    const full = parseWithFullParser(text, 'x.yaml').lines
+    for (const [path, line] of fast) expect([path, line]).toEqual([path, full.get(path)])
+    expect(fast.size).toBeGreaterThan(5)
+  })
+
+  it('reads every fixture compose file like the full parser', () => {
+    const files = yamlFiles(fixtures)
+    expect(files.length).toBeGreaterThanOrEqual(12)
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8')
+      const fast = parseComposeYaml(text, file)
+      const full = parseWithFullParser(text, file)
+      expect(fast.value, file).toEqual(full.value)
+      expect(
+        [...fast.lines].filter(([path]) => full.lines.get(path) !== fast.lines.get(path)),
+        file,
+      ).toEqual([])
+    }
+  })
+
+  it('falls back to the full parser for anchors and merge keys', () => {
+    const source = parseComposeYaml('x-base: &base\n  image: a\nservices:\n  web:\n    <<: *base\n', 'c.yaml')
+    expect(source.value).toEqual({ 'x-base': { image: 'a' }, services: { web: { image: 'a' } } })
+  })
+})

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest'
+import { newValueFor, valueShapeFor } from '../../../src/rotate/new-value.js'
+import {
+  defaultRotationRules,
+  parseRuleOverrides,
+  rotationReport,
+  ruleFor,
+} from '../../../src/rotate/policy.js'
+
+const day = 86_400_000
+const now = Date.parse('2026-11-22T00:00:00Z')
+const ago = (days: number) => new Date(now - days * day).toISOString()
+
+describe('rotation rules', () => {
+  it.each([
+    ['DATABASE_PASSWORD', 90],
+    ['AUTH_DB_PASSWORD', 90],
+    ['NEXTCLOUD_DB_PASSWORD', 90],
+    ['AUTH_JWT_SECRET', 180],
+    ['AUTH_SESSION_SECRET', 180],
+    ['AUTH_STORAGE_ENCRYPTION_KEY', 365],
+    ['OBJSTORE_ACCOUNT_KEY', 180],
+    ['WEATHER_API_KEY', 180],
+    ['MESSENGER_BOT_TOKEN', 180],
+    ['GRAFANA_SERVICE_TOKEN', 90],
+    ['TZ', undefined],
+    ['GATEWAY_API_USER', undefined],
+  ])('%s -> %s days', (name, days) => {
+    expect(ruleFor(name, defaultRotationRules)?.maxAgeDays).toBe(days)
+  })
+
+  it('puts overrides before the defaults', () => {
+    const rules = [...parseRuleOverrides(['*_PASSWORD=30']), ...defaultRotationRules]
+    expect(ruleFor('DATABASE_PASSWORD', rules)?.maxAgeDays).toBe(30)
+    expect(ruleFor('BACKUP_PASSWORD', rules)?.maxAgeDays).toBe(30)
+  })
+
+  it.each(['*_PASSWORD', 'X=abc', 'lower=3'])('refuses the override %j', (override) => {
+    expect(() => parseRuleOverrides([override])).toThrow(/invalid rotation rule/)
+  })
+
+  it('reports due secrets oldest first', () => {
+    const report = rotationReport(
+      [
+        { name: 'DATABASE_PASSWORD', updatedAt: ago(91) },
+        { name: 'AUTH_JWT_SECRET', updatedAt: ago(10) },
+        { name: 'AUTH_STORAGE_ENCRYPTION_KEY', updatedAt: ago(400) },
+        { name: 'TZ', updatedAt: ago(1000) },
+      ],
+      defaultRotationRules,
+      now,
+    )
+    expect(report.map((entry) => [entry.name, entry.due])).toEqual([
+      ['AUTH_STORAGE_ENCRYPTION_KEY', true],
+      ['DATABASE_PASSWORD', true],
+      ['AUTH_JWT_SECRET', false],
+    ])
+  })
+})
+
+describe('new values', () => {
+  it.each([
+    ['AUTH_JWT_SECRET', 'hex32', /^[0-9a-f]{64}$/],
+    ['AUTH_STORAGE_ENCRYPTION_KEY', 'hex32', /^[0-9a-f]{64}$/],
+    ['DATABASE_PASSWORD', 'password', /^[A-Za-z0-9]{32}$/],
+    ['GATEWAY_API_PASSWORD', 'password', /^[A-Za-z0-9]{32}$/],
+  ])('%s is a %s', (name, shape, pattern) => {
+    expect(valueShapeFor(name)).toBe(shape)
+    expect(newValueFor(name)).toMatch(pattern)
+    expect(newValueFor(name)).not.toBe(newValueFor(name))
+  })
+
+  it('honours --length', () => {
+    expect(newValueFor('DATABASE_PASSWORD', 48)).toHaveLength(48)
+  })
+})
