@@ -90,3 +90,25 @@ function scrubStack(stack: string): string {
     .filter((line) => line.trimStart().startsWith('at '))
     .join('\n')
 }
+
+/** Flags of the server-side admin commands, which open the vault database directly. */
+export const adminStoreFlags = {
+  'db-url': Flags.string({
+    env: 'DB_URL',
+    helpGroup: 'SERVER',
+    summary: 'vault database: sqlite:///path/vault.db, a path, or postgres://...',
+  }),
+  'encryption-key': Flags.string({
+    env: 'ENCRYPTION_KEY',
+    helpGroup: 'SERVER',
+    summary: 'the server ENCRYPTION_KEY (64 hex characters); prefer the environment variable',
+  }),
+}
+
+/** The project an admin command works on (id or name). */
+export const adminProjectFlag = Flags.string({
+  char: 'p',
+  env: 'VAULT_PROJECT_ID',
+  required: true,
+  summary: 'project id or name',
+})

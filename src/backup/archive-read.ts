@@ -50,7 +50,8 @@ export function decodeArchive(text: Buffer, path = 'the archive'): Omit<CheckedA
   if (typeof trailer.trailer?.sha256 !== 'string') throw corrupt(path, 'its trailer is missing (truncated?)')
   const whole = createHash('sha256')
   for (const line of lines.slice(0, -1)) whole.update(line)
-  if (whole.digest('hex') !== trailer.trailer.sha256) throw corrupt(path, 'its checksum does not match its content')
+  if (whole.digest('hex') !== trailer.trailer.sha256)
+    throw corrupt(path, 'its checksum does not match its content')
 
   const manifest = checkManifest(parseLine(lines[0]!, path), path)
   const tables: Record<string, SqlRow[]> = {}
@@ -95,7 +96,9 @@ function checkManifest(line: unknown, path: string): BackupManifest {
   if (manifest.schemaVersion < schemaVersion) {
     throw new IntegrityError(
       `archive ${path} comes from schema version ${manifest.schemaVersion}, older than this vault (${schemaVersion}); nothing was changed`,
-      { hint: `restore it with vault ${manifest.appVersion}, start that server once, then take a new backup` },
+      {
+        hint: `restore it with vault ${manifest.appVersion}, start that server once, then take a new backup`,
+      },
     )
   }
   return manifest

@@ -60,5 +60,8 @@ export async function backupDatabase(options: BackupOptions): Promise<BackupResu
 
 /** The default archive file name for a backup taken at `now`. */
 export function defaultArchiveName(now: Date): string {
-  return `vault-backup-${now.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-')}.jsonl.gz`
+  return `vault-backup-${now
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-')}.jsonl.gz`
 }

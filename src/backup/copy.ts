@@ -18,11 +18,17 @@ export interface CopyResult {
 }
 
 /** Copies `archive` into `directory`, verifies the copy, and says whether it shares the database's disk. */
-export async function copyArchive(archive: string, directory: string, databasePath?: string): Promise<CopyResult> {
+export async function copyArchive(
+  archive: string,
+  directory: string,
+  databasePath?: string,
+): Promise<CopyResult> {
   const target = join(resolve(directory), basename(archive))
   const directoryInfo = await stat(directory).catch(() => null)
   if (!directoryInfo?.isDirectory()) {
-    throw new NotFoundError(`--copy-to ${directory} is not a directory`, { hint: 'create it (or mount it) first' })
+    throw new NotFoundError(`--copy-to ${directory} is not a directory`, {
+      hint: 'create it (or mount it) first',
+    })
   }
   const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.partial`)
   try {

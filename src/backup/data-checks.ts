@@ -1,14 +1,20 @@
 /**
  * The checks on the data of an archive or of a restored database that need the key: the configured
- * ENCRYPTION_KEY against the fingerprint the data records, and a trial decryption of every secret
- * version (through the server's own key hierarchy code), plus the audit chain when it can be checked.
- * Errors say which check failed, never a value or key material.
+ * ENCRYPTION_KEY against the fingerprint the data records, a trial decryption of every secret version
+ * and a walk of the audit chain, both through the server's own keyring and audit code (an archive is
+ * loaded into a throwaway in-memory store for this). Errors name what failed, never a value or key.
  */
 import { keyFingerprint, parseHexKey } from '../crypto/envelope.js'
 import { IntegrityError, NotConfiguredError } from '../errors.js'
-import type { SqlRow } from '../server/store/index.js'
+import { verifyAuditChain } from '../server/audit.js'
+import { loadKeyring } from '../server/keyring.js'
+import { type SqlDriver, type SqlExecutor, type SqlRow } from '../server/store/index.js'
+import { migrate } from '../server/store/migrations.js'
+import { openSqlite } from '../server/store/sqlite.js'
+import { insertTables } from './insert-rows.js'
 import type { BackupManifest } from './manifest.js'
-import { trialDecryptVersions, verifyAuditRows } from './server-crypto.js'
+
+const fingerprintMetaKey = 'kek_fingerprint'
 
 export interface DataCheckSummary {
   /** Secret versions that decrypted under the configured key. */
@@ -36,14 +42,20 @@ export function recordedFingerprint(tables: Record<string, SqlRow[]>): string | 
 /** Whether a hex ENCRYPTION_KEY matches a recorded fingerprint (false for an unparseable key). */
 export function keyMatchesRecorded(fingerprint: string | null, encryptionKey: string): boolean {
   try {
-    return fingerprint !== null && keyFingerprint(parseHexKey(encryptionKey, 'ENCRYPTION_KEY')) === fingerprint
+    return (
+      fingerprint !== null && keyFingerprint(parseHexKey(encryptionKey, 'ENCRYPTION_KEY')) === fingerprint
+    )
   } catch {
     return false
   }
 }
 
 /** Refuses when the key's fingerprint differs from the one the archive records. */
-export function checkKeyMatches(manifest: BackupManifest, tables: Record<string, SqlRow[]>, kek: Buffer): void {
+export function checkKeyMatches(
+  manifest: BackupManifest,
+  tables: Record<string, SqlRow[]>,
+  kek: Buffer,
+): void {
   const recorded = recordedFingerprint(tables)
   if (recorded === null || manifest.keyFingerprint !== recorded) {
     throw new IntegrityError('the archive records no usable key fingerprint; nothing was changed', {
@@ -59,9 +71,63 @@ export function checkKeyMatches(manifest: BackupManifest, tables: Record<string,
   }
 }
 
-/** Trial-decrypts every secret version and verifies the audit chain of `tables` under `kek`. */
-export async function checkRestoredData(tables: Record<string, SqlRow[]>, kek: Buffer): Promise<DataCheckSummary> {
-  const secretVersions = await trialDecryptVersions(tables, kek)
-  const auditEvents = await verifyAuditRows(tables, kek)
-  return { secretVersions, auditEvents }
+/** Loads archive rows into a throwaway in-memory store and checks them there (see `checkStoreData`). */
+export async function checkArchiveData(
+  tables: Record<string, SqlRow[]>,
+  kek: Buffer,
+): Promise<DataCheckSummary> {
+  const store = openSqlite(':memory:')
+  try {
+    await migrate(store)
+    await store.transaction((tx) => insertTables(tx, tables))
+    return await checkStoreData(store, kek)
+  } finally {
+    await store.close()
+  }
+}
+
+/** Trial-decrypts every secret version of `store` under `kek` and verifies its audit chain. */
+export async function checkStoreData(store: SqlDriver, kek: Buffer): Promise<DataCheckSummary> {
+  const keyring = await loadKeyring(store, kek)
+  const secretVersions = await store.transaction(async (tx) => {
+    const rows = await tx.all(
+      `SELECT s.project_id, s.environment, s.name, v.version, v.ciphertext, v.key_version
+         FROM secret_versions v JOIN secrets s ON s.id = v.secret_id WHERE v.ciphertext IS NOT NULL`,
+    )
+    for (const row of rows) {
+      const at = {
+        projectId: String(row.project_id),
+        environment: String(row.environment),
+        name: String(row.name),
+        version: Number(row.version),
+      }
+      try {
+        await keyring.openValue(tx, at, String(row.ciphertext), Number(row.key_version))
+      } catch (error) {
+        throw new IntegrityError(
+          `${at.name} version ${at.version} (${at.environment}) does not decrypt under ENCRYPTION_KEY; nothing was changed`,
+          { cause: error, hint: 'the data was altered or comes from another vault; use another backup' },
+        )
+      }
+    }
+    return rows.length
+  })
+  const audit = await verifyAuditChain(store, keyring.auditKey)
+  if (!audit.ok) {
+    throw new IntegrityError(
+      `the audit chain does not verify (event ${audit.brokenAt}: ${audit.reason}); nothing was changed`,
+      { hint: 'the audit log was altered; use another backup' },
+    )
+  }
+  return { secretVersions, auditEvents: audit.events }
+}
+
+/** A driver whose every transaction is the caller's open transaction `tx` (for checks before a commit). */
+export function driverOverTransaction(tx: SqlExecutor, engine: SqlDriver['engine']): SqlDriver {
+  return {
+    engine,
+    transaction: (work) => work(tx),
+    exclusive: (_name, work) => work(tx),
+    close: async () => undefined,
+  }
 }

@@ -26,7 +26,9 @@ export function fileWriteError(error: unknown, path: string): VaultError {
       hint: 'create the directory first',
     })
   }
-  return new VaultError(`cannot write ${path}: ${(error as Error)?.message ?? String(error)}`, { cause: error })
+  return new VaultError(`cannot write ${path}: ${(error as Error)?.message ?? String(error)}`, {
+    cause: error,
+  })
 }
 
 /** A VaultError for a failed read of `path`. */
@@ -37,8 +39,11 @@ export function fileReadError(error: unknown, path: string): VaultError {
   if (code === 'EACCES' || code === 'EPERM') {
     return new UsageError(`cannot read ${path}: permission denied`, { cause: error })
   }
-  if (code === 'EISDIR') return new UsageError(`${path} is a directory, not a backup archive`, { cause: error })
-  return new VaultError(`cannot read ${path}: ${(error as Error)?.message ?? String(error)}`, { cause: error })
+  if (code === 'EISDIR')
+    return new UsageError(`${path} is a directory, not a backup archive`, { cause: error })
+  return new VaultError(`cannot read ${path}: ${(error as Error)?.message ?? String(error)}`, {
+    cause: error,
+  })
 }
 
 function isSqliteFull(error: unknown): boolean {

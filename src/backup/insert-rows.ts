@@ -36,7 +36,9 @@ async function insertBatch(tx: SqlExecutor, table: string, rows: SqlRow[]): Prom
   if (columns.length === 0) return
   const sameShape = (row: SqlRow) => Object.keys(row).join(',') === columns.join(',')
   if (!columns.every((column) => /^[a-z_][a-z0-9_]*$/.test(column)) || !rows.every(sameShape)) {
-    throw new IntegrityError(`the archive's rows of table ${table} have unexpected columns; nothing was changed`)
+    throw new IntegrityError(
+      `the archive's rows of table ${table} have unexpected columns; nothing was changed`,
+    )
   }
   const placeholders = `(${columns.map(() => '?').join(', ')})`
   const values: SqlValue[] = []

@@ -6,6 +6,7 @@
  */
 import { UnreachableError } from '../errors.js'
 import { openStore, tablesInOrder, type SqlDriver, type SqlRow } from '../server/store/index.js'
+import { driverOverTransaction } from './data-checks.js'
 import { clearTables, insertTables } from './insert-rows.js'
 import type { RestoreHooks, RestoreOutcome } from './restore-types.js'
 
@@ -33,9 +34,7 @@ export async function restoreIntoPostgres(
       await clearTables(tx)
       await insertTables(tx, tables, hooks.progress)
       hooks.step('checking the restored data (content, decryption) before committing')
-      const restored: Record<string, SqlRow[]> = {}
-      for (const table of tablesInOrder) restored[table] = await tx.all(`SELECT * FROM ${table}`)
-      await hooks.verify(restored)
+      await hooks.verify(driverOverTransaction(tx, 'postgres'))
       hooks.step('committing')
     })
   } finally {

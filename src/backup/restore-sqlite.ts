@@ -9,8 +9,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { link, rename, rm } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { link, readdir, rename, rm } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { ConflictError, IntegrityError } from '../errors.js'
 import { openStore, type SqlRow } from '../server/store/index.js'
@@ -19,7 +19,6 @@ import { fileWriteError } from './file-errors.js'
 import { syncDirectory, syncFile } from './fs-sync.js'
 import { insertTables } from './insert-rows.js'
 import type { RestoreHooks, RestoreOutcome } from './restore-types.js'
-import { takeSnapshot } from './snapshot.js'
 
 /** Restores `tables` into the SQLite file at `path`, replacing it only after every check passed. */
 export async function restoreIntoSqlite(
@@ -29,21 +28,22 @@ export async function restoreIntoSqlite(
 ): Promise<RestoreOutcome> {
   const lock = existsSync(path) ? lockLiveDatabase(path) : null
   const temporary = `${path}.restore-${randomBytes(6).toString('hex')}`
+  if (lock) await removeStaleTemporaries(path)
   try {
     hooks.step(`importing into the temporary database ${temporary}`)
     try {
       const store = await openStore(sqliteUrl(temporary))
       try {
         await store.transaction((tx) => insertTables(tx, tables, hooks.progress))
+        hooks.step('checking the temporary database (content, decryption, audit chain, integrity)')
+        await hooks.verify(store)
       } finally {
         await store.close()
       }
     } catch (error) {
       throw fileWriteError(error, temporary)
     }
-    hooks.step('checking the temporary database (integrity, content, decryption)')
     checkIntegrity(temporary)
-    await hooks.verify((await takeSnapshot(sqliteUrl(temporary))).tables)
     lock?.close()
     hooks.step(`swapping the restored database into place (${path})`)
     const previous = existsSync(path) ? await setAsidePrevious(path) : null
@@ -73,10 +73,13 @@ function lockLiveDatabase(path: string): LiveLock {
   } catch (error) {
     db.close()
     if (/locked|busy/i.test((error as Error).message)) {
-      throw new ConflictError(`the database ${path} is in use (is a vault server running on it?); nothing was changed`, {
-        cause: error,
-        hint: 'stop the vault server first (with a compose stack: vault restore --compose FILE does it)',
-      })
+      throw new ConflictError(
+        `the database ${path} is in use (is a vault server running on it?); nothing was changed`,
+        {
+          cause: error,
+          hint: 'stop the vault server first (with a compose stack: vault restore --compose FILE does it)',
+        },
+      )
     }
     throw new IntegrityError(`the live database ${path} cannot be opened: ${(error as Error).message}`, {
       cause: error,
@@ -113,6 +116,13 @@ async function setAsidePrevious(path: string): Promise<string> {
   if (existsSync(`${path}-wal`)) await rename(`${path}-wal`, `${previous}-wal`)
   await rm(`${path}-shm`, { force: true })
   return previous
+}
+
+async function removeStaleTemporaries(path: string): Promise<void> {
+  const prefix = `${basename(path)}.restore-`
+  for (const name of await readdir(dirname(path))) {
+    if (name.startsWith(prefix)) await rm(join(dirname(path), name), { force: true })
+  }
 }
 
 async function removeDatabaseFiles(path: string): Promise<void> {

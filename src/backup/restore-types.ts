@@ -2,15 +2,15 @@
  * What the engine-specific restore steps share: the hooks the orchestration gives them (step lines,
  * progress, the content check of the restored data) and what they report back.
  */
-import type { SqlRow } from '../server/store/index.js'
+import type { SqlDriver } from '../server/store/index.js'
 
 export interface RestoreHooks {
   /** One line per step, printed as the restore goes. */
   step(message: string): void
   /** Progress of loading one table. */
   progress?(table: string, rows: number): void
-  /** Checks the restored rows (as read back from the new database); throws to abort before the swap. */
-  verify(tables: Record<string, SqlRow[]>): Promise<void>
+  /** Checks the restored data through a driver on the new database; throws to abort before the swap. */
+  verify(store: SqlDriver): Promise<void>
 }
 
 export interface RestoreOutcome {

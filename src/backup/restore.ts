@@ -4,10 +4,16 @@
  * a temporary place, the same checks on the data read back from it, and only then the swap.
  */
 import { IntegrityError } from '../errors.js'
-import type { SqlRow } from '../server/store/index.js'
+import { exportTables, type SqlDriver, type SqlRow } from '../server/store/index.js'
 import { readArchive, type CheckedArchive } from './archive-read.js'
 import { encodeTable } from './archive-write.js'
-import { checkKeyMatches, checkRestoredData, readEncryptionKey, type DataCheckSummary } from './data-checks.js'
+import {
+  checkArchiveData,
+  checkKeyMatches,
+  checkStoreData,
+  readEncryptionKey,
+  type DataCheckSummary,
+} from './data-checks.js'
 import { parseDbUrl, redactDbUrl } from './db-url.js'
 import type { BackupManifest } from './manifest.js'
 import { restoreIntoPostgres } from './restore-postgres.js'
@@ -41,13 +47,13 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
   const archive = await readArchive(options.file)
   step('checking the key fingerprint and trial-decrypting every secret version in the archive')
   checkKeyMatches(archive.manifest, archive.tables, kek)
-  const checked = await checkRestoredData(archive.tables, kek)
+  const checked = await checkArchiveData(archive.tables, kek)
   const hooks = {
     step,
     progress: options.progress,
-    verify: async (restored: Record<string, SqlRow[]>) => {
-      checkSameContent(archive, restored)
-      await checkRestoredData(restored, kek)
+    verify: async (store: SqlDriver) => {
+      checkSameContent(archive, (await exportTables(store)).tables)
+      await checkStoreData(store, kek)
     },
   }
   const outcome =

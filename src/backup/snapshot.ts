@@ -15,7 +15,10 @@ import type { TableSnapshot } from './manifest.js'
 export type SnapshotProgress = (table: string, rows: number) => void
 
 /** Reads every table of the database at `dbUrl` in one consistent read-only transaction. */
-export async function takeSnapshot(dbUrl: string, progress: SnapshotProgress = () => undefined): Promise<TableSnapshot> {
+export async function takeSnapshot(
+  dbUrl: string,
+  progress: SnapshotProgress = () => undefined,
+): Promise<TableSnapshot> {
   const target = parseDbUrl(dbUrl)
   if (target.engine === 'sqlite') return snapshotSqlite(target.path, progress)
   return snapshotPostgres(target.url, progress)
@@ -29,7 +32,9 @@ function snapshotSqlite(path: string, progress: SnapshotProgress): TableSnapshot
   try {
     db.exec('PRAGMA busy_timeout = 10000')
     db.exec('BEGIN')
-    const version = readSchemaVersion(() => db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get())
+    const version = readSchemaVersion(() =>
+      db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get(),
+    )
     const tables: Record<string, SqlRow[]> = {}
     for (const table of tablesInOrder) {
       tables[table] = db.prepare(`SELECT * FROM ${table}`).all() as SqlRow[]
@@ -72,7 +77,7 @@ async function snapshotPostgres(url: string, progress: SnapshotProgress): Promis
 }
 
 function readSchemaVersion(read: () => unknown): number {
-  let version = 0
+  let version: number
   try {
     version = Number((read() as { version?: unknown } | undefined)?.version ?? 0)
   } catch {

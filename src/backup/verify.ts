@@ -6,7 +6,7 @@
  */
 import type { SqlRow } from '../server/store/index.js'
 import { readArchive } from './archive-read.js'
-import { checkKeyMatches, checkRestoredData, readEncryptionKey, type DataCheckSummary } from './data-checks.js'
+import { checkKeyMatches, checkArchiveData, readEncryptionKey, type DataCheckSummary } from './data-checks.js'
 import type { BackupManifest } from './manifest.js'
 
 export interface ArchiveSecret {
@@ -37,7 +37,7 @@ export async function verifyArchive(file: string, encryptionKey: string | undefi
   if (encryptionKey) {
     const kek = readEncryptionKey(encryptionKey)
     checkKeyMatches(archive.manifest, archive.tables, kek)
-    checked = await checkRestoredData(archive.tables, kek)
+    checked = await checkArchiveData(archive.tables, kek)
   }
   return {
     file,

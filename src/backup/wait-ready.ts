@@ -29,6 +29,6 @@ export async function waitForPostgres(url: string, timeoutMs = 60_000): Promise<
   }
   throw new UnreachableError(
     `the database at ${redactDbUrl(url)} was not ready after ${Math.round(timeoutMs / 1000)} s (${lastError})`,
-    { hint: 'check the database service logs; the vault service was left stopped? no: see the steps above' },
+    { hint: 'check the database service (compose logs) and that DB_URL points at it' },
   )
 }

@@ -1,7 +1,8 @@
 /**
  * The access-token cache, one entry per (domain, client id): the OS keychain when one is reachable
  * (`@napi-rs/keyring`, imported lazily), else a mode-600 JSON file under the XDG state directory.
- * VAULT_KEYCHAIN=off forces the file. Only tokens are stored here, never the client secret.
+ * VAULT_KEYCHAIN=off forces the file; a keychain that refuses a write falls back to the file too.
+ * Only tokens are stored here, never the client secret.
  */
 import { mkdir, readFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
@@ -44,7 +45,7 @@ export async function openTokenStore(env: NodeJS.ProcessEnv = process.env): Prom
   try {
     const { Entry } = await import('@napi-rs/keyring')
     new Entry(keychainService, '__probe__').getPassword()
-    return keychainTokenStore((key) => new Entry(keychainService, key))
+    return keychainTokenStore((key) => new Entry(keychainService, key), file)
   } catch {
     return file
   }
@@ -62,17 +63,32 @@ interface KeychainEntry {
   deletePassword(): boolean
 }
 
-function keychainTokenStore(entry: (key: string) => KeychainEntry): TokenStore {
+function keychainTokenStore(entry: (key: string) => KeychainEntry, fallback: TokenStore): TokenStore {
   return {
     kind: 'keychain',
     async get(key) {
-      return parseToken(entry(key).getPassword())
+      try {
+        return parseToken(entry(key).getPassword()) ?? (await fallback.get(key))
+      } catch {
+        return fallback.get(key)
+      }
     },
     async set(key, token) {
-      entry(key).setPassword(JSON.stringify(token))
+      try {
+        entry(key).setPassword(JSON.stringify(token))
+      } catch {
+        await fallback.set(key, token)
+      }
     },
     async delete(key) {
-      return entry(key).deletePassword()
+      const removed = (() => {
+        try {
+          return entry(key).deletePassword()
+        } catch {
+          return false
+        }
+      })()
+      return (await fallback.delete(key)) || removed
     },
   }
 }

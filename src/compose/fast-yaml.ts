@@ -39,7 +39,7 @@ export function parseSimpleYaml(text: string): FastYamlResult {
 
 function toLines(text: string): Line[] {
   const result: Line[] = []
-  const raw = text.split('\n')
+  const raw = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split('\n')
   for (let index = 0; index < raw.length; index++) {
     let line = raw[index]!
     if (line.endsWith('\r')) line = line.slice(0, -1)

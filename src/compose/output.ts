@@ -33,7 +33,7 @@ export function formatModel(model: Record<string, unknown>, format: RenderFormat
   return `${lines.join('\n')}\n`
 }
 
-const plainSafe = /^[A-Za-z_/$][A-Za-z0-9 _./:$=(),+@\-]*$/
+const plainSafe = /^[A-Za-z_/$][A-Za-z0-9 _./:$=(),+@-]*$/
 const plainUnsafe =
   /: |:$| $| #|^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL)$/
 

@@ -1,20 +1,19 @@
 /**
- * After a rotation: the compose services that reference the secret (render's reference index) are
- * recreated, and only those, with the vault's values in compose's environment; then their state is
- * polled until each is running (healthy when it has a health check) or the wait runs out.
+ * The compose side of a rotation. Planned before anything changes: the services that reference the
+ * secret (render's reference index) and the compose client, so a broken stack fails the rotation
+ * early. Executed after the write: exactly those services are recreated with the vault's values in
+ * compose's environment, then polled until each is running (healthy when it has a health check).
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { NotFoundError } from '../errors.js'
 import { buildChildEnvironment } from '../process/child-env.js'
-import type { ContainerState } from '../process/compose.js'
+import type { ComposeClient, ContainerState } from '../process/compose.js'
 
-export interface RestartOptions {
-  name: string
-  secrets: Record<string, string>
-  stackDir: string
-  composeFiles?: string[]
-  waitSeconds: number
-  note: (line: string) => void
+export interface RestartPlan {
+  services: string[]
+  client?: ComposeClient
+  workingDir: string
+  files: string[]
 }
 
 export interface ServiceReport {
@@ -25,10 +24,13 @@ export interface ServiceReport {
   ok: boolean
 }
 
-/** Recreates the services that reference `name` and reports their state. */
-export async function restartReferencingServices(
-  options: RestartOptions,
-): Promise<{ services: ServiceReport[]; healthy: boolean }> {
+/** Finds the services that reference `name` and the compose client that will recreate them. */
+export async function planRestart(options: {
+  name: string
+  secrets: Record<string, string>
+  stackDir: string
+  composeFiles?: string[]
+}): Promise<RestartPlan> {
   const { findReferences, loadComposeProject } = await import('../compose/index.js')
   const env = buildChildEnvironment(process.env, options.secrets)
   const project = loadComposeProject({
@@ -44,39 +46,49 @@ export async function restartReferencingServices(
         .filter(Boolean),
     ),
   ].sort()
-  if (services.length === 0) {
-    options.note(`no compose service references ${options.name}: nothing to recreate`)
-    return { services: [], healthy: true }
-  }
-  const compose = await import('../process/compose.js')
-  const client = await compose.detectComposeClient(env)
+  const plan = { services, workingDir: project.workingDir, files: project.files }
+  if (services.length === 0) return plan
+  const { detectComposeClient } = await import('../process/compose.js')
+  const client = await detectComposeClient(env)
   if (!client) {
-    throw new NotFoundError('no compose client found (neither `docker compose` nor `docker-compose`)', {
-      hint: `the vault holds the new value; recreate ${services.join(', ')} yourself (compose up -d --no-deps)`,
-    })
+    throw new NotFoundError(
+      'no compose client found (neither `docker compose` nor `docker-compose`): nothing was changed',
+      {
+        hint: 'install one, or pass --no-restart and recreate the services yourself',
+      },
+    )
   }
+  return { ...plan, client }
+}
+
+/** Recreates the planned services with `secrets` in compose's environment and reports their state. */
+export async function executeRestart(
+  plan: RestartPlan,
+  secrets: Record<string, string>,
+  waitSeconds: number,
+): Promise<{ services: ServiceReport[]; healthy: boolean }> {
+  if (plan.services.length === 0 || !plan.client) return { services: [], healthy: true }
+  const compose = await import('../process/compose.js')
+  const env = buildChildEnvironment(process.env, secrets)
   const target = {
-    client,
-    cwd: project.workingDir,
-    files: project.files,
+    client: plan.client,
+    cwd: plan.workingDir,
+    files: plan.files,
     env,
-    secretValues: Object.values(options.secrets),
+    secretValues: Object.values(secrets),
   }
-  options.note(
-    `recreating ${services.join(', ')} with ${client.version === 'v2' ? 'docker compose' : 'docker-compose'}`,
-  )
-  await compose.recreateServices(target, services)
-  const deadline = Date.now() + options.waitSeconds * 1000
+  await compose.recreateServices(target, plan.services)
+  const deadline = Date.now() + waitSeconds * 1000
   let states: ContainerState[] = []
   for (;;) {
-    states = await compose.serviceStates(target, services)
-    const settled = services.every((service) =>
+    states = await compose.serviceStates(target, plan.services)
+    const settled = plan.services.every((service) =>
       states.some((state) => state.service === service && isUp(state)),
     )
     if (settled || Date.now() >= deadline) break
     await sleep(500)
   }
-  const reports = services.map((service): ServiceReport => {
+  const reports = plan.services.map((service): ServiceReport => {
     const state = states.find((entry) => entry.service === service)
     return {
       service,

@@ -1,13 +1,14 @@
 /**
- * `vault rotate NAME`: read the current version, make a new value, run the hook (which must succeed
- * before anything changes), PATCH the vault with If-Match on the version read, then recreate exactly
- * the compose services that reference NAME and check that they came back (healthy or running).
+ * `vault rotate NAME`: read the current version and plan the restart (so a broken stack fails before
+ * anything changes), make a new value, run the hook (which must succeed before the vault changes),
+ * PATCH with If-Match on the version read, then recreate exactly the compose services that reference
+ * NAME and check that they came back (healthy or running).
  */
 import type { VaultApi } from '../client/vault-api.js'
 import { VaultError } from '../errors.js'
 import { buildChildEnvironment } from '../process/child-env.js'
 import { newValueFor } from './new-value.js'
-import { restartReferencingServices, type ServiceReport } from './restart.js'
+import { executeRestart, planRestart, type RestartPlan, type ServiceReport } from './restart.js'
 
 export interface RotateOptions {
   name: string
@@ -38,37 +39,28 @@ export interface RotateResult {
   healthy: boolean
 }
 
-/** Rotates one secret; a failing hook throws before the vault or any container changes. */
+/** Rotates one secret; a failing hook or a broken stack throws before the vault or any container changes. */
 export async function rotateSecret(api: VaultApi, options: RotateOptions): Promise<RotateResult> {
+  const secrets = await loadSecrets(api, options.environment)
   const current = await api.getSecret(options.name, options.environment)
+  const plan: RestartPlan | undefined = options.restart
+    ? await planRestart({
+        name: options.name,
+        secrets,
+        stackDir: options.stackDir,
+        composeFiles: options.composeFiles,
+      })
+    : undefined
   const value = options.value ?? newValueFor(options.name, options.length)
-  let hook: RotateResult['hook'] = 'none'
-  if (options.hook) {
-    const { runHook } = await import('../process/hook.js')
-    const env = buildChildEnvironment(process.env, {})
-    const code = await runHook(options.hook, value, {
-      name: options.name,
-      environment: options.environment,
-      env,
-      cwd: options.stackDir,
-    })
-    if (code !== 0) {
-      throw new VaultError(
-        `the hook exited with ${code}: nothing was changed (the vault still holds version ${current.version})`,
-        {
-          hint: 'fix the hook; it gets the new value on stdin and must exit 0',
-        },
-      )
-    }
-    hook = 'succeeded'
-  }
+  const hook = options.hook ? await runRotationHook(options, value, current.version) : 'none'
   const written = await api
     .patchSecret(options.name, value, options.environment, { ifVersion: current.version })
     .catch((error: unknown) => {
-      if (hook === 'succeeded')
+      if (hook === 'succeeded') {
         options.note(
           'Warning: the hook succeeded but the vault refused the new value; run the rotation again',
         )
+      }
       throw error
     })
   options.note(`${options.name}: version ${current.version} -> ${written.version}`)
@@ -82,22 +74,38 @@ export async function rotateSecret(api: VaultApi, options: RotateOptions): Promi
     restarted: false,
     healthy: true,
   }
-  if (!options.restart) return result
-  const secrets = Object.fromEntries(
-    (await api.listSecrets(options.environment)).map((secret) => [secret.name, secret.value]),
-  )
-  const restart = await restartReferencingServices({
-    name: options.name,
-    secrets,
-    stackDir: options.stackDir,
-    composeFiles: options.composeFiles,
-    waitSeconds: options.waitSeconds,
-    note: options.note,
-  })
-  return {
-    ...result,
-    services: restart.services,
-    restarted: restart.services.length > 0,
-    healthy: restart.healthy,
+  if (!plan || plan.services.length === 0) {
+    if (plan) options.note(`no compose service references ${options.name}: nothing to recreate`)
+    return result
   }
+  options.note(
+    `recreating ${plan.services.join(', ')} with ${plan.client?.version === 'v2' ? 'docker compose' : 'docker-compose'}`,
+  )
+  const restart = await executeRestart(plan, { ...secrets, [options.name]: value }, options.waitSeconds)
+  return { ...result, services: restart.services, restarted: true, healthy: restart.healthy }
+}
+
+async function loadSecrets(api: VaultApi, environment: string | undefined): Promise<Record<string, string>> {
+  const secrets = await api.listSecrets(environment)
+  return Object.fromEntries(secrets.map((secret) => [secret.name, secret.value]))
+}
+
+async function runRotationHook(options: RotateOptions, value: string, version: number): Promise<'succeeded'> {
+  const { runHook } = await import('../process/hook.js')
+  const env = buildChildEnvironment(process.env, {})
+  const code = await runHook(options.hook!, value, {
+    name: options.name,
+    environment: options.environment,
+    env,
+    cwd: options.stackDir,
+  })
+  if (code !== 0) {
+    throw new VaultError(
+      `the hook exited with ${code}: nothing was changed (the vault still holds version ${version})`,
+      {
+        hint: 'fix the hook; it gets the new value on stdin and must exit 0',
+      },
+    )
+  }
+  return 'succeeded'
 }

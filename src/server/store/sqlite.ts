@@ -4,7 +4,7 @@
  * own SAVEPOINT, so one failing rolls back only itself), which turns many fsyncs into one without
  * acknowledging anything before it is durable.
  */
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { DatabaseSync, type StatementSync } from 'node:sqlite'
 import type { SqlDriver, SqlExecutor, SqlRow, SqlValue } from './driver.js'
@@ -19,7 +19,10 @@ const maxGroupSize = 64
 
 /** Opens (creating when needed) the SQLite database at `path`. */
 export function openSqlite(path: string): SqlDriver {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+    if (!existsSync(path)) writeFileSync(path, '', { mode: 0o600 })
+  }
   const db = new DatabaseSync(path)
   db.exec('PRAGMA journal_mode = WAL')
   db.exec('PRAGMA synchronous = FULL')

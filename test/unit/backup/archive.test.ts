@@ -61,7 +61,9 @@ describe('backup archive', () => {
           .map((row) => Object.fromEntries(Object.entries(row).reverse())),
       },
     }
-    expect(encodeArchive(shuffled, 'abcd').manifest.tables).toEqual(encodeArchive(data, 'abcd').manifest.tables)
+    expect(encodeArchive(shuffled, 'abcd').manifest.tables).toEqual(
+      encodeArchive(data, 'abcd').manifest.tables,
+    )
   })
 
   const corruptions: [string, (bytes: Buffer) => Buffer][] = [
@@ -84,14 +86,23 @@ describe('backup archive', () => {
 
   const edits: [string, (text: string) => string][] = [
     ['an edited row', (text) => text.replace('cipher-', 'cypher-'.slice(0, 7))],
-    ['a dropped chunk line', (text) => text.split('\n').filter((_, i) => i !== 2).join('\n')],
+    [
+      'a dropped chunk line',
+      (text) =>
+        text
+          .split('\n')
+          .filter((_, i) => i !== 2)
+          .join('\n'),
+    ],
     ['a missing trailer', (text) => text.split('\n').slice(0, -2).join('\n') + '\n'],
     ['a manifest with another row count', (text) => text.replace('"rows":1200', '"rows":1201')],
   ]
   it.each(edits)('refuses %s even when the gzip layer is intact', async (_name, edit) => {
     const path = await writtenArchive(`edited-${Math.random()}.gz`)
     const text = gunzipSync(readFileSync(path)).toString('utf8')
-    const edited = edit(text.replace(Buffer.from('cipher-1').toString('base64'), Buffer.from('cipher-X').toString('base64')))
+    const edited = edit(
+      text.replace(Buffer.from('cipher-1').toString('base64'), Buffer.from('cipher-X').toString('base64')),
+    )
     expect(edited).not.toBe(text)
     expect(() => decodeArchive(Buffer.from(edited))).toThrow(IntegrityError)
     writeFileSync(path, gzipSync(edited))
@@ -100,7 +111,9 @@ describe('backup archive', () => {
 
   it('refuses an archive from a newer schema, naming both versions', async () => {
     const path = await writtenArchive('newer.gz', { ...snapshot(2), schemaVersion: schemaVersion + 1 })
-    await expect(readArchive(path)).rejects.toThrow(`schema version ${schemaVersion + 1}, newer than this vault`)
+    await expect(readArchive(path)).rejects.toThrow(
+      `schema version ${schemaVersion + 1}, newer than this vault`,
+    )
   })
 
   it('names a missing archive as not found', async () => {

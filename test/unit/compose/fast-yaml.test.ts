@@ -32,6 +32,8 @@ const supported = [
   'a:\n  b:\n    c: 1\n  d: 2\ne: 3\n',
   'label: Host(`auth.example.test`)\n',
   'cmd: ["sh", "-c", "echo $$HOME"]\n',
+  '\uFEFFbom: first\r\ncrlf: yes\r\n',
+  'spaced : key\ntrailing:   \n  nested: 1\n',
 ]
 
 const unsupported = [

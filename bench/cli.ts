@@ -1,0 +1,87 @@
+/**
+ * Cost of the everyday CLI: median wall time of `vault export --env dev` (100 secrets, cached token,
+ * a local vault server process on 127.0.0.1) against `node -e 0`, in one run; `vault pwgen` is shown as
+ * the cost of the command frame alone. Target (issue 6): export at most 4 times `node -e 0`. The server
+ * runs as its own process: the timed runs block this one.
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createHttpClient } from '../src/client/http.js'
+import { VaultSession } from '../src/client/session.js'
+import { fileTokenStore } from '../src/client/token-store.js'
+import { VaultApi } from '../src/client/vault-api.js'
+import { spawnVaultProcess, startVaultServer } from '../test/helpers/vault-server.js'
+import { median, printTable, quantile, timeCommand } from './lib/timing.js'
+
+const runJs = fileURLToPath(new URL('../bin/run.js', import.meta.url))
+const runs = Math.min(Number(process.env.BENCH_RUNS ?? 30), 200)
+const secretCount = 100
+
+const server = await startVaultServer({})
+const served = await spawnVaultProcess(server)
+const home = mkdtempSync(join(tmpdir(), 'vault-bench-'))
+try {
+  const credentials = server.deploymentCredentials
+  const settings = {
+    domain: server.url,
+    projectId: server.projectId,
+    clientId: credentials.clientId,
+    clientSecret: credentials.clientSecret,
+    insecure: false,
+  }
+  const seed = new VaultApi(
+    new VaultSession(settings, createHttpClient({ baseUrl: new URL(server.url) }), async () =>
+      fileTokenStore(join(home, 'seed-tokens.json')),
+    ),
+  )
+  for (let i = 0; i < secretCount; i++) {
+    await seed.putSecret(`BENCH_SECRET_${String(i).padStart(3, '0')}`, `value-${i}-${'x'.repeat(32)}`, 'dev')
+  }
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_STATE_HOME: join(home, 'state'),
+    VAULT_KEYCHAIN: 'off',
+    VAULT_DOMAIN: served.url,
+    VAULT_PROJECT_ID: server.projectId,
+    VAULT_CLIENT_ID: credentials.clientId,
+    VAULT_CLIENT_SECRET: credentials.clientSecret,
+  }
+  const login = spawnSync(process.execPath, [runJs, 'login'], { env, stdio: 'ignore' })
+  if (login.status !== 0) throw new Error(`vault login exited with ${login.status}`)
+
+  const baseline = await timeCommand(process.execPath, ['-e', '0'], runs)
+  const pwgen = await timeCommand(process.execPath, [runJs, 'pwgen'], runs, env)
+  const exported = await timeCommand(process.execPath, [runJs, 'export', '--env', 'dev'], runs, env)
+  const ratio = median(exported) / median(baseline)
+  printTable(
+    ['command', 'runs', 'median ms', 'p90 ms', 'x node -e 0'],
+    [
+      ['node -e 0', runs, median(baseline), quantile(baseline, 0.9), 1],
+      [
+        'vault pwgen (frame only)',
+        runs,
+        median(pwgen),
+        quantile(pwgen, 0.9),
+        median(pwgen) / median(baseline),
+      ],
+      [
+        `vault export --env dev (${secretCount} secrets)`,
+        runs,
+        median(exported),
+        quantile(exported, 0.9),
+        ratio,
+      ],
+    ],
+  )
+  console.log(
+    `target: vault export <= 4x node -e 0 -> ${ratio <= 4 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}x)`,
+  )
+} finally {
+  await served.stop()
+  await server.stop()
+  rmSync(home, { recursive: true, force: true })
+}

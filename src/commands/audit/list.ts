@@ -1,0 +1,34 @@
+import * as Flags from '@oclif/core/flags'
+import { adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminListAudit } from '../../server/admin.js'
+import type { AuditRecord } from '../../server/audit.js'
+
+export interface AuditListResult {
+  events: AuditRecord[]
+}
+
+export default class AuditList extends BaseCommand<typeof AuditList> {
+  static override summary = 'list audit events (who, what, where, result; never a value)'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> --project homelab --limit 50',
+    '<%= config.bin %> <%= command.id %> --after 1200 --json',
+  ]
+  static override enableJsonFlag = true
+  static override flags = {
+    ...adminStoreFlags,
+    after: Flags.integer({ summary: 'only events after this sequence number', default: 0, min: 0 }),
+    limit: Flags.integer({ summary: 'how many events', default: 100, min: 1, max: 1000 }),
+    project: Flags.string({ char: 'p', summary: 'project id or name [default: all projects]' }),
+  }
+
+  async run(): Promise<AuditListResult> {
+    const { flags } = this
+    const events = await adminListAudit({ dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] }, flags.project, flags.after, flags.limit)
+    if (!this.jsonEnabled()) {
+      for (const event of events) {
+        this.out([event.seq, event.at, event.actor, event.action, event.environment ?? '-', event.target ?? '-', event.result].join('\t'))
+      }
+    }
+    return { events }
+  }
+}

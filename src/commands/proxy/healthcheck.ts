@@ -1,0 +1,40 @@
+import * as Flags from '@oclif/core/flags'
+import { BaseCommand } from '../../base-command.js'
+import { UnreachableError } from '../../errors.js'
+import { defaultFrontendAddr, parseAddress } from '../../proxy/config.js'
+import { checkProxyHealth, type HealthResult } from '../../proxy/healthcheck.js'
+
+export default class ProxyHealthcheck extends BaseCommand<typeof ProxyHealthcheck> {
+  static override summary = 'exit 0 when the proxy answers (for a container HEALTHCHECK)'
+  static override description =
+    'Sends GET /_ping to the first frontend address. Healthy when the proxy answers below 500; a 502 ' +
+    'means it cannot reach the engine. In the lean image use `node dist/proxy/main.js healthcheck`.'
+  static override examples = [
+    { command: '<%= config.bin %> <%= command.id %>', description: 'probe tcp://:2375 on loopback' },
+    {
+      command: '<%= config.bin %> <%= command.id %> --frontend-addr unix:///run/proxy.sock',
+      description: 'probe a unix-socket frontend',
+    },
+  ]
+  static override enableJsonFlag = true
+  static override flags = {
+    'frontend-addr': Flags.string({
+      env: 'PROXY_FRONTEND_ADDR',
+      summary: `the proxy's listen address (the first of a list) [default: ${defaultFrontendAddr}]`,
+    }),
+    tls: Flags.boolean({ summary: 'the frontend speaks TLS (the certificate is not verified)' }),
+    timeout: Flags.integer({ summary: 'milliseconds to wait', default: 3000, min: 1 }),
+  }
+
+  async run(): Promise<HealthResult> {
+    const address = (this.flags['frontend-addr'] ?? defaultFrontendAddr).split(',')[0]!
+    const result = await checkProxyHealth(parseAddress(address, 'PROXY_FRONTEND_ADDR'), this.flags.tls, this.flags.timeout)
+    if (!result.healthy) {
+      throw new UnreachableError(`the proxy at ${address} is not healthy: ${result.reason}`, {
+        hint: 'check that `vault proxy serve` runs and can reach the engine',
+      })
+    }
+    if (!this.jsonEnabled()) this.out(`healthy (${result.status})`)
+    return result
+  }
+}

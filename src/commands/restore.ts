@@ -1,0 +1,101 @@
+import * as Args from '@oclif/core/args'
+import * as Flags from '@oclif/core/flags'
+import { BaseCommand } from '../base-command.js'
+import { restoreWithCompose } from '../backup/compose-restore.js'
+import { restoreSummary, verifyListing } from '../backup/report.js'
+import { restoreArchive, type RestoreResult } from '../backup/restore.js'
+import { verifyArchive, type VerifyResult } from '../backup/verify.js'
+import { NotConfiguredError } from '../errors.js'
+
+export default class Restore extends BaseCommand<typeof Restore> {
+  static override summary = 'restore a vault backup archive, or check one with --verify'
+  static override description =
+    'Checks the checksums and that the archive was taken under the configured ENCRYPTION_KEY (from the ' +
+    'environment) before touching anything, restores into a temporary database, checks it (content, ' +
+    'trial decryption of every version, audit chain), then swaps it in. Stopped at any point, it leaves ' +
+    'the previous data intact. SQLite: stop the server first (a running server is detected and refused); ' +
+    'the previous file is kept as <db>.pre-restore-<time>. PostgreSQL: one transaction. --compose runs ' +
+    "the seed's container procedure: stop the vault service, start only the database, wait until it " +
+    'answers, restore, start the vault.'
+  static override examples = [
+    {
+      command: '<%= config.bin %> <%= command.id %> --verify vault.jsonl.gz',
+      description: 'check and list an archive',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> vault.jsonl.gz --db-url postgres://vault@127.0.0.1/vault',
+      description: 'restore (also across engines)',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> vault.jsonl.gz --compose --compose-dir /srv/stack',
+      description: 'stop vault, start the db, wait, restore, start vault',
+    },
+  ]
+  static override enableJsonFlag = true
+  static override args = {
+    file: Args.file({ required: true, description: 'archive written by vault backup' }),
+  }
+  static override flags = {
+    compose: Flags.boolean({
+      summary: 'run the container procedure with the compose client',
+      exclusive: ['verify'],
+    }),
+    'compose-dir': Flags.directory({
+      summary: 'compose project directory',
+      default: '.',
+    }),
+    'compose-file': Flags.file({
+      char: 'f',
+      summary: 'compose file (repeatable)',
+      multiple: true,
+      dependsOn: ['compose'],
+    }),
+    'db-service': Flags.string({
+      summary: 'compose service of the database',
+      default: 'db',
+    }),
+    'db-url': Flags.string({
+      env: 'DB_URL',
+      summary: 'database to restore into (sqlite:///path or postgres://)',
+    }),
+    'ready-timeout': Flags.integer({ summary: 'seconds to wait for the database', default: 60, min: 1 }),
+    'vault-service': Flags.string({
+      summary: 'compose service of the vault',
+      default: 'vault',
+    }),
+    verify: Flags.boolean({ summary: 'only check the archive and list what it holds (names and counts)' }),
+  }
+
+  async run(): Promise<RestoreResult | VerifyResult> {
+    const { flags } = this
+    const encryptionKey = process.env.ENCRYPTION_KEY
+    if (flags.verify) {
+      const result = await verifyArchive(this.args.file, encryptionKey)
+      if (!this.jsonEnabled()) this.out(verifyListing(result).join('\n'))
+      return result
+    }
+    if (!flags['db-url']) {
+      throw new NotConfiguredError('no database given', {
+        hint: 'pass --db-url or set DB_URL as for vault server',
+      })
+    }
+    const options = {
+      file: this.args.file,
+      dbUrl: flags['db-url'],
+      encryptionKey,
+      step: (message: string) => this.note(`==> ${message}`),
+    }
+    const result = flags.compose
+      ? await restoreWithCompose({
+          ...options,
+          composeDir: flags['compose-dir'],
+          composeFiles: flags['compose-file'],
+          vaultService: flags['vault-service'],
+          databaseService: flags['db-service'],
+          readyTimeoutMs: flags['ready-timeout'] * 1000,
+        })
+      : await restoreArchive(options)
+    for (const line of restoreSummary(result, flags.compose)) this.note(line)
+    return result
+  }
+}

@@ -1,0 +1,21 @@
+import { adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminListWebhooks } from '../../server/admin.js'
+
+export interface WebhookListResult {
+  webhooks: { id: string; url: string; createdAt: string; disabled: boolean }[]
+}
+
+export default class WebhookList extends BaseCommand<typeof WebhookList> {
+  static override summary = 'list the webhooks of a project'
+  static override examples = ['<%= config.bin %> <%= command.id %> --project homelab']
+  static override enableJsonFlag = true
+  static override flags = { ...adminStoreFlags, project: adminProjectFlag }
+
+  async run(): Promise<WebhookListResult> {
+    const { flags } = this
+    const rows = await adminListWebhooks({ dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] }, flags.project)
+    const webhooks = rows.map((row) => ({ id: row.id, url: row.url, createdAt: row.created_at, disabled: row.disabled_at !== null }))
+    if (!this.jsonEnabled()) for (const hook of webhooks) this.out(`${hook.id}\t${hook.url}${hook.disabled ? '\tdisabled' : ''}`)
+    return { webhooks }
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * Re-executes the lean proxy entry (`main.js`) as a child process with small V8 semi-spaces, so the
+ * serving process carries neither oclif nor the rest of the CLI. Settings travel as PROXY_* variables;
+ * SIGTERM and SIGINT are passed on and the child's exit code comes back.
+ */
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { settingsEnvNames, settingsToEnv, type ProxySettings } from './config.js'
+
+/** V8 flags of the serving process: small young generation keeps RSS far below 64 MB. */
+export const proxyNodeFlags = ['--max-semi-space-size=1']
+
+/** Path of the lean entry point next to this module. */
+export const proxyMainPath = fileURLToPath(new URL('./main.js', import.meta.url))
+
+/** Runs the proxy in a child process until it exits; resolves with its exit code. */
+export function launchProxyProcess(settings: ProxySettings, extraArgs: string[] = []): Promise<number> {
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const name of Object.values(settingsEnvNames)) delete env[name]
+  Object.assign(env, settingsToEnv(settings))
+  const child = spawn(process.execPath, [...proxyNodeFlags, proxyMainPath, ...extraArgs], { env, stdio: 'inherit' })
+  const relay = (signal: NodeJS.Signals) => () => child.kill(signal)
+  const onTerm = relay('SIGTERM')
+  const onInt = relay('SIGINT')
+  process.on('SIGTERM', onTerm)
+  process.on('SIGINT', onInt)
+  return new Promise((resolve) => {
+    child.on('error', () => resolve(1))
+    child.on('exit', (code, signal) => {
+      process.off('SIGTERM', onTerm)
+      process.off('SIGINT', onInt)
+      resolve(code ?? (signal ? 128 + (signal === 'SIGKILL' ? 9 : 15) : 1))
+    })
+  })
+}

@@ -1,0 +1,132 @@
+/**
+ * Server-side administration used by the admin commands (`vault server init`, `vault identity ...`,
+ * `vault env ...`, `vault audit ...`, `vault webhook ...`): each opens the store directly with the
+ * server's DB_URL and ENCRYPTION_KEY, does one thing in one transaction (audited) and closes it.
+ */
+import { parseHexKey } from '../crypto/envelope.js'
+import { NotConfiguredError } from '../errors.js'
+import { appendAudit, listAudit, verifyAuditChain, type AuditRecord, type AuditVerification } from './audit.js'
+import { initialiseVault, type InitOptions, type InitResult } from './bootstrap.js'
+import * as identities from './identities.js'
+import { rewrapRootKey, type Keyring } from './keyring.js'
+import { openVault } from './server.js'
+import type { SqlDriver, SqlExecutor } from './store/index.js'
+import { createWebhook, listWebhooks } from './webhooks.js'
+
+export interface AdminConnection {
+  dbUrl?: string
+  encryptionKey?: string
+}
+
+async function withVault<T>(connection: AdminConnection, work: (driver: SqlDriver, keyring: Keyring) => Promise<T>): Promise<T> {
+  if (!connection.dbUrl) throw new NotConfiguredError('DB_URL is not set', { hint: 'pass --db-url or set DB_URL to the vault database' })
+  const encryptionKey = parseHexKey(connection.encryptionKey, 'ENCRYPTION_KEY')
+  const { driver, keyring } = await openVault({ dbUrl: connection.dbUrl, encryptionKey })
+  try {
+    return await work(driver, keyring)
+  } finally {
+    await driver.close()
+  }
+}
+
+async function inProject<T>(
+  connection: AdminConnection,
+  project: string,
+  action: string,
+  target: string | null,
+  work: (tx: SqlExecutor, keyring: Keyring, projectId: string) => Promise<T>,
+): Promise<T> {
+  return withVault(connection, (driver, keyring) =>
+    driver.transaction(async (tx) => {
+      const { id } = await identities.requireProject(tx, project)
+      const result = await work(tx, keyring, id)
+      await appendAudit(tx, keyring.auditKey, { projectId: id, actor: 'admin:cli', action, target, result: 'ok' })
+      return result
+    }),
+  )
+}
+
+/** `vault server init`. */
+export function adminInit(connection: AdminConnection, options: InitOptions): Promise<InitResult> {
+  return withVault(connection, (driver, keyring) => initialiseVault(driver, keyring, options))
+}
+
+/** `vault identity create`. */
+export async function adminCreateIdentity(connection: AdminConnection, project: string, name: string, permissions: string) {
+  return inProject(connection, project, 'identity.create', name, async (tx, keyring, projectId) => {
+    const environments = (await identities.listEnvironments(tx, projectId)).map((environment) => environment.slug)
+    const created = await identities.createIdentity(tx, keyring, projectId, name, identities.parsePermissions(permissions, environments))
+    return { ...created.identity, clientSecret: created.clientSecret }
+  })
+}
+
+/** `vault identity list`. */
+export function adminListIdentities(connection: AdminConnection, project: string) {
+  return withVault(connection, (driver) =>
+    driver.transaction(async (tx) => identities.listIdentities(tx, (await identities.requireProject(tx, project)).id)),
+  )
+}
+
+/** `vault identity revoke`. */
+export function adminRevokeIdentity(connection: AdminConnection, project: string, identity: string) {
+  return inProject(connection, project, 'identity.revoke', identity, (tx, _keyring, projectId) => identities.revokeIdentity(tx, projectId, identity))
+}
+
+/** `vault identity rotate-secret`. */
+export function adminRotateSecret(connection: AdminConnection, project: string, identity: string) {
+  return inProject(connection, project, 'identity.rotate-secret', identity, (tx, keyring, projectId) =>
+    identities.rotateIdentitySecret(tx, keyring, projectId, identity),
+  )
+}
+
+/** `vault env create`. */
+export function adminCreateEnvironment(connection: AdminConnection, project: string, slug: string, name?: string) {
+  return inProject(connection, project, 'environment.create', slug, (tx, _keyring, projectId) => identities.createEnvironment(tx, projectId, slug, name))
+}
+
+/** `vault env list`. */
+export function adminListEnvironments(connection: AdminConnection, project: string) {
+  return withVault(connection, (driver) =>
+    driver.transaction(async (tx) => identities.listEnvironments(tx, (await identities.requireProject(tx, project)).id)),
+  )
+}
+
+/** `vault audit list` (all projects when `project` is undefined). */
+export function adminListAudit(connection: AdminConnection, project: string | undefined, afterSeq: number, limit: number): Promise<AuditRecord[]> {
+  return withVault(connection, (driver) =>
+    driver.transaction(async (tx) => {
+      const projectId = project === undefined ? null : (await identities.requireProject(tx, project)).id
+      return listAudit(tx, { projectId, afterSeq, limit })
+    }),
+  )
+}
+
+/** `vault audit verify`. */
+export function adminVerifyAudit(connection: AdminConnection): Promise<AuditVerification> {
+  return withVault(connection, (driver, keyring) => verifyAuditChain(driver, keyring.auditKey))
+}
+
+/** `vault webhook create`. */
+export function adminCreateWebhook(connection: AdminConnection, project: string, url: string) {
+  return inProject(connection, project, 'webhook.create', url, (tx, keyring, projectId) => createWebhook(tx, keyring, projectId, url))
+}
+
+/** `vault webhook list`. */
+export function adminListWebhooks(connection: AdminConnection, project: string) {
+  return withVault(connection, (driver) =>
+    driver.transaction(async (tx) => listWebhooks(tx, (await identities.requireProject(tx, project)).id)),
+  )
+}
+
+/** `vault server rotate-key`: re-wraps the root key under a new ENCRYPTION_KEY. */
+export async function adminRotateEncryptionKey(connection: AdminConnection, nextKey: string): Promise<{ fingerprint: string }> {
+  if (!connection.dbUrl) throw new NotConfiguredError('DB_URL is not set', { hint: 'pass --db-url or set DB_URL' })
+  const previous = parseHexKey(connection.encryptionKey, 'ENCRYPTION_KEY')
+  const next = parseHexKey(nextKey, 'NEW_ENCRYPTION_KEY')
+  const { driver } = await openVault({ dbUrl: connection.dbUrl, encryptionKey: previous })
+  try {
+    return { fingerprint: await rewrapRootKey(driver, previous, next) }
+  } finally {
+    await driver.close()
+  }
+}

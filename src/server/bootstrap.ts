@@ -1,0 +1,120 @@
+/**
+ * The setup wizard's work (`vault server init`): the admin account (argon2id), a project with its
+ * environments, and the `<project>-deployment` machine identity with read and write on every
+ * environment; optionally the stack's .env (mode 600, listed in .gitignore). One-time, under a lock.
+ */
+import { argon2, randomBytes, randomUUID } from 'node:crypto'
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { ConflictError, UsageError } from '../errors.js'
+import { appendAudit } from './audit.js'
+import { createIdentity, createProject, type PermissionMap } from './identities.js'
+import type { Keyring } from './keyring.js'
+import type { SqlDriver } from './store/index.js'
+
+const argon2Async = promisify(argon2)
+
+export interface InitOptions {
+  adminUser: string
+  adminPassword: string
+  project: string
+  environments: string[]
+  siteUrl?: string
+  writeEnvDir?: string
+}
+
+export interface InitResult {
+  projectId: string
+  projectName: string
+  environments: string[]
+  identityName: string
+  clientId: string
+  clientSecret: string
+  adminUser: string
+  envFile?: string
+}
+
+/** Hashes a human password with argon2id (RFC 9106 second recommended parameters). */
+export async function hashPassword(password: string): Promise<string> {
+  const nonce = randomBytes(16)
+  const parameters = { memory: 65536, passes: 3, parallelism: 1 }
+  const hash = await argon2Async('argon2id', { message: password, nonce, tagLength: 32, ...parameters })
+  return `$argon2id$v=19$m=${parameters.memory},t=${parameters.passes},p=${parameters.parallelism}$${nonce.toString('base64url')}$${hash.toString('base64url')}`
+}
+
+/** Creates the admin (when absent), the project and its deployment identity. */
+export async function initialiseVault(driver: SqlDriver, keyring: Keyring, options: InitOptions): Promise<InitResult> {
+  if (options.adminPassword.length < 12) {
+    throw new UsageError('the admin password is too short (at least 12 characters)', { hint: 'generate one with vault pwgen' })
+  }
+  const environments = [...new Set(options.environments)]
+  const passwordHash = await hashPassword(options.adminPassword)
+  const result = await driver.exclusive('vault:init', async (tx) => {
+    const [admin] = await tx.all<{ username: string }>(`SELECT username FROM admins WHERE username = ?`, [options.adminUser])
+    const [project] = await tx.all(`SELECT id FROM projects WHERE name = ?`, [options.project])
+    if (project) throw new ConflictError(`project '${options.project}' already exists`, { hint: 'choose another --project name' })
+    if (!admin) {
+      await tx.run(`INSERT INTO admins (id, username, password_hash, created_at) VALUES (?, ?, ?, ?)`, [
+        randomUUID(),
+        options.adminUser,
+        passwordHash,
+        new Date().toISOString(),
+      ])
+    }
+    const created = await createProject(tx, options.project, environments)
+    const permissions: PermissionMap = Object.fromEntries(environments.map((slug) => [slug, ['read', 'write']]))
+    const identityName = `${options.project}-deployment`
+    const credentials = await createIdentity(tx, keyring, created.id, identityName, permissions)
+    await appendAudit(tx, keyring.auditKey, {
+      projectId: created.id,
+      actor: `admin:${options.adminUser}`,
+      action: 'project.init',
+      target: options.project,
+      result: 'ok',
+      detail: `environments ${environments.join(',')}; identity ${identityName}`,
+    })
+    return { created, identityName, credentials }
+  })
+  const initResult: InitResult = {
+    projectId: result.created.id,
+    projectName: result.created.name,
+    environments,
+    identityName: result.identityName,
+    clientId: result.credentials.identity.clientId,
+    clientSecret: result.credentials.clientSecret,
+    adminUser: options.adminUser,
+  }
+  if (options.writeEnvDir && options.siteUrl) {
+    initResult.envFile = writeStackEnv(options.writeEnvDir, {
+      VAULT_DOMAIN: options.siteUrl,
+      VAULT_PROJECT_ID: initResult.projectId,
+      VAULT_CLIENT_ID: initResult.clientId,
+      VAULT_CLIENT_SECRET: initResult.clientSecret,
+    })
+  } else if (options.writeEnvDir) {
+    throw new UsageError('--write-env needs --site-url (the VAULT_DOMAIN the stack will use)')
+  }
+  return initResult
+}
+
+/**
+ * Writes (or updates) the VAULT_ lines of DIR/.env with mode 600 and makes sure DIR/.gitignore lists
+ * `.env`. Other lines of an existing .env are kept.
+ */
+export function writeStackEnv(dir: string, values: Record<string, string>): string {
+  mkdirSync(dir, { recursive: true })
+  const file = join(dir, '.env')
+  const kept = existsSync(file)
+    ? readFileSync(file, 'utf8').split('\n').filter((line) => line !== '' && !Object.keys(values).some((key) => line.startsWith(`${key}=`)))
+    : []
+  const lines = [...kept, ...Object.entries(values).map(([key, value]) => `${key}=${value}`)]
+  writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 })
+  chmodSync(file, 0o600)
+  const gitignore = join(dir, '.gitignore')
+  const ignored = existsSync(gitignore) ? readFileSync(gitignore, 'utf8') : ''
+  if (!ignored.split('\n').some((line) => ['.env', '/.env'].includes(line.trim()))) {
+    appendFileSync(gitignore, `${ignored === '' || ignored.endsWith('\n') ? '' : '\n'}.env\n`)
+  }
+  return file
+}

@@ -1,0 +1,127 @@
+/**
+ * Server configuration from the seed's variables (ENCRYPTION_KEY, JWT_SECRET, DB_URL, SITE_URL,
+ * PUBLIC_VAULT_URL, SMTP_*), each validated with an error naming the variable and never its value;
+ * the transport rule (plain HTTP only on loopback, with --dev or behind a proxy); and --dev, which
+ * generates keys into a 0600 file of its data directory and keeps a SQLite file there.
+ */
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseHexKey } from '../crypto/envelope.js'
+import { NotConfiguredError, UsageError } from '../errors.js'
+
+export interface ServerConfigInput {
+  encryptionKey?: string
+  jwtSecret?: string
+  dbUrl?: string
+  siteUrl?: string
+  publicVaultUrl?: string
+  smtpHost?: string
+  smtpPort?: string
+  smtpFrom?: string
+  host?: string
+  port?: number
+  dev?: boolean
+  dataDir?: string
+  tlsCert?: string
+  tlsKey?: string
+  behindProxy?: boolean
+}
+
+export interface ServerConfig {
+  encryptionKey: Buffer
+  jwtSecret: Buffer
+  dbUrl: string
+  siteUrl?: string
+  publicVaultUrl?: string
+  smtp?: { host: string; port: number; from?: string }
+  host: string
+  port: number
+  dev: boolean
+  behindProxy: boolean
+  tls?: { cert: Buffer; key: Buffer }
+  /** In --dev: the data directory and the 0600 file holding the generated keys. */
+  devFiles?: { dataDir: string; keyFile: string; generated: boolean }
+}
+
+/** Whether a host name or address is loopback. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '')
+  return bare === 'localhost' || bare === '::1' || /^127\.\d+\.\d+\.\d+$/.test(bare)
+}
+
+function checkUrl(variable: string, text: string | undefined, allowHttp: boolean): string | undefined {
+  if (text === undefined || text === '') return undefined
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    throw new UsageError(`${variable} is not a URL`, { hint: `set ${variable} to e.g. https://vault.example.com` })
+  }
+  if (url.protocol === 'https:') return text
+  if (url.protocol === 'http:' && (allowHttp || isLoopback(url.hostname))) return text
+  throw new UsageError(`${variable} must be an https:// URL`, { hint: 'plain http is only accepted with --dev or for a loopback host' })
+}
+
+/** Generates or reuses the keys of a --dev data directory (0600 file). */
+function devKeys(dataDir: string): { encryptionKey: string; jwtSecret: string; keyFile: string; generated: boolean } {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  const keyFile = join(dataDir, 'dev-keys.env')
+  if (existsSync(keyFile)) {
+    const values = Object.fromEntries(
+      readFileSync(keyFile, 'utf8').split('\n').filter((line) => line.includes('=')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    )
+    return { encryptionKey: values.ENCRYPTION_KEY ?? '', jwtSecret: values.JWT_SECRET ?? '', keyFile, generated: false }
+  }
+  const encryptionKey = randomBytes(32).toString('hex')
+  const jwtSecret = randomBytes(32).toString('hex')
+  writeFileSync(keyFile, `ENCRYPTION_KEY=${encryptionKey}\nJWT_SECRET=${jwtSecret}\n`, { mode: 0o600, flag: 'wx' })
+  return { encryptionKey, jwtSecret, keyFile, generated: true }
+}
+
+/** Validates the configuration of `vault server`. */
+export function resolveServerConfig(input: ServerConfigInput): ServerConfig {
+  const dev = Boolean(input.dev)
+  const host = input.host ?? '127.0.0.1'
+  const port = input.port ?? 8200
+  let { encryptionKey, jwtSecret, dbUrl } = input
+  let devFiles: ServerConfig['devFiles']
+  if (dev) {
+    const dataDir = input.dataDir ?? mkdtempSync(join(tmpdir(), 'vault-dev-'))
+    if (!encryptionKey || !jwtSecret) {
+      const keys = devKeys(dataDir)
+      encryptionKey ??= keys.encryptionKey
+      jwtSecret ??= keys.jwtSecret
+      devFiles = { dataDir, keyFile: keys.keyFile, generated: keys.generated }
+    }
+    dbUrl ??= `sqlite://${join(dataDir, 'vault.db')}`
+  }
+  if (!dbUrl) throw new NotConfiguredError('DB_URL is not set', { hint: 'set DB_URL=sqlite:///var/lib/vault/vault.db or postgres://..., or use --dev' })
+  const tlsGiven = Boolean(input.tlsCert) || Boolean(input.tlsKey)
+  if (tlsGiven && !(input.tlsCert && input.tlsKey)) throw new UsageError('--tls-cert and --tls-key go together')
+  if (!tlsGiven && !dev && !input.behindProxy && !isLoopback(host)) {
+    throw new UsageError(`refusing plain HTTP on ${host}, which is not loopback`, {
+      hint: 'give --tls-cert and --tls-key, listen on 127.0.0.1, or use --behind-proxy behind a TLS-terminating gateway',
+    })
+  }
+  const relaxed = dev || isLoopback(host)
+  const smtpPort = input.smtpPort === undefined || input.smtpPort === '' ? undefined : Number(input.smtpPort)
+  if (smtpPort !== undefined && !(Number.isInteger(smtpPort) && smtpPort > 0 && smtpPort < 65536)) {
+    throw new UsageError('SMTP_PORT must be an integer port number')
+  }
+  return {
+    encryptionKey: parseHexKey(encryptionKey, 'ENCRYPTION_KEY'),
+    jwtSecret: parseHexKey(jwtSecret, 'JWT_SECRET'),
+    dbUrl,
+    siteUrl: checkUrl('SITE_URL', input.siteUrl, relaxed),
+    publicVaultUrl: checkUrl('PUBLIC_VAULT_URL', input.publicVaultUrl, relaxed),
+    smtp: input.smtpHost ? { host: input.smtpHost, port: smtpPort ?? 587, from: input.smtpFrom } : undefined,
+    host,
+    port,
+    dev,
+    behindProxy: Boolean(input.behindProxy),
+    tls: tlsGiven ? { cert: readFileSync(input.tlsCert!), key: readFileSync(input.tlsKey!) } : undefined,
+    devFiles,
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Builds and starts a vault server from a validated configuration: opens and migrates the store,
+ * checks the key fingerprint (a wrong key stops here and writes nothing), starts the webhook worker
+ * and listens over HTTP or HTTPS.
+ */
+import { createServer as createHttpServer, type Server } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { createVaultApp } from './app.js'
+import type { ServerConfig } from './config.js'
+import { defaultLimits, type VaultContext, type VaultLimits } from './context.js'
+import { loadKeyring } from './keyring.js'
+import { openDriver, openStore } from './store/index.js'
+import { startWebhookWorker } from './webhooks.js'
+
+export interface RunningVault {
+  url: string
+  port: number
+  context: VaultContext
+  server: Server
+  close(): Promise<void>
+}
+
+/** The package version, for the health endpoint. */
+export const vaultVersion = '0.1.0'
+
+/** Opens the store and the keyring for a configuration (the admin commands use this too). */
+export async function openVault(config: Pick<ServerConfig, 'dbUrl' | 'encryptionKey'>) {
+  const driver = await openStoreChecked(config.dbUrl, config.encryptionKey)
+  return driver
+}
+
+async function openStoreChecked(dbUrl: string, encryptionKey: Buffer) {
+  const probe = openDriver(dbUrl)
+  try {
+    await assertKeyBeforeMigrating(probe, encryptionKey)
+  } finally {
+    await probe.close()
+  }
+  const driver = await openStore(dbUrl)
+  try {
+    const keyring = await loadKeyring(driver, encryptionKey)
+    return { driver, keyring }
+  } catch (error) {
+    await driver.close()
+    throw error
+  }
+}
+
+async function assertKeyBeforeMigrating(driver: ReturnType<typeof openDriver>, encryptionKey: Buffer) {
+  const hasMeta = await driver
+    .transaction((tx) => tx.all(`SELECT value FROM meta WHERE key = 'kek_fingerprint'`))
+    .catch(() => undefined)
+  if (hasMeta && hasMeta.length > 0) await loadKeyring(driver, encryptionKey)
+}
+
+/** Starts a vault server; resolves once it listens. */
+export async function startVault(config: ServerConfig, limits: Partial<VaultLimits> = {}): Promise<RunningVault> {
+  const { driver, keyring } = await openStoreChecked(config.dbUrl, config.encryptionKey)
+  const worker = startWebhookWorker(driver, keyring)
+  const context: VaultContext = {
+    driver,
+    keyring,
+    jwtSecret: config.jwtSecret,
+    limits: { ...defaultLimits, ...limits, tokenTtlSeconds: Math.min(limits.tokenTtlSeconds ?? defaultLimits.tokenTtlSeconds, 3600) },
+    behindProxy: config.behindProxy,
+    version: vaultVersion,
+    onOutbox: () => worker.poke(),
+  }
+  const app = createVaultApp(context)
+  const server = config.tls ? createHttpsServer({ cert: config.tls.cert, key: config.tls.key }, app) : createHttpServer(app)
+  server.keepAliveTimeout = 30_000
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(config.port, config.host, () => resolve())
+  })
+  const port = (server.address() as AddressInfo).port
+  const hostPart = config.host.includes(':') ? `[${config.host}]` : config.host
+  return {
+    url: `${config.tls ? 'https' : 'http'}://${hostPart}:${port}`,
+    port,
+    context,
+    server,
+    async close() {
+      worker.stop()
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+      await driver.close()
+    },
+  }
+}

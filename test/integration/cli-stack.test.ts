@@ -1,0 +1,150 @@
+/**
+ * `vault run` and `vault rotate` against a real vault server and the harness's real Docker engine,
+ * driven through the real docker-compose client: a busybox fixture stack (network_mode: none) sees
+ * the vault's values; rotation recreates exactly the services that reference the secret; a failing
+ * hook leaves the vault and every container unchanged.
+ */
+import { execFileSync } from 'node:child_process'
+import { cpSync, mkdtempSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../helpers/cli.js'
+import { engineOrNull, unavailableReason } from '../helpers/components.js'
+import { createTempHome, type TempHome } from '../helpers/temp-home.js'
+import { startVaultServer } from '../helpers/vault-server.js'
+
+const engine = engineOrNull()
+const fixture = fileURLToPath(new URL('../fixtures/stacks/rotate', import.meta.url))
+
+describe.skipIf(!engine)(`vault run and rotate with a real engine (${unavailableReason('engine')})`, () => {
+  let server: Awaited<ReturnType<typeof startVaultServer>>
+  let home: TempHome
+  let stack: string
+  let env: Record<string, string>
+
+  const docker = (...args: string[]) =>
+    execFileSync('docker', args, { env: { PATH: process.env.PATH, DOCKER_HOST: engine!.dockerHost } })
+      .toString('utf8')
+      .trim()
+  const containerId = (service: string) =>
+    docker(
+      'ps',
+      '-q',
+      '--no-trunc',
+      '--filter',
+      `label=com.docker.compose.service=${service}`,
+      '--filter',
+      `label=com.docker.compose.project=${projectName()}`,
+    )
+  const projectName = () =>
+    stack
+      .split('/')
+      .at(-1)!
+      .toLowerCase()
+      .replace(/[^a-z0-9_-]/g, '')
+  const containerEnv = (service: string, name: string) =>
+    docker('exec', containerId(service), 'sh', '-c', `printf %s "$${name}"`)
+  const ids = () =>
+    Object.fromEntries(['db', 'app', 'worker'].map((service) => [service, containerId(service)]))
+  const vault = (args: string[], input?: string) => runCli(args, { env, cwd: stack, input, timeout: 120_000 })
+
+  beforeAll(async () => {
+    server = await startVaultServer({})
+    home = createTempHome()
+    stack = mkdtempSync('/tmp/vaultstack')
+    cpSync(fixture, stack, { recursive: true })
+    const credentials = server.deploymentCredentials
+    env = {
+      ...home.env,
+      DOCKER_HOST: engine!.dockerHost,
+      VAULT_DOMAIN: server.url,
+      VAULT_PROJECT_ID: server.projectId,
+      VAULT_CLIENT_ID: credentials.clientId,
+      VAULT_CLIENT_SECRET: credentials.clientSecret,
+    }
+    for (const [name, value] of Object.entries({
+      DATABASE_PASSWORD: 'db-pw-initial',
+      AUTH_JWT_SECRET: 'jwt-initial',
+      TZ: 'Europe/Paris',
+    })) {
+      expect((await vault(['secrets', 'set', name, '--env', 'dev'], value)).exitCode).toBe(0)
+    }
+  })
+
+  afterAll(async () => {
+    if (stack) {
+      await runCli(['run', '--env', 'dev', '--', 'docker-compose', 'down', '-t', '1'], { env, cwd: stack })
+      rmSync(stack, { recursive: true, force: true })
+    }
+    await server?.stop()
+    home?.cleanup()
+  })
+
+  it('vault run --env dev -- docker-compose up -d starts the stack; containers see the vault values', async () => {
+    const result = await vault(['run', '--env', 'dev', '--', 'docker-compose', 'up', '-d'])
+    expect(result.exitCode).toBe(0)
+    expect(containerEnv('db', 'POSTGRES_PASSWORD')).toBe('db-pw-initial')
+    expect(containerEnv('app', 'DB_PASSWORD')).toBe('db-pw-initial')
+    expect(containerEnv('app', 'JWT_SECRET')).toBe('jwt-initial')
+    expect(containerEnv('worker', 'TZ')).toBe('Europe/Paris')
+  })
+
+  it('rotate DATABASE_PASSWORD recreates db and app only; they see the new value', async () => {
+    const before = ids()
+    const result = await vault(['rotate', 'DATABASE_PASSWORD', '--env', 'dev', '--json'])
+    expect(result.exitCode).toBe(0)
+    const report = JSON.parse(result.stdout)
+    expect(report).toMatchObject({
+      name: 'DATABASE_PASSWORD',
+      previousVersion: 1,
+      version: 2,
+      restarted: true,
+      healthy: true,
+    })
+    expect(report.services.map((service: { service: string }) => service.service)).toEqual(['app', 'db'])
+    const after = ids()
+    expect(after.db).not.toBe(before.db)
+    expect(after.app).not.toBe(before.app)
+    expect(after.worker).toBe(before.worker)
+    const newValue = (await vault(['secrets', 'get', 'DATABASE_PASSWORD', '--env', 'dev'])).stdout
+    expect(newValue).toMatch(/^[A-Za-z0-9]{32}$/)
+    expect(result.stdout + result.stderr).not.toContain(newValue)
+    expect(containerEnv('db', 'POSTGRES_PASSWORD')).toBe(newValue)
+    expect(containerEnv('app', 'DB_PASSWORD')).toBe(newValue)
+  })
+
+  it('a failing --hook leaves the vault and every container unchanged', async () => {
+    const before = ids()
+    const valueBefore = (await vault(['secrets', 'get', 'DATABASE_PASSWORD', '--env', 'dev'])).stdout
+    const result = await vault([
+      'rotate',
+      'DATABASE_PASSWORD',
+      '--env',
+      'dev',
+      '--hook',
+      'cat > /dev/null; exit 3',
+    ])
+    expect(result.exitCode).toBe(1)
+    expect(result.stderr).toMatch(/the hook exited with 3: nothing was changed/)
+    expect((await vault(['secrets', 'get', 'DATABASE_PASSWORD', '--env', 'dev'])).stdout).toBe(valueBefore)
+    expect(ids()).toEqual(before)
+  })
+
+  it('a succeeding --hook gets the new value on stdin before the vault changes', async () => {
+    const seen = join(stack, 'hook-saw')
+    const result = await vault([
+      'rotate',
+      'AUTH_JWT_SECRET',
+      '--env',
+      'dev',
+      '--no-restart',
+      '--hook',
+      `umask 077; cat > ${seen}`,
+    ])
+    expect(result.exitCode).toBe(0)
+    const stored = (await vault(['secrets', 'get', 'AUTH_JWT_SECRET', '--env', 'dev'])).stdout
+    expect(stored).toMatch(/^[0-9a-f]{64}$/)
+    expect(execFileSync('cat', [seen]).toString()).toBe(stored)
+  })
+})

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest'
+import { describeCaveats } from '../../../src/export/export-secrets.js'
+import { formatDoctorReport } from '../../../src/ui/doctor-report.js'
+import { formatDueReport, formatRotateReport } from '../../../src/ui/rotate-report.js'
+
+describe('formatDoctorReport', () => {
+  it('prints one line per check and a hint under failures', () => {
+    const text = formatDoctorReport({
+      ok: false,
+      checks: [
+        { id: 'a', title: '.env present', status: 'pass', detail: '/s/.env' },
+        { id: 'b', title: '.env mode 600', status: 'fail', detail: 'mode 644', hint: 'chmod 600 /s/.env' },
+        { id: 'c', title: 'socket proxy reachable', status: 'skip', detail: 'no proxy configured' },
+      ],
+    })
+    expect(text).toBe(
+      [
+        'PASS  .env present: /s/.env',
+        'FAIL  .env mode 600: mode 644',
+        '      hint: chmod 600 /s/.env',
+        'SKIP  socket proxy reachable: no proxy configured',
+        '1 check(s) failed',
+      ].join('\n'),
+    )
+  })
+})
+
+describe('rotate reports', () => {
+  it('names each recreated service with its state', () => {
+    const text = formatRotateReport({
+      name: 'DATABASE_PASSWORD',
+      previousVersion: 1,
+      version: 2,
+      hook: 'none',
+      restarted: true,
+      healthy: false,
+      services: [
+        { service: 'app', status: 'running', ok: true },
+        { service: 'db', status: 'running', health: 'starting', ok: false },
+      ],
+    })
+    expect(text).toBe(
+      [
+        'ok   app: running',
+        'FAIL db: running (starting)',
+        'rotated DATABASE_PASSWORD to version 2; 2 service(s) recreated, NOT all up',
+      ].join('\n'),
+    )
+  })
+
+  it('says how many secrets are due', () => {
+    const text = formatDueReport({
+      due: 1,
+      secrets: [
+        {
+          name: 'DB_PASSWORD',
+          kind: 'database password',
+          updatedAt: '',
+          ageDays: 91,
+          maxAgeDays: 90,
+          due: true,
+        },
+      ],
+    })
+    expect(text).toMatch(/^ {5}NAME/)
+    expect(text).toMatch(/DUE {2}DB_PASSWORD {2}database password {2}91d {2}90d/)
+    expect(text.endsWith('1 secret(s) due for rotation')).toBe(true)
+  })
+})
+
+describe('describeCaveats', () => {
+  it.each([
+    [{}, undefined],
+    [{ A: ['docker-compose-v1'] }, 'docker-compose-v1 (A)'],
+    [
+      Object.fromEntries(['A', 'B', 'C', 'D', 'E', 'F', 'G'].map((name) => [name, ['docker-compose-v1']])),
+      'docker-compose-v1 (A, B, C, D, E and 2 more)',
+    ],
+  ] as const)('%j', (caveats, expected) => {
+    const text = describeCaveats(caveats as never)
+    if (expected === undefined) expect(text).toBeUndefined()
+    else expect(text).toContain(expected)
+  })
+})
