@@ -48,7 +48,14 @@ async function seed(dbUrl: string): Promise<void> {
   for (let start = 0; start < versions; start += 1000) {
     await driver.transaction(async (tx) => {
       for (let i = start; i < Math.min(versions, start + 1000); i++) {
-        await writeSecret(context, tx, scope, `SECRET_${i % 500}`, randomBytes(24).toString('base64url'), 'upsert')
+        await writeSecret(
+          context,
+          tx,
+          scope,
+          `SECRET_${i % 500}`,
+          randomBytes(24).toString('base64url'),
+          'upsert',
+        )
       }
     })
   }
@@ -123,6 +130,8 @@ if (pgReason) {
   }
 }
 
-console.log(`${versions} secret versions, ${runs} runs each (after one warm-up), CLI wall time including startup`)
+console.log(
+  `${versions} secret versions, ${runs} runs each (after one warm-up), CLI wall time including startup`,
+)
 printTable(['engine', 'operation', 'runs', 'median ms', 'p90 ms', 'archive bytes'], rows)
 rmSync(work, { recursive: true, force: true })

@@ -2,7 +2,7 @@
  * Cost of the everyday CLI: median wall time of `vault export --env dev` (100 secrets, cached token,
  * a local vault server process on 127.0.0.1) against `node -e 0`, in one run; `vault pwgen` is shown as
  * the cost of the command frame alone. Target (issue 6): export at most 4 times `node -e 0`. The server
- * runs as its own process: the timed runs block this one.
+ * runs as its own process (the timed runs block this one); the commands run round-robin.
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -14,7 +14,7 @@ import { VaultSession } from '../src/client/session.js'
 import { fileTokenStore } from '../src/client/token-store.js'
 import { VaultApi } from '../src/client/vault-api.js'
 import { spawnVaultProcess, startVaultServer } from '../test/helpers/vault-server.js'
-import { median, printTable, quantile, timeCommand } from './lib/timing.js'
+import { median, printTable, quantile } from './lib/timing.js'
 
 const runJs = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const runs = Math.min(Number(process.env.BENCH_RUNS ?? 30), 200)
@@ -53,9 +53,15 @@ try {
   const login = spawnSync(process.execPath, [runJs, 'login'], { env, stdio: 'ignore' })
   if (login.status !== 0) throw new Error(`vault login exited with ${login.status}`)
 
-  const baseline = await timeCommand(process.execPath, ['-e', '0'], runs)
-  const pwgen = await timeCommand(process.execPath, [runJs, 'pwgen'], runs, env)
-  const exported = await timeCommand(process.execPath, [runJs, 'export', '--env', 'dev'], runs, env)
+  const [baseline, pwgen, exported] = timeInterleaved(
+    [
+      [process.execPath, ['-e', '0']],
+      [process.execPath, [runJs, 'pwgen']],
+      [process.execPath, [runJs, 'export', '--env', 'dev']],
+    ],
+    runs,
+    env,
+  ) as [number[], number[], number[]]
   const ratio = median(exported) / median(baseline)
   printTable(
     ['command', 'runs', 'median ms', 'p90 ms', 'x node -e 0'],
@@ -84,4 +90,22 @@ try {
   await served.stop()
   await server.stop()
   rmSync(home, { recursive: true, force: true })
+}
+
+/**
+ * Wall times (ms) of each command, run round-robin (one of each per round, after one warm-up round)
+ * so that every command sees the same background load on a shared machine.
+ */
+function timeInterleaved(commands: [string, string[]][], rounds: number, env: NodeJS.ProcessEnv): number[][] {
+  const samples = commands.map((): number[] => [])
+  for (let round = -1; round < rounds; round++) {
+    commands.forEach(([file, args], index) => {
+      const start = process.hrtime.bigint()
+      const result = spawnSync(file, args, { stdio: 'ignore', env })
+      const elapsed = Number(process.hrtime.bigint() - start) / 1e6
+      if (result.status !== 0) throw new Error(`${file} ${args.join(' ')} exited with ${result.status}`)
+      if (round >= 0) samples[index]!.push(elapsed)
+    })
+  }
+  return samples
 }

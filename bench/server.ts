@@ -34,7 +34,9 @@ function send(agent: Agent, target: Target, method: string, path: string, body?:
         method,
         headers: {
           authorization: `Bearer ${target.token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
+          ...(body === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
         },
       },
       (response) => {
@@ -47,7 +49,11 @@ function send(agent: Agent, target: Target, method: string, path: string, body?:
   })
 }
 
-async function measure(target: Target, clients: number, operation: (agent: Agent, client: number, index: number) => Promise<number>) {
+async function measure(
+  target: Target,
+  clients: number,
+  operation: (agent: Agent, client: number, index: number) => Promise<number>,
+) {
   const agent = new Agent({ keepAlive: true, maxSockets: clients })
   const latencies: number[] = []
   const deadline = performance.now() + cellSeconds * 1000
@@ -89,10 +95,18 @@ async function benchVault(engine: string, dbUrl: string | undefined) {
   try {
     const target = { base: server.url, token: await seeded.token(seeded.deploymentCredentials, server.url) }
     for (const clients of [1, 16]) {
-      const list = await measure(target, clients, (agent) => send(agent, target, 'GET', '/api/v1/secrets?environment=dev'))
+      const list = await measure(target, clients, (agent) =>
+        send(agent, target, 'GET', '/api/v1/secrets?environment=dev'),
+      )
       rows.push([engine, 'list 100 secrets', clients, Math.round(list.rps), list.p50, list.p99])
       const patch = await measure(target, clients, (agent, client, index) =>
-        send(agent, target, 'PATCH', `/api/v1/secrets/BENCH_${client}?environment=dev`, JSON.stringify({ value: `new-${index}` })),
+        send(
+          agent,
+          target,
+          'PATCH',
+          `/api/v1/secrets/BENCH_${client}?environment=dev`,
+          JSON.stringify({ value: `new-${index}` }),
+        ),
       )
       rows.push([engine, 'PATCH', clients, Math.round(patch.rps), patch.p50, patch.p99])
     }
@@ -105,7 +119,13 @@ async function benchVault(engine: string, dbUrl: string | undefined) {
 async function benchBaseline() {
   const body = JSON.stringify({
     environment: 'dev',
-    secrets: Array.from({ length: secretCount }, (_, i) => ({ name: `BENCH_${i}`, value: `value-${i}-${'x'.repeat(24)}`, version: 1, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() })),
+    secrets: Array.from({ length: secretCount }, (_, i) => ({
+      name: `BENCH_${i}`,
+      value: `value-${i}-${'x'.repeat(24)}`,
+      version: 1,
+      createdAt: new Date().toISOString(),
+      updatedAt: new Date().toISOString(),
+    })),
   })
   const server = createServer((_request, response) => {
     _request.resume()
@@ -115,7 +135,14 @@ async function benchBaseline() {
   const target = { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, token: 'none' }
   for (const clients of [1, 16]) {
     const result = await measure(target, clients, (agent) => send(agent, target, 'GET', '/'))
-    rows.push(['baseline: bare node:http, same body', 'list', clients, Math.round(result.rps), result.p50, result.p99])
+    rows.push([
+      'baseline: bare node:http, same body',
+      'list',
+      clients,
+      Math.round(result.rps),
+      result.p50,
+      result.p99,
+    ])
   }
   server.close()
 }

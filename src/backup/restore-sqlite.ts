@@ -2,14 +2,15 @@
  * Restore into SQLite by file swap: the archive is imported into `<db>.restore-<random>` next to the
  * live file, checked there (integrity_check, content, trial decryption), and only then renamed over
  * the live file. The live database is held with an exclusive lock while this runs, so a running
- * server is detected (and refused) and none can start. Order of the swap, so that a SIGKILL at any
+ * server is detected (and refused) and none can start until the swap. Order of the swap, so that a SIGKILL at any
  * point leaves an openable database: checkpoint the live WAL into the main file, hard-link the
  * live file to `<db>.pre-restore-<time>`, move its (now empty) -wal aside and drop its -shm, fsync the
- * new file, rename it over the live name, fsync the directory.
+ * new file, rename it over the live name, fsync the directory. Temporaries left by a killed restore
+ * are removed by the next one (under the lock).
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { link, readdir, rename, rm } from 'node:fs/promises'
+import { copyFile, link, readdir, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { ConflictError, IntegrityError } from '../errors.js'
@@ -112,7 +113,7 @@ function checkIntegrity(path: string): void {
 
 async function setAsidePrevious(path: string): Promise<string> {
   const previous = `${path}.pre-restore-${new Date().toISOString().replace(/[:.]/g, '-')}`
-  await link(path, previous)
+  await link(path, previous).catch(() => copyFile(path, previous))
   if (existsSync(`${path}-wal`)) await rename(`${path}-wal`, `${previous}-wal`)
   await rm(`${path}-shm`, { force: true })
   return previous

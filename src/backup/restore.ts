@@ -1,19 +1,14 @@
 /**
- * `vault restore FILE`: every check that needs no database first (archive checksums, format and schema
- * version, key fingerprint, trial decryption of every secret version), then the engine's restore into
- * a temporary place, the same checks on the data read back from it, and only then the swap.
+ * `vault restore FILE`: the checks that need no database first (archive checksums, format and schema
+ * version, key fingerprint), then the engine's restore into a temporary place (a new SQLite file, or
+ * an uncommitted PostgreSQL transaction), where the data read back is compared with the archive,
+ * every secret version is trial-decrypted and the audit chain verified; only then the swap.
  */
 import { IntegrityError } from '../errors.js'
 import { exportTables, type SqlDriver, type SqlRow } from '../server/store/index.js'
 import { readArchive, type CheckedArchive } from './archive-read.js'
 import { encodeTable } from './archive-write.js'
-import {
-  checkArchiveData,
-  checkKeyMatches,
-  checkStoreData,
-  readEncryptionKey,
-  type DataCheckSummary,
-} from './data-checks.js'
+import { checkKeyMatches, checkStoreData, readEncryptionKey, type DataCheckSummary } from './data-checks.js'
 import { parseDbUrl, redactDbUrl } from './db-url.js'
 import type { BackupManifest } from './manifest.js'
 import { restoreIntoPostgres } from './restore-postgres.js'
@@ -45,15 +40,15 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
   const kek = readEncryptionKey(options.encryptionKey)
   step(`checking the archive ${options.file} (checksums, format, schema version)`)
   const archive = await readArchive(options.file)
-  step('checking the key fingerprint and trial-decrypting every secret version in the archive')
+  step('checking the key fingerprint')
   checkKeyMatches(archive.manifest, archive.tables, kek)
-  const checked = await checkArchiveData(archive.tables, kek)
+  let checked: DataCheckSummary | undefined
   const hooks = {
     step,
     progress: options.progress,
     verify: async (store: SqlDriver) => {
       checkSameContent(archive, (await exportTables(store)).tables)
-      await checkStoreData(store, kek)
+      checked = await checkStoreData(store, kek)
     },
   }
   const outcome =
@@ -65,7 +60,7 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
     engine: target.engine,
     database: redactDbUrl(options.dbUrl),
     manifest: archive.manifest,
-    checked,
+    checked: checked!,
     previous: outcome.previous,
   }
 }

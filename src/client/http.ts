@@ -1,17 +1,16 @@
 /**
- * The HTTP transport of the vault client (the only module that imports got): base URL, timeouts,
- * retries of idempotent requests and of any request the server refused with 429 (honouring
- * Retry-After), and the mapping of failures to the typed errors of src/errors.ts. Debug lines
- * (DEBUG=vault* or *) name the method, path and status only: never headers or bodies.
+ * The HTTP transport of the vault client: base URL, an overall timeout per attempt, retries of
+ * idempotent requests (network errors, 408/502/503/504) and of any request refused with 429 or never
+ * delivered (ECONNREFUSED), honouring Retry-After up to a limit, and the mapping of failures to the
+ * typed errors of src/errors.ts. Debug lines (DEBUG=vault* or *) name the method, path and status
+ * only: never headers or bodies.
  */
-import {
-  AuthError,
-  ConflictError,
-  NotFoundError,
-  UnreachableError,
-  UsageError,
-  VaultError,
-} from '../errors.js'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { UnreachableError } from '../errors.js'
+import { httpStatusError } from './http-errors.js'
+import { NetworkError, sendOnce, type RawResponse } from './http-send.js'
+
+export { httpStatusError } from './http-errors.js'
 
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
@@ -34,139 +33,129 @@ export interface HttpResponse<T> {
 
 export interface HttpClientOptions {
   baseUrl: URL
-  /** Milliseconds for the whole request (default 30 s). */
+  /** Milliseconds for each attempt (default 30 s). */
   timeoutMs?: number
   /** Retries after the first attempt (default 2). */
   retries?: number
-  /** Longest Retry-After honoured, in milliseconds (default 30 s). */
+  /** Longest Retry-After honoured, in milliseconds (default 30 s); a longer one fails at once. */
   maxRetryAfterMs?: number
 }
 
-/** A function that sends one request and returns the parsed JSON body (undefined when empty). */
+/** A function that sends one request (with retries) and returns the parsed JSON body. */
 export type HttpClient = <T>(request: HttpRequest) => Promise<HttpResponse<T>>
 
 const idempotent = new Set<string>(['GET', 'HEAD', 'PUT', 'DELETE'])
+const retriedStatuses = new Set([408, 429, 502, 503, 504])
+const retriedNetworkCodes = new Set([
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+])
 
 /** Builds the transport for one vault base URL. */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const debug = debugEnabled(process.env.DEBUG)
+  const retries = options.retries ?? 2
   return async <T>(request: HttpRequest): Promise<HttpResponse<T>> => {
-    const { default: got, HTTPError, RequestError } = await import('got')
-    const url = new URL(request.path.replace(/^\//, ''), withSlash(options.baseUrl))
-    for (const [name, value] of Object.entries(request.searchParams ?? {})) {
-      if (value !== undefined) url.searchParams.set(name, value)
-    }
-    const started = Date.now()
-    try {
-      const response = await got(url, {
-        method: request.method,
-        headers: {
-          accept: 'application/json',
-          ...(request.bearer ? { authorization: `Bearer ${request.bearer}` } : {}),
-          ...request.headers,
-        },
-        json: request.json,
-        form: request.form,
-        responseType: 'text',
-        followRedirect: false,
-        timeout: { request: options.timeoutMs ?? 30_000 },
-        retry: {
-          limit: options.retries ?? 2,
-          methods: ['GET', 'HEAD', 'PUT', 'DELETE', 'POST', 'PATCH'],
-          statusCodes: [408, 429, 502, 503, 504],
-          maxRetryAfter: options.maxRetryAfterMs ?? 30_000,
-          calculateDelay: ({ computedValue, error }) => {
-            const status = error.response?.statusCode
-            if (status === 429 || error.code === 'ECONNREFUSED') return computedValue
-            return idempotent.has(request.method) ? computedValue : 0
-          },
-        },
-      })
-      if (debug) logDebug(request, url, response.statusCode, started)
-      return { status: response.statusCode, body: parseBody<T>(response.body), headers: response.headers }
-    } catch (error) {
-      if (error instanceof HTTPError) {
-        if (debug) logDebug(request, url, error.response.statusCode, started)
-        throw httpStatusError(
-          error.response.statusCode,
-          String(error.response.body ?? ''),
-          error.response.headers,
-        )
+    const url = requestUrl(options.baseUrl, request)
+    const { headers, body } = encodeRequest(request)
+    for (let attempt = 1; ; attempt++) {
+      const started = Date.now()
+      let outcome: RawResponse | NetworkError
+      try {
+        outcome = await sendOnce(url, {
+          method: request.method,
+          headers,
+          body,
+          timeoutMs: options.timeoutMs ?? 30_000,
+        })
+      } catch (error) {
+        if (!(error instanceof NetworkError)) throw error
+        outcome = error
       }
-      if (error instanceof RequestError) {
-        if (debug) logDebug(request, url, error.code, started)
-        throw new UnreachableError(`cannot reach the vault at ${options.baseUrl.origin}: ${error.code}`, {
+      if (debug)
+        logDebug(request, url, outcome instanceof NetworkError ? outcome.code : outcome.status, started)
+      const delay =
+        attempt > retries
+          ? undefined
+          : retryDelay(request.method, outcome, attempt, options.maxRetryAfterMs ?? 30_000)
+      if (delay !== undefined) {
+        await sleep(delay)
+        continue
+      }
+      if (outcome instanceof NetworkError) {
+        throw new UnreachableError(`cannot reach the vault at ${options.baseUrl.origin}: ${outcome.code}`, {
           hint: 'check VAULT_DOMAIN and connectivity (vault doctor runs an HTTP HEAD on the vault URL)',
         })
       }
-      throw error
+      if (outcome.status >= 400) throw httpStatusError(outcome.status, outcome.text, outcome.headers)
+      return { status: outcome.status, body: parseBody<T>(outcome.text), headers: outcome.headers }
     }
   }
 }
 
-/** The typed error for an HTTP error status and the server's JSON error body. */
-export function httpStatusError(
-  status: number,
-  body: string,
-  headers: Record<string, string | string[] | undefined> = {},
-): VaultError {
-  const { code, message } = describeErrorBody(body)
-  const text = message
-    ? `${message} (HTTP ${status}${code ? ` ${code}` : ''})`
-    : `HTTP ${status}${code ? ` ${code}` : ''}`
-  switch (status) {
-    case 400:
-    case 413:
-    case 415:
-      return new UsageError(`the vault refused the request: ${text}`)
-    case 401:
-      return new AuthError(`the vault refused the credentials: ${text}`, {
-        hint: 'check VAULT_CLIENT_ID and VAULT_CLIENT_SECRET, then run vault login',
-      })
-    case 403:
-      return new AuthError(`permission denied: ${text}`, {
-        hint: "the machine identity lacks this permission, or --project is not the token's project",
-      })
-    case 404:
-      return new NotFoundError(`not found: ${text}`)
-    case 409:
-      return new ConflictError(`conflict: ${text}`)
-    case 412:
-      return new ConflictError(`the secret changed since it was read: ${text}`, {
-        hint: 'read it again and retry',
-      })
-    case 429:
-      return new UnreachableError(`the vault is rate limiting this client: ${text}`, {
-        hint: `retry after ${String(headers['retry-after'] ?? 'a while')} seconds`,
-      })
-    default:
-      return new UnreachableError(`the vault answered with an error: ${text}`, {
-        hint: 'check the vault server logs',
-      })
+/**
+ * Milliseconds to wait before retrying, or undefined to give up: 429 and ECONNREFUSED for any method
+ * (the server did not process the request), other retriable failures for idempotent methods only.
+ */
+export function retryDelay(
+  method: string,
+  outcome: RawResponse | NetworkError,
+  attempt: number,
+  maxRetryAfterMs: number,
+): number | undefined {
+  const backoff = Math.min(2 ** (attempt - 1) * 1000, 10_000) + Math.floor(Math.random() * 100)
+  if (outcome instanceof NetworkError) {
+    if (!retriedNetworkCodes.has(outcome.code)) return undefined
+    return outcome.code === 'ECONNREFUSED' || idempotent.has(method) ? backoff : undefined
   }
+  if (!retriedStatuses.has(outcome.status)) return undefined
+  if (outcome.status !== 429 && !idempotent.has(method)) return undefined
+  const retryAfter = retryAfterMs(outcome.headers['retry-after'])
+  if (retryAfter === undefined) return backoff
+  return retryAfter > maxRetryAfterMs ? undefined : retryAfter
 }
 
-function describeErrorBody(body: string): { code?: string; message?: string } {
-  try {
-    const parsed = JSON.parse(body) as { error?: unknown; error_description?: unknown }
-    if (typeof parsed.error === 'string') {
-      return { code: parsed.error, message: oneLine(parsed.error_description) }
-    }
-    if (typeof parsed.error === 'object' && parsed.error !== null) {
-      const detail = parsed.error as { code?: unknown; message?: unknown }
-      return {
-        code: typeof detail.code === 'string' ? detail.code : undefined,
-        message: oneLine(detail.message),
-      }
-    }
-  } catch {
-    return {}
-  }
-  return {}
+/** Retry-After as milliseconds: delta-seconds or an HTTP date; undefined when absent or invalid. */
+export function retryAfterMs(header: string | string[] | undefined, now = Date.now()): number | undefined {
+  const value = Array.isArray(header) ? header[0] : header
+  if (value === undefined || value.trim() === '') return undefined
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000
+  const date = Date.parse(value)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now)
 }
 
-function oneLine(value: unknown): string | undefined {
-  return typeof value === 'string' ? value.split('\n')[0]!.slice(0, 300) : undefined
+/** True when DEBUG names vault (`vault`, `vault:*`, `*`). */
+export function debugEnabled(value: string | undefined): boolean {
+  if (!value) return false
+  return value.split(/[\s,]+/).some((pattern) => pattern === '*' || /^vault(:|\*|$)/.test(pattern))
+}
+
+function requestUrl(baseUrl: URL, request: HttpRequest): URL {
+  const base = baseUrl.pathname.endsWith('/') ? baseUrl : new URL(`${baseUrl.href}/`)
+  const url = new URL(request.path.replace(/^\//, ''), base)
+  for (const [name, value] of Object.entries(request.searchParams ?? {})) {
+    if (value !== undefined) url.searchParams.set(name, value)
+  }
+  return url
+}
+
+function encodeRequest(request: HttpRequest): { headers: Record<string, string>; body?: string } {
+  const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'vault-cli' }
+  if (request.bearer) headers.authorization = `Bearer ${request.bearer}`
+  let body: string | undefined
+  if (request.form) {
+    body = new URLSearchParams(request.form).toString()
+    headers['content-type'] = 'application/x-www-form-urlencoded'
+  } else if (request.json !== undefined) {
+    body = JSON.stringify(request.json)
+    headers['content-type'] = 'application/json'
+  }
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body))
+  return { headers: { ...headers, ...request.headers }, body }
 }
 
 function parseBody<T>(text: string): T {
@@ -178,16 +167,6 @@ function parseBody<T>(text: string): T {
       hint: 'check that VAULT_DOMAIN points at a vault server',
     })
   }
-}
-
-function withSlash(url: URL): URL {
-  return url.pathname.endsWith('/') ? url : new URL(`${url.href}/`)
-}
-
-/** True when DEBUG names vault (`vault`, `vault:*`, `*`). */
-export function debugEnabled(value: string | undefined): boolean {
-  if (!value) return false
-  return value.split(/[\s,]+/).some((pattern) => pattern === '*' || /^vault(:|\*|$)/.test(pattern))
 }
 
 function logDebug(request: HttpRequest, url: URL, outcome: number | string, started: number): void {

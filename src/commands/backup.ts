@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand } from '../base-command.js'
+import { adminStoreFlags, BaseCommand } from '../base-command.js'
 import { backupDatabase, type BackupResult } from '../backup/backup.js'
 import { backupSummary } from '../backup/report.js'
 import { NotConfiguredError } from '../errors.js'
@@ -26,13 +26,10 @@ export default class Backup extends BaseCommand<typeof Backup> {
   ]
   static override enableJsonFlag = true
   static override flags = {
+    ...adminStoreFlags,
     'copy-to': Flags.directory({
       summary: 'also copy the archive into this directory and verify the copy (repeatable)',
       multiple: true,
-    }),
-    'db-url': Flags.string({
-      env: 'DB_URL',
-      summary: 'database of the vault server (sqlite:///path or postgres://)',
     }),
     output: Flags.file({ char: 'o', summary: 'archive path [default: ./vault-backup-<time>.jsonl.gz]' }),
   }
@@ -40,8 +37,8 @@ export default class Backup extends BaseCommand<typeof Backup> {
   async run(): Promise<BackupResult> {
     const dbUrl = this.flags['db-url']
     if (!dbUrl) {
-      throw new NotConfiguredError('no database given', {
-        hint: 'pass --db-url or set DB_URL as for vault server',
+      throw new NotConfiguredError('DB_URL is not set', {
+        hint: 'pass --db-url or set DB_URL to the vault database',
       })
     }
     const showProgress = process.stderr.isTTY === true
@@ -49,7 +46,7 @@ export default class Backup extends BaseCommand<typeof Backup> {
       dbUrl,
       output: this.flags.output,
       copyTo: this.flags['copy-to'],
-      encryptionKey: process.env.ENCRYPTION_KEY,
+      encryptionKey: this.flags['encryption-key'],
       progress: (table, rows) => {
         if (showProgress || rows >= 5000) this.note(`  read ${table}: ${rows} rows`)
       },

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand } from '../base-command.js'
+import { adminStoreFlags, BaseCommand } from '../base-command.js'
 import { restoreWithCompose } from '../backup/compose-restore.js'
 import { restoreSummary, verifyListing } from '../backup/report.js'
 import { restoreArchive, type RestoreResult } from '../backup/restore.js'
@@ -10,8 +10,8 @@ import { NotConfiguredError } from '../errors.js'
 export default class Restore extends BaseCommand<typeof Restore> {
   static override summary = 'restore a vault backup archive, or check one with --verify'
   static override description =
-    'Checks the checksums and that the archive was taken under the configured ENCRYPTION_KEY (from the ' +
-    'environment) before touching anything, restores into a temporary database, checks it (content, ' +
+    'Checks the checksums and that the archive was taken under the configured ENCRYPTION_KEY (as for vault server) ' +
+    'before touching anything, restores into a temporary database, checks it (content, ' +
     'trial decryption of every version, audit chain), then swaps it in. Stopped at any point, it leaves ' +
     'the previous data intact. SQLite: stop the server first (a running server is detected and refused); ' +
     'the previous file is kept as <db>.pre-restore-<time>. PostgreSQL: one transaction. --compose runs ' +
@@ -36,6 +36,7 @@ export default class Restore extends BaseCommand<typeof Restore> {
     file: Args.file({ required: true, description: 'archive written by vault backup' }),
   }
   static override flags = {
+    ...adminStoreFlags,
     compose: Flags.boolean({
       summary: 'run the container procedure with the compose client',
       exclusive: ['verify'],
@@ -54,10 +55,6 @@ export default class Restore extends BaseCommand<typeof Restore> {
       summary: 'compose service of the database',
       default: 'db',
     }),
-    'db-url': Flags.string({
-      env: 'DB_URL',
-      summary: 'database to restore into (sqlite:///path or postgres://)',
-    }),
     'ready-timeout': Flags.integer({ summary: 'seconds to wait for the database', default: 60, min: 1 }),
     'vault-service': Flags.string({
       summary: 'compose service of the vault',
@@ -68,15 +65,15 @@ export default class Restore extends BaseCommand<typeof Restore> {
 
   async run(): Promise<RestoreResult | VerifyResult> {
     const { flags } = this
-    const encryptionKey = process.env.ENCRYPTION_KEY
+    const encryptionKey = this.flags['encryption-key']
     if (flags.verify) {
       const result = await verifyArchive(this.args.file, encryptionKey)
       if (!this.jsonEnabled()) this.out(verifyListing(result).join('\n'))
       return result
     }
     if (!flags['db-url']) {
-      throw new NotConfiguredError('no database given', {
-        hint: 'pass --db-url or set DB_URL as for vault server',
+      throw new NotConfiguredError('DB_URL is not set', {
+        hint: 'pass --db-url or set DB_URL to the vault database',
       })
     }
     const options = {
@@ -84,6 +81,9 @@ export default class Restore extends BaseCommand<typeof Restore> {
       dbUrl: flags['db-url'],
       encryptionKey,
       step: (message: string) => this.note(`==> ${message}`),
+      progress: (table: string, rows: number) => {
+        if (process.stderr.isTTY || rows >= 5000) this.note(`    loaded ${table}: ${rows} rows`)
+      },
     }
     const result = flags.compose
       ? await restoreWithCompose({

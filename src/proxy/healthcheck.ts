@@ -3,8 +3,8 @@
  * Healthy when the proxy answers with a status below 500 (a 403 still proves the proxy is up; a 502
  * means it cannot reach the engine).
  */
-import http from 'node:http'
 import type { ProxyAddress } from './config.js'
+import { http, loadHttps } from './node-http.js'
 
 export interface HealthResult {
   healthy: boolean
@@ -18,7 +18,7 @@ export async function checkProxyHealth(address: ProxyAddress, useTls: boolean, t
     address.kind === 'unix'
       ? { socketPath: address.path }
       : { host: address.host === '' || address.host === '0.0.0.0' ? '127.0.0.1' : address.host === '::' ? '::1' : address.host, port: address.port }
-  const request = useTls ? (await import('node:https')).request : http.request
+  const request = useTls ? loadHttps().request : http.request
   return new Promise((resolve) => {
     const req = request({ ...target, method: 'GET', path: '/_ping', timeout: timeoutMs, rejectUnauthorized: false }, (res) => {
       res.resume()

@@ -3,9 +3,10 @@
  * accepted, no request or idle timeouts, malformed requests answered on their own connection only,
  * CONNECT refused, and a bounded graceful shutdown. Started by `runProxy`; tests call listen(0).
  */
-import http from 'node:http'
+import type http from 'node:http'
 import type net from 'node:net'
 import type { Backend } from './backend.js'
+import { http as nodeHttp, loadHttps } from './node-http.js'
 import type { TlsMaterial } from './config.js'
 import { clientOf, logRequest, type ProxyContext } from './context.js'
 import { handleRequest } from './forward.js'
@@ -48,14 +49,14 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => handleRequest(context, req, res)
   let server: http.Server
   if (options.tls) {
-    const https = await import('node:https')
+    const https = loadHttps()
     const { ca, cert, key } = options.tls
     server = https.createServer(
       { ...serverOptions, cert, key, ca, requestCert: ca !== undefined, rejectUnauthorized: ca !== undefined },
       onRequest,
     )
   } else {
-    server = http.createServer(serverOptions, onRequest)
+    server = nodeHttp.createServer(serverOptions, onRequest)
   }
   server.timeout = 0
   server.on('upgrade', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {

@@ -5,7 +5,13 @@
  */
 import { parseHexKey } from '../crypto/envelope.js'
 import { NotConfiguredError } from '../errors.js'
-import { appendAudit, listAudit, verifyAuditChain, type AuditRecord, type AuditVerification } from './audit.js'
+import {
+  appendAudit,
+  listAudit,
+  verifyAuditChain,
+  type AuditRecord,
+  type AuditVerification,
+} from './audit.js'
 import { initialiseVault, type InitOptions, type InitResult } from './bootstrap.js'
 import * as identities from './identities.js'
 import { rewrapRootKey, type Keyring } from './keyring.js'
@@ -18,8 +24,14 @@ export interface AdminConnection {
   encryptionKey?: string
 }
 
-async function withVault<T>(connection: AdminConnection, work: (driver: SqlDriver, keyring: Keyring) => Promise<T>): Promise<T> {
-  if (!connection.dbUrl) throw new NotConfiguredError('DB_URL is not set', { hint: 'pass --db-url or set DB_URL to the vault database' })
+async function withVault<T>(
+  connection: AdminConnection,
+  work: (driver: SqlDriver, keyring: Keyring) => Promise<T>,
+): Promise<T> {
+  if (!connection.dbUrl)
+    throw new NotConfiguredError('DB_URL is not set', {
+      hint: 'pass --db-url or set DB_URL to the vault database',
+    })
   const encryptionKey = parseHexKey(connection.encryptionKey, 'ENCRYPTION_KEY')
   const { driver, keyring } = await openVault({ dbUrl: connection.dbUrl, encryptionKey })
   try {
@@ -40,7 +52,13 @@ async function inProject<T>(
     driver.transaction(async (tx) => {
       const { id } = await identities.requireProject(tx, project)
       const result = await work(tx, keyring, id)
-      await appendAudit(tx, keyring.auditKey, { projectId: id, actor: 'admin:cli', action, target, result: 'ok' })
+      await appendAudit(tx, keyring.auditKey, {
+        projectId: id,
+        actor: 'admin:cli',
+        action,
+        target,
+        result: 'ok',
+      })
       return result
     }),
   )
@@ -52,10 +70,23 @@ export function adminInit(connection: AdminConnection, options: InitOptions): Pr
 }
 
 /** `vault identity create`. */
-export async function adminCreateIdentity(connection: AdminConnection, project: string, name: string, permissions: string) {
+export async function adminCreateIdentity(
+  connection: AdminConnection,
+  project: string,
+  name: string,
+  permissions: string,
+) {
   return inProject(connection, project, 'identity.create', name, async (tx, keyring, projectId) => {
-    const environments = (await identities.listEnvironments(tx, projectId)).map((environment) => environment.slug)
-    const created = await identities.createIdentity(tx, keyring, projectId, name, identities.parsePermissions(permissions, environments))
+    const environments = (await identities.listEnvironments(tx, projectId)).map(
+      (environment) => environment.slug,
+    )
+    const created = await identities.createIdentity(
+      tx,
+      keyring,
+      projectId,
+      name,
+      identities.parsePermissions(permissions, environments),
+    )
     return { ...created.identity, clientSecret: created.clientSecret }
   })
 }
@@ -63,13 +94,17 @@ export async function adminCreateIdentity(connection: AdminConnection, project: 
 /** `vault identity list`. */
 export function adminListIdentities(connection: AdminConnection, project: string) {
   return withVault(connection, (driver) =>
-    driver.transaction(async (tx) => identities.listIdentities(tx, (await identities.requireProject(tx, project)).id)),
+    driver.transaction(async (tx) =>
+      identities.listIdentities(tx, (await identities.requireProject(tx, project)).id),
+    ),
   )
 }
 
 /** `vault identity revoke`. */
 export function adminRevokeIdentity(connection: AdminConnection, project: string, identity: string) {
-  return inProject(connection, project, 'identity.revoke', identity, (tx, _keyring, projectId) => identities.revokeIdentity(tx, projectId, identity))
+  return inProject(connection, project, 'identity.revoke', identity, (tx, _keyring, projectId) =>
+    identities.revokeIdentity(tx, projectId, identity),
+  )
 }
 
 /** `vault identity rotate-secret`. */
@@ -80,19 +115,33 @@ export function adminRotateSecret(connection: AdminConnection, project: string, 
 }
 
 /** `vault env create`. */
-export function adminCreateEnvironment(connection: AdminConnection, project: string, slug: string, name?: string) {
-  return inProject(connection, project, 'environment.create', slug, (tx, _keyring, projectId) => identities.createEnvironment(tx, projectId, slug, name))
+export function adminCreateEnvironment(
+  connection: AdminConnection,
+  project: string,
+  slug: string,
+  name?: string,
+) {
+  return inProject(connection, project, 'environment.create', slug, (tx, _keyring, projectId) =>
+    identities.createEnvironment(tx, projectId, slug, name),
+  )
 }
 
 /** `vault env list`. */
 export function adminListEnvironments(connection: AdminConnection, project: string) {
   return withVault(connection, (driver) =>
-    driver.transaction(async (tx) => identities.listEnvironments(tx, (await identities.requireProject(tx, project)).id)),
+    driver.transaction(async (tx) =>
+      identities.listEnvironments(tx, (await identities.requireProject(tx, project)).id),
+    ),
   )
 }
 
 /** `vault audit list` (all projects when `project` is undefined). */
-export function adminListAudit(connection: AdminConnection, project: string | undefined, afterSeq: number, limit: number): Promise<AuditRecord[]> {
+export function adminListAudit(
+  connection: AdminConnection,
+  project: string | undefined,
+  afterSeq: number,
+  limit: number,
+): Promise<AuditRecord[]> {
   return withVault(connection, (driver) =>
     driver.transaction(async (tx) => {
       const projectId = project === undefined ? null : (await identities.requireProject(tx, project)).id
@@ -108,7 +157,9 @@ export function adminVerifyAudit(connection: AdminConnection): Promise<AuditVeri
 
 /** `vault webhook create`. */
 export function adminCreateWebhook(connection: AdminConnection, project: string, url: string) {
-  return inProject(connection, project, 'webhook.create', url, (tx, keyring, projectId) => createWebhook(tx, keyring, projectId, url))
+  return inProject(connection, project, 'webhook.create', url, (tx, keyring, projectId) =>
+    createWebhook(tx, keyring, projectId, url),
+  )
 }
 
 /** `vault webhook list`. */
@@ -119,8 +170,12 @@ export function adminListWebhooks(connection: AdminConnection, project: string) 
 }
 
 /** `vault server rotate-key`: re-wraps the root key under a new ENCRYPTION_KEY. */
-export async function adminRotateEncryptionKey(connection: AdminConnection, nextKey: string): Promise<{ fingerprint: string }> {
-  if (!connection.dbUrl) throw new NotConfiguredError('DB_URL is not set', { hint: 'pass --db-url or set DB_URL' })
+export async function adminRotateEncryptionKey(
+  connection: AdminConnection,
+  nextKey: string,
+): Promise<{ fingerprint: string }> {
+  if (!connection.dbUrl)
+    throw new NotConfiguredError('DB_URL is not set', { hint: 'pass --db-url or set DB_URL' })
   const previous = parseHexKey(connection.encryptionKey, 'ENCRYPTION_KEY')
   const next = parseHexKey(nextKey, 'NEW_ENCRYPTION_KEY')
   const { driver } = await openVault({ dbUrl: connection.dbUrl, encryptionKey: previous })

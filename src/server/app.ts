@@ -5,14 +5,24 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
-import { listAudit, recordAudit } from './audit.js'
-import { authenticate, issueToken, OAuthError, RateLimiter, revokeToken, type Principal } from './auth.js'
+import { appendAudit, listAudit } from './audit.js'
+import {
+  issueToken,
+  loadPrincipal,
+  OAuthError,
+  RateLimiter,
+  revokeToken,
+  unauthorized,
+  verifyBearer,
+  type Principal,
+} from './auth.js'
 import type { VaultContext } from './context.js'
 import { ApiError, clientAddress, readJsonObject, sendJson } from './http.js'
 import type { Permission } from './identities.js'
 import { openApiDocument } from './openapi.js'
 import * as secrets from './secrets.js'
-import { schemaVersion } from './store/index.js'
+import { schemaVersion, type SqlExecutor } from './store/index.js'
+import type { AccessClaims } from './tokens.js'
 
 interface RequestState {
   request: IncomingMessage
@@ -31,8 +41,16 @@ const namePattern = /^[A-Z][A-Z0-9_]*$/
 export function createVaultApp(context: VaultContext): RequestListener {
   const limiter = new RateLimiter(context.limits.tokenRequestsPerMinute)
 
-  async function denied(state: RequestState, principal: Principal, environment: string | null, message: string): Promise<never> {
-    await recordAudit(context.driver, context.keyring.auditKey, {
+  type Outcome<T> = { value: T } | { error: ApiError }
+
+  async function deny(
+    tx: SqlExecutor,
+    state: RequestState,
+    principal: Principal,
+    environment: string | null,
+    message: string,
+  ) {
+    await appendAudit(tx, context.keyring.auditKey, {
       projectId: principal.projectId,
       environment,
       actor: `identity:${principal.identityId}`,
@@ -42,36 +60,95 @@ export function createVaultApp(context: VaultContext): RequestListener {
       ip: state.ip,
       detail: message,
     })
-    throw new ApiError(403, 'forbidden', message)
+    return { error: new ApiError(403, 'forbidden', message) }
   }
 
-  async function authorize(state: RequestState, needed: Permission): Promise<{ principal: Principal; scope: secrets.SecretScope }> {
-    const principal = await authenticate(context, state.request, state.ip, state.requestId)
-    const project = state.url.searchParams.get('project')
-    if (project !== null && project !== principal.projectId) {
-      await denied(state, principal, null, `this token does not belong to project ${project}`)
-    }
-    let environment = state.url.searchParams.get('environment')
-    if (environment === null || environment === '') {
-      const reachable = Object.keys(principal.permissions).filter((slug) => (principal.permissions[slug] ?? []).length > 0)
-      if (reachable.length !== 1) {
-        throw new ApiError(400, 'environment_required', `add ?environment= with one of: ${reachable.sort().join(', ')}`)
+  /**
+   * Runs `work` for the bearer's principal in ONE transaction: the revocation check, the denial audit
+   * (committed, not rolled back) and the operation with its own audit event.
+   */
+  async function asPrincipal<T>(
+    state: RequestState,
+    claims: AccessClaims,
+    work: (tx: SqlExecutor, principal: Principal) => Promise<Outcome<T>>,
+  ): Promise<T> {
+    const outcome = await context.driver.transaction(async (tx): Promise<Outcome<T>> => {
+      const principal = await loadPrincipal(context, tx, claims, state.ip, state.requestId)
+      if (!principal) return { error: unauthorized('the access token was revoked') }
+      const project = state.url.searchParams.get('project')
+      if (project !== null && project !== principal.projectId) {
+        return deny(
+          tx,
+          state,
+          principal,
+          null,
+          `this token does not belong to project ${project.slice(0, 64)}`,
+        )
       }
-      environment = reachable[0]!
-    }
-    const [known] = await context.driver.transaction((tx) =>
-      tx.all(`SELECT slug FROM environments WHERE project_id = ? AND slug = ?`, [principal.projectId, environment]),
-    )
-    if (!known) throw new ApiError(404, 'not_found', `environment '${environment.slice(0, 64)}' does not exist in this project`)
-    const granted = principal.permissions[environment] ?? []
-    if (!granted.includes(needed) && !granted.includes('admin')) {
-      await denied(state, principal, environment, `this identity has no ${needed} permission on '${environment}'`)
-    }
-    return {
-      principal,
-      scope: { projectId: principal.projectId, environment, actor: `identity:${principal.identityId}`, requestId: state.requestId, ip: state.ip },
-    }
+      return work(tx, principal)
+    })
+    if ('error' in outcome) throw outcome.error
+    return outcome.value
   }
+
+  /** Like asPrincipal, for a secrets operation needing `needed` on the request's environment. */
+  function inEnvironment<T>(
+    state: RequestState,
+    claims: AccessClaims,
+    needed: Permission,
+    work: (tx: SqlExecutor, scope: secrets.SecretScope) => Promise<T>,
+  ): Promise<T> {
+    return asPrincipal(state, claims, async (tx, principal) => {
+      let environment = state.url.searchParams.get('environment')
+      if (environment === null || environment === '') {
+        const reachable = Object.keys(principal.permissions).filter(
+          (slug) => (principal.permissions[slug] ?? []).length > 0,
+        )
+        if (reachable.length !== 1) {
+          return {
+            error: new ApiError(
+              400,
+              'environment_required',
+              `add ?environment= with one of: ${reachable.sort().join(', ')}`,
+            ),
+          }
+        }
+        environment = reachable[0]!
+      }
+      const [known] = await tx.all(`SELECT slug FROM environments WHERE project_id = ? AND slug = ?`, [
+        principal.projectId,
+        environment,
+      ])
+      if (!known)
+        return {
+          error: new ApiError(
+            404,
+            'not_found',
+            `environment '${environment.slice(0, 64)}' does not exist in this project`,
+          ),
+        }
+      const granted = principal.permissions[environment] ?? []
+      if (!granted.includes(needed) && !granted.includes('admin')) {
+        return deny(
+          tx,
+          state,
+          principal,
+          environment,
+          `this identity has no ${needed} permission on '${environment}'`,
+        )
+      }
+      const scope = {
+        projectId: principal.projectId,
+        environment,
+        actor: `identity:${principal.identityId}`,
+        requestId: state.requestId,
+        ip: state.ip,
+      }
+      return { value: await work(tx, scope) }
+    })
+  }
+
+  const bearer = (state: RequestState) => verifyBearer(context, state.request, state.ip, state.requestId)
 
   function secretName(state: RequestState): string {
     const name = decodeURIComponent(state.params[0] ?? '')
@@ -83,9 +160,14 @@ export function createVaultApp(context: VaultContext): RequestListener {
 
   function valueOf(body: Record<string, unknown>): string {
     const value = body.value
-    if (typeof value !== 'string') throw new ApiError(400, 'bad_request', 'the body needs a string field "value"')
+    if (typeof value !== 'string')
+      throw new ApiError(400, 'bad_request', 'the body needs a string field "value"')
     if (Buffer.byteLength(value) > context.limits.maxValueBytes) {
-      throw new ApiError(413, 'value_too_large', `secret values are limited to ${context.limits.maxValueBytes} bytes`)
+      throw new ApiError(
+        413,
+        'value_too_large',
+        `secret values are limited to ${context.limits.maxValueBytes} bytes`,
+      )
     }
     return value
   }
@@ -93,14 +175,18 @@ export function createVaultApp(context: VaultContext): RequestListener {
   const ifMatch = (state: RequestState) => state.request.headers['if-match']
   const etag = (version: number) => ({ etag: `"${version}"` })
 
-  const write = (mode: secrets.WriteMode): Handler => async (state) => {
-    const { scope } = await authorize(state, 'write')
-    const body = await readJsonObject(state.request)
-    const name = mode === 'create' ? bodyName(body) : secretName(state)
-    const value = valueOf(body)
-    const result = await context.driver.transaction((tx) => secrets.writeSecret(context, tx, scope, name, value, mode, ifMatch(state)))
-    sendJson(state.response, result.created ? 201 : 200, result.secret, etag(result.secret.version))
-  }
+  const write =
+    (mode: secrets.WriteMode): Handler =>
+    async (state) => {
+      const claims = await bearer(state)
+      const body = await readJsonObject(state.request)
+      const name = mode === 'create' ? bodyName(body) : secretName(state)
+      const value = valueOf(body)
+      const result = await inEnvironment(state, claims, 'write', (tx, scope) =>
+        secrets.writeSecret(context, tx, scope, name, value, mode, ifMatch(state)),
+      )
+      sendJson(state.response, result.created ? 201 : 200, result.secret, etag(result.secret.version))
+    }
 
   function bodyName(body: Record<string, unknown>): string {
     if (typeof body.name !== 'string' || !namePattern.test(body.name) || body.name.length > 256) {
@@ -110,104 +196,188 @@ export function createVaultApp(context: VaultContext): RequestListener {
   }
 
   function versionParam(text: string | undefined): number {
-    if (!text || !/^[1-9][0-9]{0,9}$/.test(text)) throw new ApiError(400, 'bad_request', 'a version is a positive integer')
+    if (!text || !/^[1-9][0-9]{0,9}$/.test(text))
+      throw new ApiError(400, 'bad_request', 'a version is a positive integer')
     return Number(text)
   }
 
   const routes: [string, RegExp, Handler][] = [
-    ['POST', /^\/api\/v1\/auth\/token$/, async (state) => {
-      try {
-        sendJson(state.response, 200, await issueToken(context, state.request, state.ip, limiter, state.requestId))
-      } catch (error) {
-        if (!(error instanceof OAuthError)) throw error
-        sendJson(state.response, error.status, { error: error.error, error_description: error.description }, error.headers)
-      }
-    }],
-    ['POST', /^\/api\/v1\/auth\/revoke$/, async (state) => {
-      await revokeToken(context, state.request)
-      sendJson(state.response, 200, {})
-    }],
-    ['GET', /^\/api\/v1\/health$/, async (state) => {
-      sendJson(state.response, 200, { status: 'ok', version: context.version, schemaVersion })
-    }],
-    ['GET', /^\/api\/v1\/openapi\.(json|yaml)$/, async (state) => {
-      const document = await openApiDocument()
-      if (state.params[0] === 'yaml') {
-        state.response.writeHead(200, { 'content-type': 'application/yaml; charset=utf-8' })
-        state.response.end(document.yaml)
-      } else sendJson(state.response, 200, document.json)
-    }],
-    ['GET', /^\/api\/v1\/whoami$/, async (state) => {
-      const principal = await authenticate(context, state.request, state.ip, state.requestId)
-      const [project] = await context.driver.transaction((tx) => tx.all(`SELECT id, name FROM projects WHERE id = ?`, [principal.projectId]))
-      sendJson(state.response, 200, {
-        identity: { id: principal.identityId, name: principal.name, clientId: principal.clientId },
-        project: { id: project?.id, name: project?.name },
-        permissions: principal.permissions,
-      })
-    }],
-    ['GET', /^\/api\/v1\/environments$/, async (state) => {
-      const principal = await authenticate(context, state.request, state.ip, state.requestId)
-      const rows = await context.driver.transaction((tx) =>
-        tx.all(`SELECT slug, name FROM environments WHERE project_id = ? ORDER BY created_at, slug`, [principal.projectId]),
-      )
-      sendJson(state.response, 200, { environments: rows.filter((row) => (principal.permissions[String(row.slug)] ?? []).length > 0) })
-    }],
-    ['GET', /^\/api\/v1\/audit$/, async (state) => {
-      const principal = await authenticate(context, state.request, state.ip, state.requestId)
-      if (!Object.values(principal.permissions).some((levels) => levels.includes('admin'))) {
-        await denied(state, principal, null, 'reading the audit log needs admin on the project')
-      }
-      const after = Number(state.url.searchParams.get('after') ?? 0) || 0
-      const limit = Number(state.url.searchParams.get('limit') ?? 100) || 100
-      const events = await context.driver.transaction(async (tx) => {
-        const found = await listAudit(tx, { projectId: principal.projectId, afterSeq: after, limit })
-        return found
-      })
-      sendJson(state.response, 200, { events })
-    }],
-    ['GET', /^\/api\/v1\/secrets$/, async (state) => {
-      const { scope } = await authorize(state, 'read')
-      const withValues = state.url.searchParams.get('values') !== 'false'
-      const list = await context.driver.transaction((tx) => secrets.listSecrets(context, tx, scope, withValues))
-      sendJson(state.response, 200, { environment: scope.environment, secrets: list })
-    }],
+    [
+      'POST',
+      /^\/api\/v1\/auth\/token$/,
+      async (state) => {
+        try {
+          sendJson(
+            state.response,
+            200,
+            await issueToken(context, state.request, state.ip, limiter, state.requestId),
+          )
+        } catch (error) {
+          if (!(error instanceof OAuthError)) throw error
+          sendJson(
+            state.response,
+            error.status,
+            { error: error.error, error_description: error.description },
+            error.headers,
+          )
+        }
+      },
+    ],
+    [
+      'POST',
+      /^\/api\/v1\/auth\/revoke$/,
+      async (state) => {
+        await revokeToken(context, state.request)
+        sendJson(state.response, 200, {})
+      },
+    ],
+    [
+      'GET',
+      /^\/api\/v1\/health$/,
+      async (state) => {
+        sendJson(state.response, 200, { status: 'ok', version: context.version, schemaVersion })
+      },
+    ],
+    [
+      'GET',
+      /^\/api\/v1\/openapi\.(json|yaml)$/,
+      async (state) => {
+        const document = await openApiDocument()
+        if (state.params[0] === 'yaml') {
+          state.response.writeHead(200, { 'content-type': 'application/yaml; charset=utf-8' })
+          state.response.end(document.yaml)
+        } else sendJson(state.response, 200, document.json)
+      },
+    ],
+    [
+      'GET',
+      /^\/api\/v1\/whoami$/,
+      async (state) => {
+        const [principal, project] = await asPrincipal(state, await bearer(state), async (tx, found) => ({
+          value: [
+            found,
+            (await tx.all(`SELECT id, name FROM projects WHERE id = ?`, [found.projectId]))[0],
+          ] as const,
+        }))
+        sendJson(state.response, 200, {
+          identity: { id: principal.identityId, name: principal.name, clientId: principal.clientId },
+          project: { id: project?.id, name: project?.name },
+          permissions: principal.permissions,
+        })
+      },
+    ],
+    [
+      'GET',
+      /^\/api\/v1\/environments$/,
+      async (state) => {
+        const environments = await asPrincipal(state, await bearer(state), async (tx, principal) => {
+          const rows = await tx.all(
+            `SELECT slug, name FROM environments WHERE project_id = ? ORDER BY created_at, slug`,
+            [principal.projectId],
+          )
+          return { value: rows.filter((row) => (principal.permissions[String(row.slug)] ?? []).length > 0) }
+        })
+        sendJson(state.response, 200, { environments })
+      },
+    ],
+    [
+      'GET',
+      /^\/api\/v1\/audit$/,
+      async (state) => {
+        const after = Number(state.url.searchParams.get('after') ?? 0) || 0
+        const limit = Number(state.url.searchParams.get('limit') ?? 100) || 100
+        const events = await asPrincipal(state, await bearer(state), async (tx, principal) => {
+          if (!Object.values(principal.permissions).some((levels) => levels.includes('admin'))) {
+            return deny(tx, state, principal, null, 'reading the audit log needs admin on the project')
+          }
+          const found = await listAudit(tx, { projectId: principal.projectId, afterSeq: after, limit })
+          await appendAudit(tx, context.keyring.auditKey, {
+            projectId: principal.projectId,
+            actor: `identity:${principal.identityId}`,
+            action: 'audit.list',
+            result: 'ok',
+            requestId: state.requestId,
+            ip: state.ip,
+          })
+          return { value: found }
+        })
+        sendJson(state.response, 200, { events })
+      },
+    ],
+    [
+      'GET',
+      /^\/api\/v1\/secrets$/,
+      async (state) => {
+        const withValues = state.url.searchParams.get('values') !== 'false'
+        const listed = await inEnvironment(state, await bearer(state), 'read', async (tx, scope) => ({
+          environment: scope.environment,
+          secrets: await secrets.listSecrets(context, tx, scope, withValues),
+        }))
+        sendJson(state.response, 200, listed)
+      },
+    ],
     ['POST', /^\/api\/v1\/secrets$/, write('create')],
-    ['GET', /^\/api\/v1\/secrets\/([^/]+)$/, async (state) => {
-      const name = secretName(state)
-      const { scope } = await authorize(state, 'read')
-      const secret = await context.driver.transaction((tx) => secrets.getSecret(context, tx, scope, name))
-      sendJson(state.response, 200, secret, etag(secret.version))
-    }],
+    [
+      'GET',
+      /^\/api\/v1\/secrets\/([^/]+)$/,
+      async (state) => {
+        const name = secretName(state)
+        const secret = await inEnvironment(state, await bearer(state), 'read', (tx, scope) =>
+          secrets.getSecret(context, tx, scope, name),
+        )
+        sendJson(state.response, 200, secret, etag(secret.version))
+      },
+    ],
     ['PUT', /^\/api\/v1\/secrets\/([^/]+)$/, write('upsert')],
     ['PATCH', /^\/api\/v1\/secrets\/([^/]+)$/, write('update')],
-    ['DELETE', /^\/api\/v1\/secrets\/([^/]+)$/, async (state) => {
-      const name = secretName(state)
-      const { scope } = await authorize(state, 'write')
-      await context.driver.transaction((tx) => secrets.deleteSecret(context, tx, scope, name, ifMatch(state)))
-      state.response.writeHead(204).end()
-    }],
-    ['GET', /^\/api\/v1\/secrets\/([^/]+)\/versions$/, async (state) => {
-      const name = secretName(state)
-      const { scope } = await authorize(state, 'read')
-      const versions = await context.driver.transaction((tx) => secrets.listVersions(context, tx, scope, name))
-      sendJson(state.response, 200, { versions })
-    }],
-    ['GET', /^\/api\/v1\/secrets\/([^/]+)\/versions\/([^/]+)$/, async (state) => {
-      const name = secretName(state)
-      const version = versionParam(state.params[1])
-      const { scope } = await authorize(state, 'read')
-      const found = await context.driver.transaction((tx) => secrets.readVersion(context, tx, scope, name, version))
-      sendJson(state.response, 200, found, etag(found.version))
-    }],
-    ['POST', /^\/api\/v1\/secrets\/([^/]+)\/rollback$/, async (state) => {
-      const name = secretName(state)
-      const { scope } = await authorize(state, 'write')
-      const body = await readJsonObject(state.request)
-      const version = versionParam(String(body.version ?? ''))
-      const row = await context.driver.transaction((tx) => secrets.rollbackSecret(context, tx, scope, name, version, ifMatch(state)))
-      sendJson(state.response, 200, row, etag(row.version))
-    }],
+    [
+      'DELETE',
+      /^\/api\/v1\/secrets\/([^/]+)$/,
+      async (state) => {
+        const name = secretName(state)
+        await inEnvironment(state, await bearer(state), 'write', (tx, scope) =>
+          secrets.deleteSecret(context, tx, scope, name, ifMatch(state)),
+        )
+        state.response.writeHead(204).end()
+      },
+    ],
+    [
+      'GET',
+      /^\/api\/v1\/secrets\/([^/]+)\/versions$/,
+      async (state) => {
+        const name = secretName(state)
+        const versions = await inEnvironment(state, await bearer(state), 'read', (tx, scope) =>
+          secrets.listVersions(context, tx, scope, name),
+        )
+        sendJson(state.response, 200, { versions })
+      },
+    ],
+    [
+      'GET',
+      /^\/api\/v1\/secrets\/([^/]+)\/versions\/([^/]+)$/,
+      async (state) => {
+        const name = secretName(state)
+        const version = versionParam(state.params[1])
+        const found = await inEnvironment(state, await bearer(state), 'read', (tx, scope) =>
+          secrets.readVersion(context, tx, scope, name, version),
+        )
+        sendJson(state.response, 200, found, etag(found.version))
+      },
+    ],
+    [
+      'POST',
+      /^\/api\/v1\/secrets\/([^/]+)\/rollback$/,
+      async (state) => {
+        const name = secretName(state)
+        const claims = await bearer(state)
+        const body = await readJsonObject(state.request)
+        const version = versionParam(String(body.version ?? ''))
+        const row = await inEnvironment(state, claims, 'write', (tx, scope) =>
+          secrets.rollbackSecret(context, tx, scope, name, version, ifMatch(state)),
+        )
+        sendJson(state.response, 200, row, etag(row.version))
+      },
+    ],
   ]
 
   return (request, response) => {
@@ -226,12 +396,19 @@ export function createVaultApp(context: VaultContext): RequestListener {
         return
       }
       if (error instanceof ApiError) {
-        sendJson(response, error.status, { error: { code: error.code, message: error.message } }, error.headers)
+        sendJson(
+          response,
+          error.status,
+          { error: { code: error.code, message: error.message } },
+          error.headers,
+        )
       } else if ((error as { code?: string }).code === 'ERR_INTEGRITY') {
         sendJson(response, 500, { error: { code: 'integrity_error', message: (error as Error).message } })
       } else {
         process.stderr.write(`vault server: request ${state.requestId} failed: ${(error as Error).name}\n`)
-        sendJson(response, 500, { error: { code: 'internal_error', message: `internal error (request ${state.requestId})` } })
+        sendJson(response, 500, {
+          error: { code: 'internal_error', message: `internal error (request ${state.requestId})` },
+        })
       }
     })
   }
@@ -239,7 +416,9 @@ export function createVaultApp(context: VaultContext): RequestListener {
   async function route(state: RequestState): Promise<void> {
     const { request, response, url } = state
     if (url.pathname === '/' && (request.method === 'HEAD' || request.method === 'GET')) {
-      response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(request.method === 'GET' ? 'vault\n' : undefined)
+      response
+        .writeHead(200, { 'content-type': 'text/plain; charset=utf-8' })
+        .end(request.method === 'GET' ? 'vault\n' : undefined)
       return
     }
     let pathMatched = false
@@ -252,7 +431,8 @@ export function createVaultApp(context: VaultContext): RequestListener {
       await handler(state)
       return
     }
-    if (pathMatched) throw new ApiError(405, 'method_not_allowed', `${request.method} is not allowed on ${url.pathname}`)
+    if (pathMatched)
+      throw new ApiError(405, 'method_not_allowed', `${request.method} is not allowed on ${url.pathname}`)
     throw new ApiError(404, 'not_found', `no route ${url.pathname.slice(0, 200)}`)
   }
 }

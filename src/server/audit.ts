@@ -25,9 +25,16 @@ export interface AuditRecord extends Required<AuditEvent> {
 }
 
 const genesis = '0'.repeat(64)
-const columns = 'seq, at, project_id, environment, actor, action, target, result, request_id, ip, detail, prev_hash, hash'
+const columns =
+  'seq, at, project_id, environment, actor, action, target, result, request_id, ip, detail, prev_hash, hash'
 
-function eventHash(key: Buffer, previous: string, seq: number, at: string, event: Required<AuditEvent>): string {
+function eventHash(
+  key: Buffer,
+  previous: string,
+  seq: number,
+  at: string,
+  event: Required<AuditEvent>,
+): string {
   const body = JSON.stringify([
     seq,
     at,
@@ -60,7 +67,9 @@ function complete(event: AuditEvent): Required<AuditEvent> {
 
 /** Appends one event inside the caller's transaction (so it commits or rolls back with the change). */
 export async function appendAudit(tx: SqlExecutor, key: Buffer, event: AuditEvent): Promise<number> {
-  const [head] = await tx.lockRows<{ seq: number; hash: string }>(`SELECT seq, hash FROM audit_head WHERE id = 1`)
+  const [head] = await tx.lockRows<{ seq: number; hash: string }>(
+    `SELECT seq, hash FROM audit_head WHERE id = 1`,
+  )
   const previous = head?.hash ?? genesis
   const seq = Number(head?.seq ?? 0) + 1
   const at = new Date().toISOString()
@@ -142,7 +151,8 @@ export async function verifyAuditChain(driver: SqlDriver, key: Buffer): Promise<
       ])
       for (const row of rows) {
         const seq = Number(row.seq)
-        if (seq !== expectedSeq) return { ok: false, events: expectedSeq - 1, brokenAt: expectedSeq, reason: 'missing event' }
+        if (seq !== expectedSeq)
+          return { ok: false, events: expectedSeq - 1, brokenAt: expectedSeq, reason: 'missing event' }
         const event = complete({
           projectId: row.project_id as string | null,
           environment: row.environment as string | null,
@@ -154,7 +164,8 @@ export async function verifyAuditChain(driver: SqlDriver, key: Buffer): Promise<
           ip: row.ip as string | null,
           detail: row.detail as string | null,
         })
-        if (row.prev_hash !== previous) return { ok: false, events: seq - 1, brokenAt: seq, reason: 'broken link' }
+        if (row.prev_hash !== previous)
+          return { ok: false, events: seq - 1, brokenAt: seq, reason: 'broken link' }
         if (eventHash(key, previous, seq, String(row.at), event) !== row.hash) {
           return { ok: false, events: seq - 1, brokenAt: seq, reason: 'event was modified' }
         }
@@ -163,7 +174,9 @@ export async function verifyAuditChain(driver: SqlDriver, key: Buffer): Promise<
       }
       if (rows.length < pageSize) break
     }
-    const [head] = await tx.all<{ seq: number; hash: string }>(`SELECT seq, hash FROM audit_head WHERE id = 1`)
+    const [head] = await tx.all<{ seq: number; hash: string }>(
+      `SELECT seq, hash FROM audit_head WHERE id = 1`,
+    )
     const events = expectedSeq - 1
     if ((head ? Number(head.seq) : 0) !== events || (head ? head.hash : genesis) !== previous) {
       return { ok: false, events, brokenAt: events, reason: 'events after the last one were deleted' }

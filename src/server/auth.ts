@@ -8,7 +8,8 @@ import { appendAudit, recordAudit } from './audit.js'
 import type { VaultContext } from './context.js'
 import { ApiError, readFormOrJson } from './http.js'
 import type { PermissionMap } from './identities.js'
-import { signAccessToken, verifyAccessToken } from './tokens.js'
+import type { SqlExecutor } from './store/index.js'
+import { signAccessToken, verifyAccessToken, type AccessClaims } from './tokens.js'
 
 export interface Principal {
   identityId: string
@@ -72,7 +73,9 @@ export async function issueToken(
 ): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number }> {
   const wait = limiter.take(ip)
   if (wait > 0) {
-    throw new OAuthError(429, 'rate_limited', 'too many token requests; retry later', { 'retry-after': String(wait) })
+    throw new OAuthError(429, 'rate_limited', 'too many token requests; retry later', {
+      'retry-after': String(wait),
+    })
   }
   const fields = await readFormOrJson(request)
   const basic = basicCredentials(request)
@@ -81,8 +84,14 @@ export async function issueToken(
   }
   const clientId = basic?.clientId ?? fields.client_id
   const clientSecret = basic?.clientSecret ?? fields.client_secret
-  if (!clientId || !clientSecret) throw new OAuthError(400, 'invalid_request', 'client_id and client_secret are required')
-  const invalid = new OAuthError(401, 'invalid_client', 'client authentication failed', basic ? { 'www-authenticate': 'Basic realm="vault"' } : {})
+  if (!clientId || !clientSecret)
+    throw new OAuthError(400, 'invalid_request', 'client_id and client_secret are required')
+  const invalid = new OAuthError(
+    401,
+    'invalid_client',
+    'client authentication failed',
+    basic ? { 'www-authenticate': 'Basic realm="vault"' } : {},
+  )
   const { keyring, limits } = context
   const outcome = await context.driver.transaction(async (tx) => {
     const [row] = await tx.lockRows<{
@@ -127,7 +136,12 @@ export async function issueToken(
     if (Number(row.failed_logins) > 0 || row.locked_until) {
       await tx.run(`UPDATE identities SET failed_logins = 0, locked_until = NULL WHERE id = ?`, [row.id])
     }
-    const signed = signAccessToken(context.jwtSecret, { identityId: row.id, projectId: row.project_id }, limits.tokenTtlSeconds, now)
+    const signed = signAccessToken(
+      context.jwtSecret,
+      { identityId: row.id, projectId: row.project_id },
+      limits.tokenTtlSeconds,
+      now,
+    )
     await tx.run(`INSERT INTO access_tokens (jti, identity_id, issued_at, expires_at) VALUES (?, ?, ?, ?)`, [
       signed.claims.jti,
       row.id,
@@ -142,9 +156,14 @@ export async function issueToken(
     return { kind: 'ok' as const, token: signed.token }
   })
   if (outcome.kind === 'locked') {
-    throw new OAuthError(429, 'rate_limited', 'this client is locked after repeated failed logins; retry later', {
-      'retry-after': String(outcome.retryAfter),
-    })
+    throw new OAuthError(
+      429,
+      'rate_limited',
+      'this client is locked after repeated failed logins; retry later',
+      {
+        'retry-after': String(outcome.retryAfter),
+      },
+    )
   }
   if (outcome.kind === 'invalid') throw invalid
   return { access_token: outcome.token, token_type: 'Bearer', expires_in: limits.tokenTtlSeconds }
@@ -156,61 +175,78 @@ export async function revokeToken(context: VaultContext, request: IncomingMessag
   const claims = fields.token ? verifyAccessToken(context.jwtSecret, fields.token) : null
   if (!claims) return
   await context.driver.transaction((tx) =>
-    tx.run(`UPDATE access_tokens SET revoked_at = ? WHERE jti = ? AND revoked_at IS NULL`, [new Date().toISOString(), claims.jti]),
+    tx.run(`UPDATE access_tokens SET revoked_at = ? WHERE jti = ? AND revoked_at IS NULL`, [
+      new Date().toISOString(),
+      claims.jti,
+    ]),
   )
 }
 
-/** The principal of a bearer token, or a 401 (audited when the token was well-formed but refused). */
-export async function authenticate(
+/** A 401 of the API (with the Bearer challenge). */
+export function unauthorized(message: string): ApiError {
+  return new ApiError(401, 'unauthorized', message, { 'www-authenticate': 'Bearer realm="vault"' })
+}
+
+/**
+ * Checks the bearer token's form, signature and expiry without touching the store; a refused token
+ * is audited in its own transaction and answered 401.
+ */
+export async function verifyBearer(
   context: VaultContext,
   request: IncomingMessage,
   ip: string,
   requestId: string,
-): Promise<Principal> {
+): Promise<AccessClaims> {
   const header = request.headers.authorization
-  const unauthorized = (message: string) =>
-    new ApiError(401, 'unauthorized', message, { 'www-authenticate': 'Bearer realm="vault"' })
   if (!header?.startsWith('Bearer ')) throw unauthorized('a bearer token is required')
   const claims = verifyAccessToken(context.jwtSecret, header.slice(7).trim())
-  if (!claims) {
-    await recordAudit(context.driver, context.keyring.auditKey, {
-      projectId: null,
-      actor: 'anonymous',
+  if (claims) return claims
+  await recordAudit(context.driver, context.keyring.auditKey, {
+    projectId: null,
+    actor: 'anonymous',
+    action: 'auth.token',
+    result: 'denied',
+    requestId,
+    ip,
+    detail: 'invalid or expired token',
+  })
+  throw unauthorized('the access token is invalid or expired')
+}
+
+/**
+ * The principal of verified claims inside the caller's transaction, or undefined (audited) when the
+ * token or its identity was revoked, so revocation holds across replicas at once.
+ */
+export async function loadPrincipal(
+  context: VaultContext,
+  tx: SqlExecutor,
+  claims: AccessClaims,
+  ip: string,
+  requestId: string,
+): Promise<Principal | undefined> {
+  const [found] = await tx.all(
+    `SELECT t.revoked_at AS token_revoked, i.revoked_at AS identity_revoked, i.name, i.client_id, i.permissions,
+     i.project_id FROM access_tokens t JOIN identities i ON i.id = t.identity_id WHERE t.jti = ?`,
+    [claims.jti],
+  )
+  if (!found || found.token_revoked || found.identity_revoked || found.project_id !== claims.pid) {
+    await appendAudit(tx, context.keyring.auditKey, {
+      projectId: claims.pid,
+      actor: `identity:${claims.sub}`,
       action: 'auth.token',
       result: 'denied',
       requestId,
       ip,
-      detail: 'invalid or expired token',
+      detail: 'revoked token',
     })
-    throw unauthorized('the access token is invalid or expired')
+    return undefined
   }
-  const row = await context.driver.transaction(async (tx) => {
-    const [found] = await tx.all(
-      `SELECT t.revoked_at AS token_revoked, i.revoked_at AS identity_revoked, i.name, i.client_id, i.permissions,
-       i.project_id FROM access_tokens t JOIN identities i ON i.id = t.identity_id WHERE t.jti = ?`,
-      [claims.jti],
-    )
-    if (!found || found.token_revoked || found.identity_revoked || found.project_id !== claims.pid) {
-      await appendAudit(tx, context.keyring.auditKey, {
-        projectId: claims.pid,
-        actor: `identity:${claims.sub}`,
-        action: 'auth.token',
-        result: 'denied',
-        requestId,
-        ip,
-        detail: 'revoked token',
-      })
-      return undefined
-    }
-    return found
-  })
-  if (!row) throw unauthorized('the access token was revoked')
   return {
     identityId: claims.sub,
     projectId: claims.pid,
-    name: String(row.name),
-    clientId: String(row.client_id),
-    permissions: JSON.parse(String(row.permissions)) as PermissionMap,
+    name: String(found.name),
+    clientId: String(found.client_id),
+    permissions: JSON.parse(String(found.permissions)) as PermissionMap,
     jti: claims.jti,
   }
 }

@@ -44,16 +44,27 @@ export async function hashPassword(password: string): Promise<string> {
 }
 
 /** Creates the admin (when absent), the project and its deployment identity. */
-export async function initialiseVault(driver: SqlDriver, keyring: Keyring, options: InitOptions): Promise<InitResult> {
+export async function initialiseVault(
+  driver: SqlDriver,
+  keyring: Keyring,
+  options: InitOptions,
+): Promise<InitResult> {
   if (options.adminPassword.length < 12) {
-    throw new UsageError('the admin password is too short (at least 12 characters)', { hint: 'generate one with vault pwgen' })
+    throw new UsageError('the admin password is too short (at least 12 characters)', {
+      hint: 'generate one with vault pwgen',
+    })
   }
   const environments = [...new Set(options.environments)]
   const passwordHash = await hashPassword(options.adminPassword)
   const result = await driver.exclusive('vault:init', async (tx) => {
-    const [admin] = await tx.all<{ username: string }>(`SELECT username FROM admins WHERE username = ?`, [options.adminUser])
+    const [admin] = await tx.all<{ username: string }>(`SELECT username FROM admins WHERE username = ?`, [
+      options.adminUser,
+    ])
     const [project] = await tx.all(`SELECT id FROM projects WHERE name = ?`, [options.project])
-    if (project) throw new ConflictError(`project '${options.project}' already exists`, { hint: 'choose another --project name' })
+    if (project)
+      throw new ConflictError(`project '${options.project}' already exists`, {
+        hint: 'choose another --project name',
+      })
     if (!admin) {
       await tx.run(`INSERT INTO admins (id, username, password_hash, created_at) VALUES (?, ?, ?, ?)`, [
         randomUUID(),
@@ -63,7 +74,9 @@ export async function initialiseVault(driver: SqlDriver, keyring: Keyring, optio
       ])
     }
     const created = await createProject(tx, options.project, environments)
-    const permissions: PermissionMap = Object.fromEntries(environments.map((slug) => [slug, ['read', 'write']]))
+    const permissions: PermissionMap = Object.fromEntries(
+      environments.map((slug) => [slug, ['read', 'write']]),
+    )
     const identityName = `${options.project}-deployment`
     const credentials = await createIdentity(tx, keyring, created.id, identityName, permissions)
     await appendAudit(tx, keyring.auditKey, {
@@ -106,7 +119,9 @@ export function writeStackEnv(dir: string, values: Record<string, string>): stri
   mkdirSync(dir, { recursive: true })
   const file = join(dir, '.env')
   const kept = existsSync(file)
-    ? readFileSync(file, 'utf8').split('\n').filter((line) => line !== '' && !Object.keys(values).some((key) => line.startsWith(`${key}=`)))
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '' && !Object.keys(values).some((key) => line.startsWith(`${key}=`)))
     : []
   const lines = [...kept, ...Object.entries(values).map(([key, value]) => `${key}=${value}`)]
   writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 })

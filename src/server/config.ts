@@ -57,26 +57,46 @@ function checkUrl(variable: string, text: string | undefined, allowHttp: boolean
   try {
     url = new URL(text)
   } catch {
-    throw new UsageError(`${variable} is not a URL`, { hint: `set ${variable} to e.g. https://vault.example.com` })
+    throw new UsageError(`${variable} is not a URL`, {
+      hint: `set ${variable} to e.g. https://vault.example.com`,
+    })
   }
   if (url.protocol === 'https:') return text
   if (url.protocol === 'http:' && (allowHttp || isLoopback(url.hostname))) return text
-  throw new UsageError(`${variable} must be an https:// URL`, { hint: 'plain http is only accepted with --dev or for a loopback host' })
+  throw new UsageError(`${variable} must be an https:// URL`, {
+    hint: 'plain http is only accepted with --dev or for a loopback host',
+  })
 }
 
 /** Generates or reuses the keys of a --dev data directory (0600 file). */
-function devKeys(dataDir: string): { encryptionKey: string; jwtSecret: string; keyFile: string; generated: boolean } {
+function devKeys(dataDir: string): {
+  encryptionKey: string
+  jwtSecret: string
+  keyFile: string
+  generated: boolean
+} {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 })
   const keyFile = join(dataDir, 'dev-keys.env')
   if (existsSync(keyFile)) {
     const values = Object.fromEntries(
-      readFileSync(keyFile, 'utf8').split('\n').filter((line) => line.includes('=')).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+      readFileSync(keyFile, 'utf8')
+        .split('\n')
+        .filter((line) => line.includes('='))
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
     )
-    return { encryptionKey: values.ENCRYPTION_KEY ?? '', jwtSecret: values.JWT_SECRET ?? '', keyFile, generated: false }
+    return {
+      encryptionKey: values.ENCRYPTION_KEY ?? '',
+      jwtSecret: values.JWT_SECRET ?? '',
+      keyFile,
+      generated: false,
+    }
   }
   const encryptionKey = randomBytes(32).toString('hex')
   const jwtSecret = randomBytes(32).toString('hex')
-  writeFileSync(keyFile, `ENCRYPTION_KEY=${encryptionKey}\nJWT_SECRET=${jwtSecret}\n`, { mode: 0o600, flag: 'wx' })
+  writeFileSync(keyFile, `ENCRYPTION_KEY=${encryptionKey}\nJWT_SECRET=${jwtSecret}\n`, {
+    mode: 0o600,
+    flag: 'wx',
+  })
   return { encryptionKey, jwtSecret, keyFile, generated: true }
 }
 
@@ -97,9 +117,13 @@ export function resolveServerConfig(input: ServerConfigInput): ServerConfig {
     }
     dbUrl ??= `sqlite://${join(dataDir, 'vault.db')}`
   }
-  if (!dbUrl) throw new NotConfiguredError('DB_URL is not set', { hint: 'set DB_URL=sqlite:///var/lib/vault/vault.db or postgres://..., or use --dev' })
+  if (!dbUrl)
+    throw new NotConfiguredError('DB_URL is not set', {
+      hint: 'set DB_URL=sqlite:///var/lib/vault/vault.db or postgres://..., or use --dev',
+    })
   const tlsGiven = Boolean(input.tlsCert) || Boolean(input.tlsKey)
-  if (tlsGiven && !(input.tlsCert && input.tlsKey)) throw new UsageError('--tls-cert and --tls-key go together')
+  if (tlsGiven && !(input.tlsCert && input.tlsKey))
+    throw new UsageError('--tls-cert and --tls-key go together')
   if (!tlsGiven && !dev && !input.behindProxy && !isLoopback(host)) {
     throw new UsageError(`refusing plain HTTP on ${host}, which is not loopback`, {
       hint: 'give --tls-cert and --tls-key, listen on 127.0.0.1, or use --behind-proxy behind a TLS-terminating gateway',

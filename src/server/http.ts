@@ -23,12 +23,14 @@ export const maxBodyBytes = 256 * 1024
 /** Reads the body up to `maxBodyBytes` (413 beyond). */
 export async function readBody(request: IncomingMessage): Promise<Buffer> {
   const declared = Number(request.headers['content-length'] ?? 0)
-  if (declared > maxBodyBytes) throw new ApiError(413, 'value_too_large', `request body over ${maxBodyBytes} bytes`)
+  if (declared > maxBodyBytes)
+    throw new ApiError(413, 'value_too_large', `request body over ${maxBodyBytes} bytes`)
   const chunks: Buffer[] = []
   let size = 0
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length
-    if (size > maxBodyBytes) throw new ApiError(413, 'value_too_large', `request body over ${maxBodyBytes} bytes`)
+    if (size > maxBodyBytes)
+      throw new ApiError(413, 'value_too_large', `request body over ${maxBodyBytes} bytes`)
     chunks.push(chunk)
   }
   return Buffer.concat(chunks)
@@ -38,10 +40,14 @@ function mediaType(request: IncomingMessage): string {
   return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
 }
 
-/** Parses a JSON object body; malformed JSON is a 400 that does not echo the body. */
+/**
+ * Parses a JSON object body; malformed JSON is a 400 that does not echo the body. A JSON body sent as
+ * text/plain or with curl's default form type (`curl -d '{"value":...}'`) is accepted as JSON.
+ */
 export async function readJsonObject(request: IncomingMessage): Promise<Record<string, unknown>> {
   const type = mediaType(request)
-  if (type !== '' && type !== 'application/json' && !type.endsWith('+json')) {
+  const lenient = ['', 'application/json', 'text/plain', 'application/x-www-form-urlencoded']
+  if (!lenient.includes(type) && !type.endsWith('+json')) {
     throw new ApiError(415, 'unsupported_media_type', 'send the body as application/json')
   }
   const body = await readBody(request)
@@ -66,7 +72,9 @@ export async function readFormOrJson(request: IncomingMessage): Promise<Record<s
     try {
       const parsed = JSON.parse(body) as Record<string, unknown>
       return Object.fromEntries(
-        Object.entries(parsed ?? {}).filter(([, value]) => typeof value === 'string' || typeof value === 'number').map(([key, value]) => [key, String(value)]),
+        Object.entries(parsed ?? {})
+          .filter(([, value]) => typeof value === 'string' || typeof value === 'number')
+          .map(([key, value]) => [key, String(value)]),
       )
     } catch {
       throw new ApiError(400, 'invalid_request', 'the request body is not valid JSON')

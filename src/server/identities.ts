@@ -40,7 +40,11 @@ export async function createProject(
   const [existing] = await tx.all(`SELECT id FROM projects WHERE name = ?`, [name])
   if (existing) throw new ConflictError(`project '${name}' already exists`)
   const id = randomUUID()
-  await tx.run(`INSERT INTO projects (id, name, created_at) VALUES (?, ?, ?)`, [id, name, new Date().toISOString()])
+  await tx.run(`INSERT INTO projects (id, name, created_at) VALUES (?, ?, ?)`, [
+    id,
+    name,
+    new Date().toISOString(),
+  ])
   for (const slug of environments) await createEnvironment(tx, id, slug)
   return { id, name }
 }
@@ -48,10 +52,15 @@ export async function createProject(
 /** Adds an environment to a project. */
 export async function createEnvironment(tx: SqlExecutor, projectId: string, slug: string, name?: string) {
   if (!slugPattern.test(slug)) {
-    throw new UsageError(`environment slug '${slug}' is invalid`, { hint: 'use lowercase letters, digits and -' })
+    throw new UsageError(`environment slug '${slug}' is invalid`, {
+      hint: 'use lowercase letters, digits and -',
+    })
   }
   await requireProject(tx, projectId)
-  const [existing] = await tx.all(`SELECT slug FROM environments WHERE project_id = ? AND slug = ?`, [projectId, slug])
+  const [existing] = await tx.all(`SELECT slug FROM environments WHERE project_id = ? AND slug = ?`, [
+    projectId,
+    slug,
+  ])
   if (existing) throw new ConflictError(`environment '${slug}' already exists`)
   const display = name ?? slug
   await tx.run(`INSERT INTO environments (project_id, slug, name, created_at) VALUES (?, ?, ?, ?)`, [
@@ -64,7 +73,10 @@ export async function createEnvironment(tx: SqlExecutor, projectId: string, slug
 }
 
 /** The environments of a project. */
-export async function listEnvironments(tx: SqlExecutor, projectId: string): Promise<{ slug: string; name: string }[]> {
+export async function listEnvironments(
+  tx: SqlExecutor,
+  projectId: string,
+): Promise<{ slug: string; name: string }[]> {
   await requireProject(tx, projectId)
   return tx.all<{ slug: string; name: string }>(
     `SELECT slug, name FROM environments WHERE project_id = ? ORDER BY created_at, slug`,
@@ -73,19 +85,28 @@ export async function listEnvironments(tx: SqlExecutor, projectId: string): Prom
 }
 
 /** Finds a project by id or by name. */
-export async function requireProject(tx: SqlExecutor, idOrName: string): Promise<{ id: string; name: string }> {
-  const [row] = await tx.all<{ id: string; name: string }>(`SELECT id, name FROM projects WHERE id = ? OR name = ?`, [
-    idOrName,
-    idOrName,
-  ])
-  if (!row) throw new NotFoundError(`project '${idOrName}' does not exist`, { hint: 'list projects with vault env list' })
+export async function requireProject(
+  tx: SqlExecutor,
+  idOrName: string,
+): Promise<{ id: string; name: string }> {
+  const [row] = await tx.all<{ id: string; name: string }>(
+    `SELECT id, name FROM projects WHERE id = ? OR name = ?`,
+    [idOrName, idOrName],
+  )
+  if (!row)
+    throw new NotFoundError(`project '${idOrName}' does not exist`, {
+      hint: 'list projects with vault env list',
+    })
   return row
 }
 
 /** Parses `dev=read,write;prod=read` or `*=read,write` into a permission map over existing environments. */
 export function parsePermissions(text: string, environments: string[]): PermissionMap {
   const map: PermissionMap = {}
-  for (const part of text.split(';').map((piece) => piece.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(';')
+    .map((piece) => piece.trim())
+    .filter(Boolean)) {
     const [slug, levels] = part.split('=', 2)
     const permissions = (levels ?? '').split(',').map((level) => level.trim()) as Permission[]
     if (permissions.some((level) => !['read', 'write', 'admin'].includes(level))) {
@@ -108,7 +129,10 @@ export async function createIdentity(
   name: string,
   permissions: PermissionMap,
 ): Promise<NewCredentials> {
-  const [existing] = await tx.all(`SELECT id FROM identities WHERE project_id = ? AND name = ?`, [projectId, name])
+  const [existing] = await tx.all(`SELECT id FROM identities WHERE project_id = ? AND name = ?`, [
+    projectId,
+    name,
+  ])
   if (existing) throw new ConflictError(`identity '${name}' already exists in this project`)
   const identity: IdentitySummary = {
     id: randomUUID(),
@@ -164,11 +188,18 @@ async function findIdentity(tx: SqlExecutor, projectId: string, nameOrClientId: 
 }
 
 /** Revokes an identity and every token it holds. */
-export async function revokeIdentity(tx: SqlExecutor, projectId: string, nameOrClientId: string): Promise<void> {
+export async function revokeIdentity(
+  tx: SqlExecutor,
+  projectId: string,
+  nameOrClientId: string,
+): Promise<void> {
   const id = await findIdentity(tx, projectId, nameOrClientId)
   const now = new Date().toISOString()
   await tx.run(`UPDATE identities SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, [now, id])
-  await tx.run(`UPDATE access_tokens SET revoked_at = ? WHERE identity_id = ? AND revoked_at IS NULL`, [now, id])
+  await tx.run(`UPDATE access_tokens SET revoked_at = ? WHERE identity_id = ? AND revoked_at IS NULL`, [
+    now,
+    id,
+  ])
 }
 
 /** Gives an identity a new client secret; its old secret and all its tokens stop working at once. */
@@ -185,7 +216,10 @@ export async function rotateIdentitySecret(
     keyring.hashClientSecret(clientSecret),
     id,
   ])
-  await tx.run(`UPDATE access_tokens SET revoked_at = ? WHERE identity_id = ? AND revoked_at IS NULL`, [now, id])
+  await tx.run(`UPDATE access_tokens SET revoked_at = ? WHERE identity_id = ? AND revoked_at IS NULL`, [
+    now,
+    id,
+  ])
   const [row] = await tx.all<{ client_id: string }>(`SELECT client_id FROM identities WHERE id = ?`, [id])
   return { clientId: row!.client_id, clientSecret }
 }

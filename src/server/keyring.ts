@@ -12,7 +12,11 @@ import type { SqlDriver, SqlExecutor } from './store/index.js'
 export interface Keyring {
   readonly fingerprint: string
   /** Seals a secret value for one exact row. */
-  sealValue(tx: SqlExecutor, at: ValueAddress, value: string): Promise<{ ciphertext: string; keyVersion: number }>
+  sealValue(
+    tx: SqlExecutor,
+    at: ValueAddress,
+    value: string,
+  ): Promise<{ ciphertext: string; keyVersion: number }>
   /** Opens a secret value of one exact row; IntegrityError when it was tampered with or moved. */
   openValue(tx: SqlExecutor, at: ValueAddress, ciphertext: string, keyVersion: number): Promise<string>
   /** Keyed hash of a high-entropy client secret. */
@@ -48,7 +52,9 @@ export async function loadKeyring(driver: SqlDriver, encryptionKey: Buffer): Pro
         { hint: 'start with the ENCRYPTION_KEY this database was created with; nothing was changed' },
       )
     }
-    const [row] = await tx.all<{ wrapped: string }>(`SELECT wrapped FROM root_keys ORDER BY version DESC LIMIT 1`)
+    const [row] = await tx.all<{ wrapped: string }>(
+      `SELECT wrapped FROM root_keys ORDER BY version DESC LIMIT 1`,
+    )
     if (row) return open(encryptionKey, row.wrapped, rootLabel, 'the root key')
     const fresh = randomKey()
     const now = new Date().toISOString()
@@ -63,13 +69,20 @@ export async function loadKeyring(driver: SqlDriver, encryptionKey: Buffer): Pro
 }
 
 /** Re-wraps the root key under a new ENCRYPTION_KEY; data stays readable, nothing else is rewritten. */
-export async function rewrapRootKey(driver: SqlDriver, previousKey: Buffer, nextKey: Buffer): Promise<string> {
+export async function rewrapRootKey(
+  driver: SqlDriver,
+  previousKey: Buffer,
+  nextKey: Buffer,
+): Promise<string> {
   await loadKeyring(driver, previousKey)
   return driver.exclusive('vault:keyring', async (tx) => {
     const rows = await tx.all<{ version: number; wrapped: string }>(`SELECT version, wrapped FROM root_keys`)
     for (const row of rows) {
       const root = open(previousKey, row.wrapped, rootLabel, 'the root key')
-      await tx.run(`UPDATE root_keys SET wrapped = ? WHERE version = ?`, [seal(nextKey, root, rootLabel), row.version])
+      await tx.run(`UPDATE root_keys SET wrapped = ? WHERE version = ?`, [
+        seal(nextKey, root, rootLabel),
+        row.version,
+      ])
     }
     const next = keyFingerprint(nextKey)
     await tx.run(`UPDATE meta SET value = ? WHERE key = 'kek_fingerprint'`, [next])
@@ -96,9 +109,13 @@ function createKeyring(root: Buffer, fingerprint: string): Keyring {
     let entry: { version: number; key: Buffer }
     if (rows[0]) {
       const wrappedVersion = Number(rows[0].version)
-      entry = { version: wrappedVersion, key: open(root, rows[0].wrapped, dataKeyLabel(projectId, wrappedVersion), 'a data key') }
+      entry = {
+        version: wrappedVersion,
+        key: open(root, rows[0].wrapped, dataKeyLabel(projectId, wrappedVersion), 'a data key'),
+      }
     } else {
-      if (version !== undefined) throw new IntegrityError(`data key ${version} of project ${projectId} is missing`)
+      if (version !== undefined)
+        throw new IntegrityError(`data key ${version} of project ${projectId} is missing`)
       entry = { version: 1, key: randomKey() }
       await tx.run(
         `INSERT INTO data_keys (project_id, version, root_version, wrapped, created_at) VALUES (?, 1, 1, ?, ?)
@@ -122,11 +139,19 @@ function createKeyring(root: Buffer, fingerprint: string): Keyring {
     auditKey: deriveKey(root, 'audit-chain'),
     async sealValue(tx, at, value) {
       const key = await dataKey(tx, at.projectId)
-      return { ciphertext: seal(key.key, Buffer.from(value, 'utf8'), valueLabel(at)), keyVersion: key.version }
+      return {
+        ciphertext: seal(key.key, Buffer.from(value, 'utf8'), valueLabel(at)),
+        keyVersion: key.version,
+      }
     },
     async openValue(tx, at, ciphertext, keyVersion) {
       const key = await dataKey(tx, at.projectId, keyVersion)
-      return open(key.key, ciphertext, valueLabel(at), `the value of ${at.name} version ${at.version}`).toString('utf8')
+      return open(
+        key.key,
+        ciphertext,
+        valueLabel(at),
+        `the value of ${at.name} version ${at.version}`,
+      ).toString('utf8')
     },
     hashClientSecret: (secret) => createHmac('sha256', clientSecretKey).update(secret).digest('hex'),
     clientSecretMatches(secret, storedHash) {

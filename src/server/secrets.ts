@@ -44,7 +44,12 @@ interface SecretRow {
 const secretColumns = 'id, name, version, deleted, created_at, updated_at'
 
 function metadata(row: SecretRow): SecretMetadata {
-  return { name: row.name, version: Number(row.version), createdAt: row.created_at, updatedAt: row.updated_at }
+  return {
+    name: row.name,
+    version: Number(row.version),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
 }
 
 function notFound(name: string, environment: string): ApiError {
@@ -61,11 +66,22 @@ function checkIfMatch(ifMatch: string | undefined, current: SecretRow | undefine
   }
   const wanted = ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, '').replace(/^"|"$/g, ''))
   if (!live || !wanted.includes(String(current.version))) {
-    throw new ApiError(412, 'precondition_failed', `the secret is at version ${live ? current.version : 'none'}, not ${ifMatch.trim()}`)
+    throw new ApiError(
+      412,
+      'precondition_failed',
+      `the secret is at version ${live ? current.version : 'none'}, not ${ifMatch.trim()}`,
+    )
   }
 }
 
-async function audit(context: VaultContext, tx: SqlExecutor, scope: SecretScope, action: string, target: string | null, detail?: string) {
+async function audit(
+  context: VaultContext,
+  tx: SqlExecutor,
+  scope: SecretScope,
+  action: string,
+  target: string | null,
+  detail?: string,
+) {
   await appendAudit(tx, context.keyring.auditKey, {
     projectId: scope.projectId,
     environment: scope.environment,
@@ -79,17 +95,34 @@ async function audit(context: VaultContext, tx: SqlExecutor, scope: SecretScope,
   })
 }
 
-async function readValue(context: VaultContext, tx: SqlExecutor, scope: SecretScope, secretId: string, name: string, version: number): Promise<string> {
+async function readValue(
+  context: VaultContext,
+  tx: SqlExecutor,
+  scope: SecretScope,
+  secretId: string,
+  name: string,
+  version: number,
+): Promise<string> {
   const [row] = await tx.all<{ ciphertext: string | null; key_version: number | null }>(
     `SELECT ciphertext, key_version FROM secret_versions WHERE secret_id = ? AND version = ?`,
     [secretId, version],
   )
   if (!row?.ciphertext) throw new ApiError(404, 'not_found', `version ${version} of ${name} holds no value`)
-  return context.keyring.openValue(tx, { projectId: scope.projectId, environment: scope.environment, name, version }, row.ciphertext, Number(row.key_version))
+  return context.keyring.openValue(
+    tx,
+    { projectId: scope.projectId, environment: scope.environment, name, version },
+    row.ciphertext,
+    Number(row.key_version),
+  )
 }
 
 /** Every live secret of the environment, with values unless `withValues` is false. */
-export async function listSecrets(context: VaultContext, tx: SqlExecutor, scope: SecretScope, withValues: boolean) {
+export async function listSecrets(
+  context: VaultContext,
+  tx: SqlExecutor,
+  scope: SecretScope,
+  withValues: boolean,
+) {
   const rows = await tx.all<SecretRow & { ciphertext: string | null; key_version: number | null }>(
     `SELECT s.id, s.name, s.version, s.deleted, s.created_at, s.updated_at, v.ciphertext, v.key_version
      FROM secrets s JOIN secret_versions v ON v.secret_id = s.id AND v.version = s.version
@@ -103,19 +136,36 @@ export async function listSecrets(context: VaultContext, tx: SqlExecutor, scope:
     if (withValues) {
       entry.value = await context.keyring.openValue(
         tx,
-        { projectId: scope.projectId, environment: scope.environment, name: row.name, version: Number(row.version) },
+        {
+          projectId: scope.projectId,
+          environment: scope.environment,
+          name: row.name,
+          version: Number(row.version),
+        },
         String(row.ciphertext),
         Number(row.key_version),
       )
     }
     secrets.push(entry)
   }
-  await audit(context, tx, scope, 'secret.list', null, withValues ? `${rows.length} secrets with values` : `${rows.length} secrets`)
+  await audit(
+    context,
+    tx,
+    scope,
+    'secret.list',
+    null,
+    withValues ? `${rows.length} secrets with values` : `${rows.length} secrets`,
+  )
   return secrets
 }
 
 /** One live secret with its current value. */
-export async function getSecret(context: VaultContext, tx: SqlExecutor, scope: SecretScope, name: string): Promise<SecretWithValue> {
+export async function getSecret(
+  context: VaultContext,
+  tx: SqlExecutor,
+  scope: SecretScope,
+  name: string,
+): Promise<SecretWithValue> {
   const [row] = await tx.all<SecretRow>(
     `SELECT ${secretColumns} FROM secrets WHERE project_id = ? AND environment = ? AND name = ?`,
     [scope.projectId, scope.environment, name],
@@ -160,10 +210,25 @@ async function appendVersion(
   }
   const version = Number(current?.version ?? 0) + 1
   if (current && Number(current.deleted) && value !== null) createdAt = now
-  const sealed = value === null ? null : await context.keyring.sealValue(tx, { projectId: scope.projectId, environment: scope.environment, name, version }, value)
+  const sealed =
+    value === null
+      ? null
+      : await context.keyring.sealValue(
+          tx,
+          { projectId: scope.projectId, environment: scope.environment, name, version },
+          value,
+        )
   await tx.run(
     `INSERT INTO secret_versions (secret_id, version, ciphertext, key_version, actor, deleted, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    [secretId!, version, sealed?.ciphertext ?? null, sealed?.keyVersion ?? null, scope.actor, value === null ? 1 : 0, now],
+    [
+      secretId!,
+      version,
+      sealed?.ciphertext ?? null,
+      sealed?.keyVersion ?? null,
+      scope.actor,
+      value === null ? 1 : 0,
+      now,
+    ],
   )
   await tx.run(`UPDATE secrets SET version = ?, deleted = ?, created_at = ?, updated_at = ? WHERE id = ?`, [
     version,
@@ -172,7 +237,10 @@ async function appendVersion(
     now,
     secretId!,
   ])
-  return { row: { name, version, createdAt, updatedAt: now }, created: !current || Boolean(Number(current.deleted)) }
+  return {
+    row: { name, version, createdAt, updatedAt: now },
+    created: !current || Boolean(Number(current.deleted)),
+  }
 }
 
 /** Creates (POST, 409 when live), updates (PATCH, 404 when absent) or upserts (PUT) a secret. */
@@ -187,7 +255,8 @@ export async function writeSecret(
 ): Promise<{ secret: SecretMetadata; created: boolean }> {
   const current = await lockSecret(tx, scope, name)
   const live = current && !Number(current.deleted)
-  if (mode === 'create' && live) throw new ApiError(409, 'conflict', `secret ${name} already exists in '${scope.environment}'`)
+  if (mode === 'create' && live)
+    throw new ApiError(409, 'conflict', `secret ${name} already exists in '${scope.environment}'`)
   if (mode === 'update' && !live) throw notFound(name, scope.environment)
   checkIfMatch(ifMatch, current)
   const { row, created } = await appendVersion(context, tx, scope, name, current, value)
@@ -197,7 +266,13 @@ export async function writeSecret(
 }
 
 /** Deletes a secret by appending a tombstone version. */
-export async function deleteSecret(context: VaultContext, tx: SqlExecutor, scope: SecretScope, name: string, ifMatch?: string) {
+export async function deleteSecret(
+  context: VaultContext,
+  tx: SqlExecutor,
+  scope: SecretScope,
+  name: string,
+  ifMatch?: string,
+) {
   const current = await lockSecret(tx, scope, name)
   if (!current || Number(current.deleted)) throw notFound(name, scope.environment)
   checkIfMatch(ifMatch, current)
@@ -223,13 +298,27 @@ export async function listVersions(context: VaultContext, tx: SqlExecutor, scope
     [secret.id],
   )
   await audit(context, tx, scope, 'secret.versions', name)
-  return rows.map((row) => ({ version: Number(row.version), createdAt: row.created_at, actor: row.actor, deleted: Boolean(Number(row.deleted)) }))
+  return rows.map((row) => ({
+    version: Number(row.version),
+    createdAt: row.created_at,
+    actor: row.actor,
+    deleted: Boolean(Number(row.deleted)),
+  }))
 }
 
 /** The value of version `version`. */
-export async function readVersion(context: VaultContext, tx: SqlExecutor, scope: SecretScope, name: string, version: number) {
+export async function readVersion(
+  context: VaultContext,
+  tx: SqlExecutor,
+  scope: SecretScope,
+  name: string,
+  version: number,
+) {
   const secret = await requireSecretRow(tx, scope, name)
-  const [row] = await tx.all<{ created_at: string }>(`SELECT created_at FROM secret_versions WHERE secret_id = ? AND version = ?`, [secret.id, version])
+  const [row] = await tx.all<{ created_at: string }>(
+    `SELECT created_at FROM secret_versions WHERE secret_id = ? AND version = ?`,
+    [secret.id, version],
+  )
   if (!row) throw new ApiError(404, 'not_found', `secret ${name} has no version ${version}`)
   const value = await readValue(context, tx, scope, secret.id, name, version)
   await audit(context, tx, scope, 'secret.read', name, `version ${version}`)
@@ -237,7 +326,14 @@ export async function readVersion(context: VaultContext, tx: SqlExecutor, scope:
 }
 
 /** Writes a new version holding the value of `version`. */
-export async function rollbackSecret(context: VaultContext, tx: SqlExecutor, scope: SecretScope, name: string, version: number, ifMatch?: string) {
+export async function rollbackSecret(
+  context: VaultContext,
+  tx: SqlExecutor,
+  scope: SecretScope,
+  name: string,
+  version: number,
+  ifMatch?: string,
+) {
   const current = await lockSecret(tx, scope, name)
   if (!current) throw notFound(name, scope.environment)
   checkIfMatch(ifMatch, current)
@@ -249,8 +345,18 @@ export async function rollbackSecret(context: VaultContext, tx: SqlExecutor, sco
 }
 
 /** Queues one signed delivery per active webhook of the project (no value in the payload). */
-async function queueWebhooks(context: VaultContext, tx: SqlExecutor, scope: SecretScope, type: string, name: string, version: number) {
-  const hooks = await tx.all<{ id: string }>(`SELECT id FROM webhooks WHERE project_id = ? AND disabled_at IS NULL`, [scope.projectId])
+async function queueWebhooks(
+  context: VaultContext,
+  tx: SqlExecutor,
+  scope: SecretScope,
+  type: string,
+  name: string,
+  version: number,
+) {
+  const hooks = await tx.all<{ id: string }>(
+    `SELECT id FROM webhooks WHERE project_id = ? AND disabled_at IS NULL`,
+    [scope.projectId],
+  )
   if (hooks.length === 0) return
   const now = new Date().toISOString()
   for (const hook of hooks) {

@@ -55,39 +55,52 @@ async function assertKeyBeforeMigrating(driver: ReturnType<typeof openDriver>, e
 }
 
 /** Starts a vault server; resolves once it listens. */
-export async function startVault(config: ServerConfig, limits: Partial<VaultLimits> = {}): Promise<RunningVault> {
+export async function startVault(
+  config: ServerConfig,
+  limits: Partial<VaultLimits> = {},
+): Promise<RunningVault> {
   const { driver, keyring } = await openStoreChecked(config.dbUrl, config.encryptionKey)
   const worker = startWebhookWorker(driver, keyring)
   const context: VaultContext = {
     driver,
     keyring,
     jwtSecret: config.jwtSecret,
-    limits: { ...defaultLimits, ...limits, tokenTtlSeconds: Math.min(limits.tokenTtlSeconds ?? defaultLimits.tokenTtlSeconds, 3600) },
+    limits: {
+      ...defaultLimits,
+      ...limits,
+      tokenTtlSeconds: Math.min(limits.tokenTtlSeconds ?? defaultLimits.tokenTtlSeconds, 3600),
+    },
     behindProxy: config.behindProxy,
     version: vaultVersion,
     onOutbox: () => worker.poke(),
   }
   const app = createVaultApp(context)
-  const server = config.tls ? createHttpsServer({ cert: config.tls.cert, key: config.tls.key }, app) : createHttpServer(app)
+  const server = config.tls
+    ? createHttpsServer({ cert: config.tls.cert, key: config.tls.key }, app)
+    : createHttpServer(app)
   server.keepAliveTimeout = 30_000
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(config.port, config.host, () => resolve())
   })
   const port = (server.address() as AddressInfo).port
+  let closing: Promise<void> | undefined
   const hostPart = config.host.includes(':') ? `[${config.host}]` : config.host
   return {
     url: `${config.tls ? 'https' : 'http'}://${hostPart}:${port}`,
     port,
     context,
     server,
-    async close() {
-      worker.stop()
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
-      await driver.close()
+    close() {
+      closing ??= (async () => {
+        worker.stop()
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve())
+          server.closeAllConnections()
+        })
+        await driver.close()
+      })()
+      return closing
     },
   }
 }

@@ -57,7 +57,8 @@ export function verifyAccessToken(secret: Buffer, token: string, now = Date.now(
   } catch {
     return null
   }
-  if (typeof claims.sub !== 'string' || typeof claims.pid !== 'string' || typeof claims.jti !== 'string') return null
+  if (typeof claims.sub !== 'string' || typeof claims.pid !== 'string' || typeof claims.jti !== 'string')
+    return null
   if (typeof claims.exp !== 'number' || claims.exp * 1000 <= now) return null
   return claims
 }

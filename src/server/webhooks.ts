@@ -25,16 +25,14 @@ export async function createWebhook(tx: SqlExecutor, keyring: Keyring, projectId
   } catch {
     throw new UsageError('the webhook URL is not a URL')
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new UsageError('webhook URLs are http(s)')
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new UsageError('webhook URLs are http(s)')
   const id = randomUUID()
   const secret = `whsec_${randomBytes(24).toString('base64url')}`
-  await tx.run(`INSERT INTO webhooks (id, project_id, url, sealed_secret, created_at) VALUES (?, ?, ?, ?, ?)`, [
-    id,
-    projectId,
-    url,
-    keyring.sealInternal(secret, `webhook|${id}`),
-    new Date().toISOString(),
-  ])
+  await tx.run(
+    `INSERT INTO webhooks (id, project_id, url, sealed_secret, created_at) VALUES (?, ?, ?, ?, ?)`,
+    [id, projectId, url, keyring.sealInternal(secret, `webhook|${id}`), new Date().toISOString()],
+  )
   return { id, url, secret }
 }
 
@@ -60,7 +58,14 @@ export function startWebhookWorker(driver: SqlDriver, keyring: Keyring, pollMs =
   async function deliverDue(): Promise<void> {
     const now = new Date().toISOString()
     const due = await driver.transaction((tx) =>
-      tx.all<{ id: string; webhook_id: string; body: string; attempts: number; url: string; sealed_secret: string }>(
+      tx.all<{
+        id: string
+        webhook_id: string
+        body: string
+        attempts: number
+        url: string
+        sealed_secret: string
+      }>(
         `SELECT o.id, o.webhook_id, o.body, o.attempts, w.url, w.sealed_secret FROM webhook_outbox o
          JOIN webhooks w ON w.id = o.webhook_id
          WHERE o.delivered_at IS NULL AND o.next_attempt_at <= ? AND o.attempts < ? ORDER BY o.created_at LIMIT 20`,
@@ -90,13 +95,14 @@ export function startWebhookWorker(driver: SqlDriver, keyring: Keyring, pollMs =
       const attempts = Number(item.attempts) + 1
       await driver.transaction((tx) =>
         failure === null
-          ? tx.run(`UPDATE webhook_outbox SET attempts = ?, delivered_at = ?, last_error = NULL WHERE id = ?`, [attempts, new Date().toISOString(), item.id])
-          : tx.run(`UPDATE webhook_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?`, [
-              attempts,
-              new Date(Date.now() + backoffMs(attempts - 1)).toISOString(),
-              failure,
-              item.id,
-            ]),
+          ? tx.run(
+              `UPDATE webhook_outbox SET attempts = ?, delivered_at = ?, last_error = NULL WHERE id = ?`,
+              [attempts, new Date().toISOString(), item.id],
+            )
+          : tx.run(
+              `UPDATE webhook_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?`,
+              [attempts, new Date(Date.now() + backoffMs(attempts - 1)).toISOString(), failure, item.id],
+            ),
       )
     }
   }

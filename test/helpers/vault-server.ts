@@ -84,12 +84,20 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
     const response = await fetch(`${url}/api/v1/auth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: credentials.clientId, client_secret: credentials.clientSecret }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: credentials.clientId,
+        client_secret: credentials.clientSecret,
+      }),
     })
     if (response.status !== 200) throw new Error(`token request failed with HTTP ${response.status}`)
     return ((await response.json()) as { access_token: string }).access_token
   }
-  const adminCredentials = await makeIdentity(init.projectId, `${init.projectName}-admin`, '*=read,write,admin')
+  const adminCredentials = await makeIdentity(
+    init.projectId,
+    `${init.projectName}-admin`,
+    '*=read,write,admin',
+  )
   return {
     url: running.url,
     dbUrl,
@@ -109,7 +117,10 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
         project: name,
         environments,
       })
-      return { projectId: other.projectId, credentials: { clientId: other.clientId, clientSecret: other.clientSecret } }
+      return {
+        projectId: other.projectId,
+        credentials: { clientId: other.clientId, clientSecret: other.clientSecret },
+      }
     },
     running,
     async stop() {
@@ -129,25 +140,37 @@ export interface VaultProcess {
 
 const repoRoot = resolve(import.meta.dirname, '..', '..')
 
-/** Spawns `src/server/main.ts` as a real process on `dbUrl` and waits for its listening line. */
+/**
+ * Spawns `src/server/main.ts` as a real process on `dbUrl` and waits for its listening line.
+ * VAULT_SERVER_NODE_OPTIONS adds node flags to the child (e.g. `--cpu-prof` when profiling a benchmark).
+ */
 export async function spawnVaultProcess(env: {
   dbUrl: string
   encryptionKey: string
   jwtSecret: string
 }): Promise<VaultProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'src/server/main.ts')], {
-    cwd: repoRoot,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      DB_URL: env.dbUrl,
-      ENCRYPTION_KEY: env.encryptionKey,
-      JWT_SECRET: env.jwtSecret,
-      VAULT_HOST: '127.0.0.1',
-      VAULT_PORT: '0',
+  const child = spawn(
+    process.execPath,
+    [
+      ...(process.env.VAULT_SERVER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []),
+      '--import',
+      'tsx',
+      join(repoRoot, 'src/server/main.ts'),
+    ],
+    {
+      cwd: repoRoot,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        DB_URL: env.dbUrl,
+        ENCRYPTION_KEY: env.encryptionKey,
+        JWT_SECRET: env.jwtSecret,
+        VAULT_HOST: '127.0.0.1',
+        VAULT_PORT: '0',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  )
   let stderr = ''
   const exited = new Promise<void>((done) => child.once('exit', () => done()))
   const url = await new Promise<string>((done, fail) => {

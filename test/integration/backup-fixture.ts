@@ -149,7 +149,12 @@ export async function recreatePostgresDatabase(dbUrl: string): Promise<void> {
 }
 
 /** Writes `count` versions spread over a few secrets of `dev` directly through the server's domain code. */
-export async function seedVersions(vault: RunningVault, projectId: string, count: number, prefix: string) {
+export async function seedVersions(
+  vault: { context: VaultContext },
+  projectId: string,
+  count: number,
+  prefix: string,
+) {
   const scope = { projectId, environment: 'dev', actor: 'test:seed', requestId: 'seed', ip: '127.0.0.1' }
   for (let start = 0; start < count; start += 500) {
     await vault.context.driver.transaction(async (tx) => {

@@ -4,7 +4,7 @@
  * read back by sh and compose's env-file reader, `vault run` (values in, client secret and token out,
  * exit codes, SIGTERM exactly once), and canary secrets never shown where they were not asked for.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createServer } from 'node:http'
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -31,6 +31,7 @@ const hostile: Record<string, string> = {
   H_EVERYTHING: ` it's "$x" \\ \n ☃ `,
 }
 const canaries = { CANARY_ONE: 'CANARY-7d1e-one', CANARY_TWO: 'CANARY-7d1e-two' }
+const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0
 const counter = fileURLToPath(new URL('../fixtures/process/signal-counter.mjs', import.meta.url))
 
 let server: Awaited<ReturnType<typeof startVaultServer>>
@@ -300,6 +301,23 @@ describe('vault run', () => {
     cli.kill('SIGTERM')
     expect(await exit).toBe(3)
     expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ SIGTERM: 1, SIGINT: 0, SIGHUP: 0 })
+  })
+
+  it.runIf(hasScript)('one Ctrl-C typed at a terminal reaches the child once, not twice', async () => {
+    const out = join(work, 'ctrl-c.json')
+    const command = [process.execPath, runJs, 'run', '--env', 'dev', '--', process.execPath, counter, out]
+      .map((word) => `'${word.replaceAll("'", `'\\''`)}'`)
+      .join(' ')
+    const terminal = spawn('script', ['-qec', `exec ${command}`, '/dev/null'], {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['pipe', 'ignore', 'inherit'],
+    })
+    const exit = new Promise<number | null>((resolve) => terminal.on('exit', (code) => resolve(code)))
+    for (let i = 0; i < 200 && !existsSync(`${out}.ready`); i++) await sleep(50)
+    terminal.stdin!.write('\x03')
+    const code = await exit
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual({ SIGTERM: 0, SIGINT: 1, SIGHUP: 0 })
+    expect(code).toBe(3)
   })
 
   it('--only-referenced injects only what the compose files reference', async () => {

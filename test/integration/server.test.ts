@@ -20,15 +20,27 @@ const adapters = [
 
 interface Call {
   status: number
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies of many shapes, each checked by expect
   body: any
   text: string
   headers: Headers
 }
 
-async function call(vault: TestVault, token: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Call> {
+async function call(
+  vault: TestVault,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Call> {
   const response = await fetch(`${vault.url}${path}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
     body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
   })
   const text = await response.text()
@@ -78,11 +90,24 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
       const asB = await call(vault, otherToken, 'GET', '/api/v1/secrets?environment=dev')
       expect(asB.status).toBe(200)
       expect(asB.body.secrets).toEqual([])
-      expect((await call(vault, otherToken, 'GET', '/api/v1/secrets/ISOLATED?environment=dev')).status).toBe(404)
-      const crossProject = await call(vault, otherToken, 'GET', `/api/v1/secrets?environment=dev&project=${vault.projectId}`)
+      expect((await call(vault, otherToken, 'GET', '/api/v1/secrets/ISOLATED?environment=dev')).status).toBe(
+        404,
+      )
+      const crossProject = await call(
+        vault,
+        otherToken,
+        'GET',
+        `/api/v1/secrets?environment=dev&project=${vault.projectId}`,
+      )
       expect(crossProject.status).toBe(403)
       expect(crossProject.body.error.code).toBe('forbidden')
-      const patch = await call(vault, otherToken, 'PATCH', `/api/v1/secrets/ISOLATED?environment=dev&project=${vault.projectId}`, { value: 'x' })
+      const patch = await call(
+        vault,
+        otherToken,
+        'PATCH',
+        `/api/v1/secrets/ISOLATED?environment=dev&project=${vault.projectId}`,
+        { value: 'x' },
+      )
       expect(patch.status).toBe(403)
       expect(await deniedCount(vault.dbUrl)).toBe(before + 2)
       const mine = await call(vault, token, 'GET', '/api/v1/secrets/ISOLATED?environment=dev')
@@ -90,9 +115,27 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
     })
 
     it.each([
-      ['a read-only identity writing', 'dev=read', 'PATCH', '/api/v1/secrets/ISOLATED?environment=dev', { value: 'nope' }],
-      ['a read-only identity deleting', 'dev=read', 'DELETE', '/api/v1/secrets/ISOLATED?environment=dev', undefined],
-      ['an identity without prod reading prod', 'dev=read,write', 'GET', '/api/v1/secrets?environment=prod', undefined],
+      [
+        'a read-only identity writing',
+        'dev=read',
+        'PATCH',
+        '/api/v1/secrets/ISOLATED?environment=dev',
+        { value: 'nope' },
+      ],
+      [
+        'a read-only identity deleting',
+        'dev=read',
+        'DELETE',
+        '/api/v1/secrets/ISOLATED?environment=dev',
+        undefined,
+      ],
+      [
+        'an identity without prod reading prod',
+        'dev=read,write',
+        'GET',
+        '/api/v1/secrets?environment=prod',
+        undefined,
+      ],
       ['a non-admin reading the audit log', 'dev=read,write', 'GET', '/api/v1/audit', undefined],
     ])('refuses %s with 403 and audits it', async (label, permissions, method, path, body) => {
       const identity = await vault.createIdentity(`limited-${label.replace(/\W+/g, '-')}`, permissions)
@@ -122,23 +165,48 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
     }
 
     it.each([
-      ['expired', () => signAccessToken(Buffer.from(vault.jwtSecret, 'hex'), { identityId: 'x', projectId: vault.projectId }, -10).token],
-      ['tampered', () => {
-        const [head, payload, signature] = token.split('.')
-        const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString())
-        claims.pid = 'another-project'
-        return `${head}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`
-      }],
-      ['alg none', () => {
-        const [, payload] = token.split('.')
-        return `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${payload}.`
-      }],
-      ['signed with a wrong key', () => forge({ alg: 'HS256', typ: 'JWT' }, JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()), 'ab'.repeat(32))],
-      ['HS512 with the right key', () => {
-        const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
-        const body = `${encode({ alg: 'HS512' })}.${token.split('.')[1]}`
-        return `${body}.${createHmac('sha512', Buffer.from(vault.jwtSecret, 'hex')).update(body).digest('base64url')}`
-      }],
+      [
+        'expired',
+        () =>
+          signAccessToken(
+            Buffer.from(vault.jwtSecret, 'hex'),
+            { identityId: 'x', projectId: vault.projectId },
+            -10,
+          ).token,
+      ],
+      [
+        'tampered',
+        () => {
+          const [head, payload, signature] = token.split('.')
+          const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString())
+          claims.pid = 'another-project'
+          return `${head}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`
+        },
+      ],
+      [
+        'alg none',
+        () => {
+          const [, payload] = token.split('.')
+          return `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${payload}.`
+        },
+      ],
+      [
+        'signed with a wrong key',
+        () =>
+          forge(
+            { alg: 'HS256', typ: 'JWT' },
+            JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()),
+            'ab'.repeat(32),
+          ),
+      ],
+      [
+        'HS512 with the right key',
+        () => {
+          const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
+          const body = `${encode({ alg: 'HS512' })}.${token.split('.')[1]}`
+          return `${body}.${createHmac('sha512', Buffer.from(vault.jwtSecret, 'hex')).update(body).digest('base64url')}`
+        },
+      ],
     ])('rejects a token that is %s', async (_label, make) => {
       const response = await call(vault, make(), 'GET', '/api/v1/secrets?environment=dev')
       expect(response.status).toBe(401)
@@ -171,7 +239,10 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
       const attempt = (clientId: string, clientSecret: string) =>
         fetch(`${vault.url}/api/v1/auth/token`, {
           method: 'POST',
-          headers: { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+          headers: {
+            authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+            'content-type': 'application/x-www-form-urlencoded',
+          },
           body: 'grant_type=client_credentials',
         })
       const unknown = await attempt('vc_unknown', 'whatever')
@@ -196,11 +267,17 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
       return row as { secret_id: string; version: number; ciphertext: string }
     }
     async function overwrite(row: { secret_id: string; version: number }, ciphertext: string) {
-      await rows(vault.dbUrl, `UPDATE secret_versions SET ciphertext = ? WHERE secret_id = ? AND version = ?`, [ciphertext, row.secret_id, row.version])
+      await rows(
+        vault.dbUrl,
+        `UPDATE secret_versions SET ciphertext = ? WHERE secret_id = ? AND version = ?`,
+        [ciphertext, row.secret_id, row.version],
+      )
     }
 
     it('turns a flipped bit into an integrity error, never data', async () => {
-      await call(vault, token, 'PUT', '/api/v1/secrets/FLIPPED?environment=dev', { value: 'flip-canary-value' })
+      await call(vault, token, 'PUT', '/api/v1/secrets/FLIPPED?environment=dev', {
+        value: 'flip-canary-value',
+      })
       const row = await storedVersion('FLIPPED')
       const raw = Buffer.from(row.ciphertext.slice(3), 'base64')
       raw[raw.length - 1]! ^= 0x01
@@ -219,14 +296,26 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
       const response = await call(vault, token, 'GET', '/api/v1/secrets/TARGET_ROW?environment=dev')
       expect(response.status).toBe(500)
       expect(response.text).not.toContain('source-value')
-      expect((await call(vault, token, 'GET', '/api/v1/secrets/SOURCE_ROW?environment=dev')).body.value).toBe('source-value')
+      expect((await call(vault, token, 'GET', '/api/v1/secrets/SOURCE_ROW?environment=dev')).body.value).toBe(
+        'source-value',
+      )
     })
 
     it('stops startup on a wrong ENCRYPTION_KEY, naming both fingerprints, and writes nothing', async () => {
       const before = JSON.stringify((await exportTablesOf(vault.dbUrl)).tables)
       const wrongKey = Buffer.alloc(32, 7)
-      const attempt = startVault({ encryptionKey: wrongKey, jwtSecret: Buffer.alloc(32, 1), dbUrl: vault.dbUrl, host: '127.0.0.1', port: 0, dev: true, behindProxy: false })
-      await expect(attempt).rejects.toThrow(/ENCRYPTION_KEY does not match this database \(expects fingerprint [0-9a-f]{16}, got [0-9a-f]{16}\)/)
+      const attempt = startVault({
+        encryptionKey: wrongKey,
+        jwtSecret: Buffer.alloc(32, 1),
+        dbUrl: vault.dbUrl,
+        host: '127.0.0.1',
+        port: 0,
+        dev: true,
+        behindProxy: false,
+      })
+      await expect(attempt).rejects.toThrow(
+        /ENCRYPTION_KEY does not match this database \(expects fingerprint [0-9a-f]{16}, got [0-9a-f]{16}\)/,
+      )
       expect(JSON.stringify((await exportTablesOf(vault.dbUrl)).tables)).toBe(before)
     })
   })
@@ -235,29 +324,59 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
     it('gives 50 parallel PATCHes versions 1..51 with 50 audit events', async () => {
       await call(vault, token, 'POST', '/api/v1/secrets?environment=dev', { name: 'RACED', value: 'v1' })
       const results = await Promise.all(
-        Array.from({ length: 50 }, (_, index) => call(vault, token, 'PATCH', '/api/v1/secrets/RACED?environment=dev', { value: `v${index + 2}` })),
+        Array.from({ length: 50 }, (_, index) =>
+          call(vault, token, 'PATCH', '/api/v1/secrets/RACED?environment=dev', { value: `v${index + 2}` }),
+        ),
       )
       expect(results.map((result) => result.status)).toEqual(Array(50).fill(200))
       const acknowledged = results.map((result) => result.body.version).sort((a, b) => a - b)
       expect(acknowledged).toEqual(Array.from({ length: 50 }, (_, index) => index + 2))
       const versions = await call(vault, token, 'GET', '/api/v1/secrets/RACED/versions?environment=dev')
-      expect(versions.body.versions.map((entry: { version: number }) => entry.version)).toEqual(Array.from({ length: 51 }, (_, index) => index + 1))
-      const [audit] = await rows(vault.dbUrl, `SELECT COUNT(*) AS n FROM audit_events WHERE action = 'secret.update' AND target = 'RACED'`)
+      expect(versions.body.versions.map((entry: { version: number }) => entry.version)).toEqual(
+        Array.from({ length: 51 }, (_, index) => index + 1),
+      )
+      const [audit] = await rows(
+        vault.dbUrl,
+        `SELECT COUNT(*) AS n FROM audit_events WHERE action = 'secret.update' AND target = 'RACED'`,
+      )
       expect(Number(audit!.n)).toBe(50)
     })
 
-    it.each(['PATCH', 'PUT', 'DELETE'])('answers %s with a stale If-Match by 412 and writes nothing', async (method) => {
-      const name = `STALE_${method}`
-      const created = await call(vault, token, 'PUT', `/api/v1/secrets/${name}?environment=dev`, { value: 'one' })
-      expect(created.headers.get('etag')).toBe('"1"')
-      const second = await call(vault, token, 'PATCH', `/api/v1/secrets/${name}?environment=dev`, { value: 'two' }, { 'if-match': '"1"' })
-      expect(second.status).toBe(200)
-      const stale = await call(vault, token, method, `/api/v1/secrets/${name}?environment=dev`, method === 'DELETE' ? undefined : { value: 'three' }, { 'if-match': '"1"' })
-      expect(stale.status).toBe(412)
-      expect(stale.body.error.code).toBe('precondition_failed')
-      const current = await call(vault, token, 'GET', `/api/v1/secrets/${name}?environment=dev`)
-      expect([current.body.version, current.body.value, current.headers.get('etag')]).toEqual([2, 'two', '"2"'])
-    })
+    it.each(['PATCH', 'PUT', 'DELETE'])(
+      'answers %s with a stale If-Match by 412 and writes nothing',
+      async (method) => {
+        const name = `STALE_${method}`
+        const created = await call(vault, token, 'PUT', `/api/v1/secrets/${name}?environment=dev`, {
+          value: 'one',
+        })
+        expect(created.headers.get('etag')).toBe('"1"')
+        const second = await call(
+          vault,
+          token,
+          'PATCH',
+          `/api/v1/secrets/${name}?environment=dev`,
+          { value: 'two' },
+          { 'if-match': '"1"' },
+        )
+        expect(second.status).toBe(200)
+        const stale = await call(
+          vault,
+          token,
+          method,
+          `/api/v1/secrets/${name}?environment=dev`,
+          method === 'DELETE' ? undefined : { value: 'three' },
+          { 'if-match': '"1"' },
+        )
+        expect(stale.status).toBe(412)
+        expect(stale.body.error.code).toBe('precondition_failed')
+        const current = await call(vault, token, 'GET', `/api/v1/secrets/${name}?environment=dev`)
+        expect([current.body.version, current.body.value, current.headers.get('etag')]).toEqual([
+          2,
+          'two',
+          '"2"',
+        ])
+      },
+    )
 
     it('deletes, lists versions with the tombstone, reads and rolls back to an old version', async () => {
       await call(vault, token, 'PUT', '/api/v1/secrets/ROLLED?environment=dev', { value: 'first' })
@@ -265,30 +384,125 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
       expect((await call(vault, token, 'DELETE', '/api/v1/secrets/ROLLED?environment=dev')).status).toBe(204)
       expect((await call(vault, token, 'GET', '/api/v1/secrets/ROLLED?environment=dev')).status).toBe(404)
       const versions = await call(vault, token, 'GET', '/api/v1/secrets/ROLLED/versions?environment=dev')
-      expect(versions.body.versions.map((entry: { deleted: boolean }) => entry.deleted)).toEqual([false, false, true])
-      expect((await call(vault, token, 'GET', '/api/v1/secrets/ROLLED/versions/1?environment=dev')).body.value).toBe('first')
-      const rolled = await call(vault, token, 'POST', '/api/v1/secrets/ROLLED/rollback?environment=dev', { version: 1 })
+      expect(versions.body.versions.map((entry: { deleted: boolean }) => entry.deleted)).toEqual([
+        false,
+        false,
+        true,
+      ])
+      expect(
+        (await call(vault, token, 'GET', '/api/v1/secrets/ROLLED/versions/1?environment=dev')).body.value,
+      ).toBe('first')
+      const rolled = await call(vault, token, 'POST', '/api/v1/secrets/ROLLED/rollback?environment=dev', {
+        version: 1,
+      })
       expect([rolled.status, rolled.body.version]).toEqual([200, 4])
-      expect((await call(vault, token, 'GET', '/api/v1/secrets/ROLLED?environment=dev')).body.value).toBe('first')
+      expect((await call(vault, token, 'GET', '/api/v1/secrets/ROLLED?environment=dev')).body.value).toBe(
+        'first',
+      )
+    })
+  })
+
+  describe.skipIf(!available)("the seed's PATCH call", () => {
+    it.each([
+      ['application/json', 'application/json'],
+      ["curl's default form type", 'application/x-www-form-urlencoded'],
+      ['no content type', undefined],
+    ])('updates a secret with {"value"} sent as %s', async (_label, type) => {
+      await call(vault, token, 'PUT', '/api/v1/secrets/SEED_CALL?environment=dev', { value: 'before' })
+      const response = await fetch(`${vault.url}/api/v1/secrets/SEED_CALL?environment=dev`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${token}`, ...(type ? { 'content-type': type } : {}) },
+        body: new TextEncoder().encode(JSON.stringify({ value: `after ${type}` })),
+      })
+      expect(response.status).toBe(200)
+      expect((await call(vault, token, 'GET', '/api/v1/secrets/SEED_CALL?environment=dev')).body.value).toBe(
+        `after ${type}`,
+      )
+    })
+
+    it('refuses a multipart body with 415', async () => {
+      const response = await call(
+        vault,
+        token,
+        'PATCH',
+        '/api/v1/secrets/SEED_CALL?environment=dev',
+        '{"value":"x"}',
+        {
+          'content-type': 'multipart/form-data; boundary=x',
+        },
+      )
+      expect([response.status, response.body.error.code]).toEqual([415, 'unsupported_media_type'])
     })
   })
 
   describe.skipIf(!available)('bad input', () => {
     const canary = 'CANARY-bad-input-9f1c2e'
     it.each([
-      ['a lowercase name', 'PATCH', '/api/v1/secrets/lower_case?environment=dev', { value: canary }, 400, 'invalid_name'],
-      ['a name with a dash', 'POST', '/api/v1/secrets?environment=dev', { name: 'BAD-NAME', value: canary }, 400, 'invalid_name'],
-      ['an oversized value', 'PUT', '/api/v1/secrets/HUGE?environment=dev', { value: canary + 'x'.repeat(70_000) }, 413, 'value_too_large'],
-      ['malformed JSON', 'PUT', '/api/v1/secrets/MALFORMED?environment=dev', `{"value": "${canary}"`, 400, 'malformed_json'],
-      ['a non-string value', 'PUT', '/api/v1/secrets/NUMBER?environment=dev', { value: 12345 }, 400, 'bad_request'],
-      ['an unknown environment', 'PUT', '/api/v1/secrets/SOMEWHERE?environment=nowhere', { value: canary }, 404, 'not_found'],
-      ['a missing secret', 'PATCH', '/api/v1/secrets/NEVER_CREATED?environment=dev', { value: canary }, 404, 'not_found'],
-    ])('answers %s with a JSON error that does not echo the value', async (_label, method, path, body, status, code) => {
-      const response = await call(vault, token, method, path, body)
-      expect(response.status).toBe(status)
-      expect(response.body.error.code).toBe(code)
-      expect(response.text).not.toContain(canary)
-    })
+      [
+        'a lowercase name',
+        'PATCH',
+        '/api/v1/secrets/lower_case?environment=dev',
+        { value: canary },
+        400,
+        'invalid_name',
+      ],
+      [
+        'a name with a dash',
+        'POST',
+        '/api/v1/secrets?environment=dev',
+        { name: 'BAD-NAME', value: canary },
+        400,
+        'invalid_name',
+      ],
+      [
+        'an oversized value',
+        'PUT',
+        '/api/v1/secrets/HUGE?environment=dev',
+        { value: canary + 'x'.repeat(70_000) },
+        413,
+        'value_too_large',
+      ],
+      [
+        'malformed JSON',
+        'PUT',
+        '/api/v1/secrets/MALFORMED?environment=dev',
+        `{"value": "${canary}"`,
+        400,
+        'malformed_json',
+      ],
+      [
+        'a non-string value',
+        'PUT',
+        '/api/v1/secrets/NUMBER?environment=dev',
+        { value: 12345 },
+        400,
+        'bad_request',
+      ],
+      [
+        'an unknown environment',
+        'PUT',
+        '/api/v1/secrets/SOMEWHERE?environment=nowhere',
+        { value: canary },
+        404,
+        'not_found',
+      ],
+      [
+        'a missing secret',
+        'PATCH',
+        '/api/v1/secrets/NEVER_CREATED?environment=dev',
+        { value: canary },
+        404,
+        'not_found',
+      ],
+    ])(
+      'answers %s with a JSON error that does not echo the value',
+      async (_label, method, path, body, status, code) => {
+        const response = await call(vault, token, method, path, body)
+        expect(response.status).toBe(status)
+        expect(response.body.error.code).toBe(code)
+        expect(response.text).not.toContain(canary)
+      },
+    )
   })
 
   describe.skipIf(!available)('health', () => {
@@ -309,10 +523,21 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
       try {
         const childToken = await own.token(own.deploymentCredentials, child.url)
         for (const [index, value] of canaries.entries()) {
-          expect((await call(view, childToken, 'PUT', `/api/v1/secrets/CANARY_${index}?environment=dev`, { value })).status).toBe(201)
-          expect((await call(view, childToken, 'GET', `/api/v1/secrets/CANARY_${index}?environment=dev`)).body.value).toBe(value)
+          expect(
+            (
+              await call(view, childToken, 'PUT', `/api/v1/secrets/CANARY_${index}?environment=dev`, {
+                value,
+              })
+            ).status,
+          ).toBe(201)
+          expect(
+            (await call(view, childToken, 'GET', `/api/v1/secrets/CANARY_${index}?environment=dev`)).body
+              .value,
+          ).toBe(value)
         }
-        await call(view, childToken, 'PATCH', '/api/v1/secrets/bad name?environment=dev', { value: canaries[0] })
+        await call(view, childToken, 'PATCH', '/api/v1/secrets/bad name?environment=dev', {
+          value: canaries[0],
+        })
         await call(view, childToken, 'PUT', '/api/v1/secrets/X?environment=dev', `{"value":"${canaries[0]}"`)
         const dump = JSON.stringify(await exportTablesOf(own.dbUrl))
         for (const value of canaries) {
@@ -343,7 +568,9 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
       const writers = Array.from({ length: 4 }, async () => {
         for (;;) {
           try {
-            const result = await call(view, childToken, 'PATCH', '/api/v1/secrets/STREAMED?environment=dev', { value: `value-${Date.now()}` })
+            const result = await call(view, childToken, 'PATCH', '/api/v1/secrets/STREAMED?environment=dev', {
+              value: `value-${Date.now()}`,
+            })
             if (result.status !== 200) return
             lastAcknowledged = Math.max(lastAcknowledged, result.body.version)
           } catch {
@@ -364,7 +591,12 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
           expect(Object.values(check!)[0]).toBe('ok')
         }
         const freshToken = await own.token(own.deploymentCredentials, child.url)
-        const versions = await call(view, freshToken, 'GET', '/api/v1/secrets/STREAMED/versions?environment=dev')
+        const versions = await call(
+          view,
+          freshToken,
+          'GET',
+          '/api/v1/secrets/STREAMED/versions?environment=dev',
+        )
         const numbers: number[] = versions.body.versions.map((entry: { version: number }) => entry.version)
         expect(numbers.length).toBeGreaterThanOrEqual(lastAcknowledged)
         expect(numbers).toEqual(Array.from({ length: numbers.length }, (_, index) => index + 1))

@@ -23,10 +23,25 @@ export default class AuditList extends BaseCommand<typeof AuditList> {
 
   async run(): Promise<AuditListResult> {
     const { flags } = this
-    const events = await adminListAudit({ dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] }, flags.project, flags.after, flags.limit)
+    const events = await adminListAudit(
+      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
+      flags.project,
+      flags.after,
+      flags.limit,
+    )
     if (!this.jsonEnabled()) {
       for (const event of events) {
-        this.out([event.seq, event.at, event.actor, event.action, event.environment ?? '-', event.target ?? '-', event.result].join('\t'))
+        this.out(
+          [
+            event.seq,
+            event.at,
+            event.actor,
+            event.action,
+            event.environment ?? '-',
+            event.target ?? '-',
+            event.result,
+          ].join('\t'),
+        )
       }
     }
     return { events }

@@ -11,7 +11,9 @@ export interface EnvCreateResult {
 export default class EnvCreate extends BaseCommand<typeof EnvCreate> {
   static override summary = 'add an environment to a project'
   static override examples = ['<%= config.bin %> <%= command.id %> staging --project homelab']
-  static override args = { slug: Args.string({ required: true, description: 'environment slug (lowercase)' }) }
+  static override args = {
+    slug: Args.string({ required: true, description: 'environment slug (lowercase)' }),
+  }
   static override enableJsonFlag = true
   static override flags = {
     ...adminStoreFlags,
@@ -21,7 +23,12 @@ export default class EnvCreate extends BaseCommand<typeof EnvCreate> {
 
   async run(): Promise<EnvCreateResult> {
     const { flags } = this
-    const created = await adminCreateEnvironment({ dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] }, flags.project, this.args.slug, flags.name)
+    const created = await adminCreateEnvironment(
+      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
+      flags.project,
+      this.args.slug,
+      flags.name,
+    )
     if (!this.jsonEnabled()) this.note(`environment ${created.slug} created`)
     return created
   }

@@ -13,7 +13,10 @@ export default class EnvList extends BaseCommand<typeof EnvList> {
 
   async run(): Promise<EnvListResult> {
     const { flags } = this
-    const environments = await adminListEnvironments({ dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] }, flags.project)
+    const environments = await adminListEnvironments(
+      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
+      flags.project,
+    )
     if (!this.jsonEnabled()) this.out(environments.map((environment) => environment.slug).join('\n'))
     return { environments }
   }

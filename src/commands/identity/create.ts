@@ -27,7 +27,12 @@ export default class IdentityCreate extends BaseCommand<typeof IdentityCreate> {
 
   async run(): Promise<IdentityCreateResult> {
     const { flags } = this
-    const created = await adminCreateIdentity({ dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] }, flags.project, this.args.name, flags.permissions)
+    const created = await adminCreateIdentity(
+      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
+      flags.project,
+      this.args.name,
+      flags.permissions,
+    )
     if (!this.jsonEnabled()) {
       this.note(`identity ${created.name} created; the client secret is shown once`)
       this.out(`VAULT_CLIENT_ID=${created.clientId}\nVAULT_CLIENT_SECRET=${created.clientSecret}`)

@@ -14,11 +14,18 @@ export default class IdentityList extends BaseCommand<typeof IdentityList> {
 
   async run(): Promise<IdentityListResult> {
     const { flags } = this
-    const identities = await adminListIdentities({ dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] }, flags.project)
+    const identities = await adminListIdentities(
+      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
+      flags.project,
+    )
     if (!this.jsonEnabled()) {
       for (const identity of identities) {
-        const permissions = Object.entries(identity.permissions).map(([slug, levels]) => `${slug}=${levels.join(',')}`).join(' ')
-        this.out(`${identity.name}\t${identity.clientId}\t${identity.revokedAt ? 'revoked' : 'active'}\t${permissions}`)
+        const permissions = Object.entries(identity.permissions)
+          .map(([slug, levels]) => `${slug}=${levels.join(',')}`)
+          .join(' ')
+        this.out(
+          `${identity.name}\t${identity.clientId}\t${identity.revokedAt ? 'revoked' : 'active'}\t${permissions}`,
+        )
       }
     }
     return { identities }

@@ -8,15 +8,24 @@ export interface IdentityRotateSecretResult {
 }
 
 export default class IdentityRotateSecret extends BaseCommand<typeof IdentityRotateSecret> {
-  static override summary = "give an identity a new client secret; the old one and the identity's tokens stop working"
-  static override examples = ['<%= config.bin %> <%= command.id %> homelab-deployment --project homelab --json']
-  static override args = { identity: Args.string({ required: true, description: 'identity name or client id' }) }
+  static override summary =
+    "give an identity a new client secret; the old one and the identity's tokens stop working"
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> homelab-deployment --project homelab --json',
+  ]
+  static override args = {
+    identity: Args.string({ required: true, description: 'identity name or client id' }),
+  }
   static override enableJsonFlag = true
   static override flags = { ...adminStoreFlags, project: adminProjectFlag }
 
   async run(): Promise<IdentityRotateSecretResult> {
     const { flags } = this
-    const rotated = await adminRotateSecret({ dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] }, flags.project, this.args.identity)
+    const rotated = await adminRotateSecret(
+      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
+      flags.project,
+      this.args.identity,
+    )
     if (!this.jsonEnabled()) {
       this.note('new client secret (shown once); update VAULT_CLIENT_SECRET in the stack .env')
       this.out(`VAULT_CLIENT_ID=${rotated.clientId}\nVAULT_CLIENT_SECRET=${rotated.clientSecret}`)

@@ -23,20 +23,46 @@ export default class Server extends BaseCommand<typeof Server> {
     'DB_URL=postgres://vault@db/vault <%= config.bin %> <%= command.id %> --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem',
   ]
   static override flags = {
-    'behind-proxy': Flags.boolean({ summary: 'plain HTTP behind a TLS-terminating gateway; trusts X-Forwarded-*' }),
-    'data-dir': Flags.directory({ summary: 'with --dev: where the database and generated keys live [default: a temporary directory]' }),
+    'behind-proxy': Flags.boolean({
+      summary: 'plain HTTP behind a TLS-terminating gateway; trusts X-Forwarded-*',
+    }),
+    'data-dir': Flags.directory({
+      summary: 'with --dev: where the database and generated keys live [default: a temporary directory]',
+    }),
     'db-url': Flags.string({ env: 'DB_URL', summary: 'sqlite:///path/vault.db, a path, or postgres://...' }),
-    dev: Flags.boolean({ summary: 'development mode: generated keys, SQLite in the data directory, plain HTTP' }),
-    'encryption-key': Flags.string({ env: 'ENCRYPTION_KEY', summary: '64 hex characters; prefer the environment variable' }),
+    dev: Flags.boolean({
+      summary: 'development mode: generated keys, SQLite in the data directory, plain HTTP',
+    }),
+    'encryption-key': Flags.string({
+      env: 'ENCRYPTION_KEY',
+      summary: '64 hex characters; prefer the environment variable',
+    }),
     host: Flags.string({ env: 'VAULT_HOST', summary: 'address to listen on', default: '127.0.0.1' }),
-    'init-project': Flags.string({ summary: 'with --dev: create this project and its deployment identity at start' }),
-    'jwt-secret': Flags.string({ env: 'JWT_SECRET', summary: '64 hex characters; prefer the environment variable' }),
-    port: Flags.integer({ env: 'VAULT_PORT', summary: 'port to listen on (0: any free port)', default: 8200, min: 0, max: 65535 }),
-    'public-vault-url': Flags.string({ env: 'PUBLIC_VAULT_URL', summary: 'public https URL for the frontend' }),
+    'init-project': Flags.string({
+      summary: 'with --dev: create this project and its deployment identity at start',
+    }),
+    'jwt-secret': Flags.string({
+      env: 'JWT_SECRET',
+      summary: '64 hex characters; prefer the environment variable',
+    }),
+    port: Flags.integer({
+      env: 'VAULT_PORT',
+      summary: 'port to listen on (0: any free port)',
+      default: 8200,
+      min: 0,
+      max: 65535,
+    }),
+    'public-vault-url': Flags.string({
+      env: 'PUBLIC_VAULT_URL',
+      summary: 'public https URL for the frontend',
+    }),
     'site-url': Flags.string({ env: 'SITE_URL', summary: 'public https URL of the vault' }),
     'tls-cert': Flags.file({ summary: 'PEM certificate: serve HTTPS', dependsOn: ['tls-key'] }),
     'tls-key': Flags.file({ summary: 'PEM private key', dependsOn: ['tls-cert'] }),
-    'write-env': Flags.directory({ summary: "with --init-project: write the stack's .env here", dependsOn: ['init-project'] }),
+    'write-env': Flags.directory({
+      summary: "with --init-project: write the stack's .env here",
+      dependsOn: ['init-project'],
+    }),
   }
 
   async run(): Promise<ServerResult> {
@@ -59,7 +85,9 @@ export default class Server extends BaseCommand<typeof Server> {
       behindProxy: flags['behind-proxy'],
     })
     if (config.devFiles) {
-      const what = config.devFiles.generated ? 'generated ENCRYPTION_KEY and JWT_SECRET into' : 'using the keys in'
+      const what = config.devFiles.generated
+        ? 'generated ENCRYPTION_KEY and JWT_SECRET into'
+        : 'using the keys in'
       this.note(`dev mode: ${what} ${config.devFiles.keyFile} (mode 600); database ${config.dbUrl}`)
     }
     const vault = await startVault(config)
@@ -78,7 +106,10 @@ export default class Server extends BaseCommand<typeof Server> {
         if (!(error instanceof ConflictError)) throw error
         this.note(`dev mode: project ${flags['init-project']} already exists; keeping it`)
       })
-      if (init) this.note(`dev mode: project ${init.projectName} (${init.projectId}), identity ${init.identityName}${init.envFile ? `, credentials in ${init.envFile}` : ''}`)
+      if (init)
+        this.note(
+          `dev mode: project ${init.projectName} (${init.projectId}), identity ${init.identityName}${init.envFile ? `, credentials in ${init.envFile}` : ''}`,
+        )
     }
     this.note(`vault server listening on ${vault.url}`)
     await new Promise<void>((resolve) => {

@@ -23,7 +23,10 @@ export default class ServerInit extends BaseCommand<typeof ServerInit> {
     'admin-user': Flags.string({ summary: 'admin account name' }),
     environments: Flags.string({ summary: 'environments to create', default: 'dev,prod' }),
     project: Flags.string({ summary: 'project name' }),
-    'site-url': Flags.string({ env: 'SITE_URL', summary: 'public URL of the vault (VAULT_DOMAIN of the stack)' }),
+    'site-url': Flags.string({
+      env: 'SITE_URL',
+      summary: 'public URL of the vault (VAULT_DOMAIN of the stack)',
+    }),
     'write-env': Flags.directory({ summary: "write the stack's .env (mode 600) into this directory" }),
   }
 
@@ -33,7 +36,8 @@ export default class ServerInit extends BaseCommand<typeof ServerInit> {
     const { input, password } = await import('@inquirer/prompts')
     const ask = async (value: string | undefined, message: string, fallback?: string) => {
       if (value) return value
-      if (!interactive) throw new UsageError(`${message} is required`, { hint: 'pass it as a flag when not on a terminal' })
+      if (!interactive)
+        throw new UsageError(`${message} is required`, { hint: 'pass it as a flag when not on a terminal' })
       return input({ message, default: fallback })
     }
     const adminUser = await ask(flags['admin-user'], 'admin user name', 'admin')
@@ -49,7 +53,10 @@ export default class ServerInit extends BaseCommand<typeof ServerInit> {
         adminUser,
         adminPassword,
         project,
-        environments: flags.environments.split(',').map((slug) => slug.trim()).filter(Boolean),
+        environments: flags.environments
+          .split(',')
+          .map((slug) => slug.trim())
+          .filter(Boolean),
         siteUrl: flags['site-url'],
         writeEnvDir: flags['write-env'],
       },
@@ -57,7 +64,9 @@ export default class ServerInit extends BaseCommand<typeof ServerInit> {
     if (!this.jsonEnabled()) {
       this.note(`project ${result.projectName} (${result.projectId}) with ${result.environments.join(', ')}`)
       this.note(`identity ${result.identityName}: the client secret below is shown once; store it now`)
-      this.out(`VAULT_PROJECT_ID=${result.projectId}\nVAULT_CLIENT_ID=${result.clientId}\nVAULT_CLIENT_SECRET=${result.clientSecret}`)
+      this.out(
+        `VAULT_PROJECT_ID=${result.projectId}\nVAULT_CLIENT_ID=${result.clientId}\nVAULT_CLIENT_SECRET=${result.clientSecret}`,
+      )
       if (result.envFile) this.note(`wrote ${result.envFile} (mode 600, listed in .gitignore)`)
     }
     return result

@@ -14,14 +14,20 @@ export default class WebhookCreate extends BaseCommand<typeof WebhookCreate> {
     'Deliveries are POSTs with a JSON body (event type, environment, secret name and version, never a value) and ' +
     'the header X-Vault-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>"> under the signing secret. ' +
     'Failed deliveries are retried with exponential backoff.'
-  static override examples = ['<%= config.bin %> <%= command.id %> https://hooks.example.com/vault --project homelab']
+  static override examples = [
+    '<%= config.bin %> <%= command.id %> https://hooks.example.com/vault --project homelab',
+  ]
   static override args = { url: Args.string({ required: true, description: 'receiver URL' }) }
   static override enableJsonFlag = true
   static override flags = { ...adminStoreFlags, project: adminProjectFlag }
 
   async run(): Promise<WebhookCreateResult> {
     const { flags } = this
-    const created = await adminCreateWebhook({ dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] }, flags.project, this.args.url)
+    const created = await adminCreateWebhook(
+      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
+      flags.project,
+      this.args.url,
+    )
     if (!this.jsonEnabled()) {
       this.note(`webhook ${created.id} registered; the signing secret is shown once`)
       this.out(created.secret)

@@ -13,9 +13,18 @@ export default class WebhookList extends BaseCommand<typeof WebhookList> {
 
   async run(): Promise<WebhookListResult> {
     const { flags } = this
-    const rows = await adminListWebhooks({ dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] }, flags.project)
-    const webhooks = rows.map((row) => ({ id: row.id, url: row.url, createdAt: row.created_at, disabled: row.disabled_at !== null }))
-    if (!this.jsonEnabled()) for (const hook of webhooks) this.out(`${hook.id}\t${hook.url}${hook.disabled ? '\tdisabled' : ''}`)
+    const rows = await adminListWebhooks(
+      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
+      flags.project,
+    )
+    const webhooks = rows.map((row) => ({
+      id: row.id,
+      url: row.url,
+      createdAt: row.created_at,
+      disabled: row.disabled_at !== null,
+    }))
+    if (!this.jsonEnabled())
+      for (const hook of webhooks) this.out(`${hook.id}\t${hook.url}${hook.disabled ? '\tdisabled' : ''}`)
     return { webhooks }
   }
 }

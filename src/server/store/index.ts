@@ -27,7 +27,8 @@ export async function openStore(dbUrl: string): Promise<SqlDriver> {
 /** Opens the engine for a DB_URL without migrating. */
 export function openDriver(dbUrl: string): SqlDriver {
   if (/^postgres(ql)?:\/\//.test(dbUrl)) return openPostgres(dbUrl)
-  if (dbUrl.startsWith('sqlite://')) return openSqlite(resolve(decodeURIComponent(dbUrl.slice('sqlite://'.length))))
+  if (dbUrl.startsWith('sqlite://'))
+    return openSqlite(resolve(decodeURIComponent(dbUrl.slice('sqlite://'.length))))
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(dbUrl)) {
     const scheme = dbUrl.slice(0, dbUrl.indexOf(':'))
     throw new UsageError(`DB_URL scheme '${scheme}' is not supported`, {

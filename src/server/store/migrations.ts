@@ -78,8 +78,12 @@ export const tablesInOrder = [
 /** Applies missing migrations; refuses a database whose schema is newer than this binary. */
 export async function migrate(driver: SqlDriver): Promise<number> {
   return driver.exclusive('vault:migrate', async (tx) => {
-    await tx.run(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`)
-    const [row] = await tx.all<{ version: number | null }>(`SELECT MAX(version) AS version FROM schema_migrations`)
+    await tx.run(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`,
+    )
+    const [row] = await tx.all<{ version: number | null }>(
+      `SELECT MAX(version) AS version FROM schema_migrations`,
+    )
     const current = Number(row?.version ?? 0)
     if (current > schemaVersion) {
       throw new IntegrityError(

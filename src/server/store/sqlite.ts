@@ -40,7 +40,8 @@ export function openSqlite(path: string): SqlDriver {
   const executor: SqlExecutor = {
     all: async <T extends SqlRow>(sql: string, params: SqlValue[] = []) => prepare(sql).all(...params) as T[],
     run: async (sql, params = []) => Number(prepare(sql).run(...params).changes),
-    lockRows: async <T extends SqlRow>(sql: string, params: SqlValue[] = []) => prepare(sql).all(...params) as T[],
+    lockRows: async <T extends SqlRow>(sql: string, params: SqlValue[] = []) =>
+      prepare(sql).all(...params) as T[],
   }
 
   const queue: QueuedWork[] = []
@@ -91,7 +92,10 @@ export function openSqlite(path: string): SqlDriver {
   function transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       queue.push({ work, resolve: resolve as (value: unknown) => void, reject })
-      if (!draining) queueMicrotask(() => void drain())
+      if (!draining) {
+        draining = true
+        setImmediate(() => void drain())
+      }
     })
   }
 
@@ -101,7 +105,7 @@ export function openSqlite(path: string): SqlDriver {
     exclusive: (_name, work) => transaction(work),
     close: async () => {
       while (draining || queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5))
-      db.close()
+      if (db.isOpen) db.close()
     },
   }
 }

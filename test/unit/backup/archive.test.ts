@@ -85,7 +85,11 @@ describe('backup archive', () => {
   })
 
   const edits: [string, (text: string) => string][] = [
-    ['an edited row', (text) => text.replace('cipher-', 'cypher-'.slice(0, 7))],
+    [
+      'an edited row',
+      (text) =>
+        text.replace(Buffer.from('cipher-1').toString('base64'), Buffer.from('cipher-X').toString('base64')),
+    ],
     [
       'a dropped chunk line',
       (text) =>
@@ -100,9 +104,7 @@ describe('backup archive', () => {
   it.each(edits)('refuses %s even when the gzip layer is intact', async (_name, edit) => {
     const path = await writtenArchive(`edited-${Math.random()}.gz`)
     const text = gunzipSync(readFileSync(path)).toString('utf8')
-    const edited = edit(
-      text.replace(Buffer.from('cipher-1').toString('base64'), Buffer.from('cipher-X').toString('base64')),
-    )
+    const edited = edit(text)
     expect(edited).not.toBe(text)
     expect(() => decodeArchive(Buffer.from(edited))).toThrow(IntegrityError)
     writeFileSync(path, gzipSync(edited))

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { createHttpClient, debugEnabled, httpStatusError } from '../../../src/client/http.js'
+import { createHttpClient, debugEnabled, httpStatusError, retryAfterMs } from '../../../src/client/http.js'
 import { ExitCode } from '../../../src/errors.js'
 import { sendJson, startTinyServer, type TinyServer } from './tiny-server.js'
 
@@ -133,5 +133,30 @@ describe('debugEnabled', () => {
     ['', false],
   ])('DEBUG=%j -> %s', (value, expected) => {
     expect(debugEnabled(value)).toBe(expected)
+  })
+})
+
+describe('retryAfterMs', () => {
+  const now = Date.parse('2026-11-22T04:00:00Z')
+  it.each([
+    ['3', 3000],
+    ['0', 0],
+    ['Sun, 22 Nov 2026 04:00:05 GMT', 5000],
+    ['Sun, 22 Nov 2026 03:59:00 GMT', 0],
+    ['soon', undefined],
+    [undefined, undefined],
+  ])('%j -> %j', (header, expected) => {
+    expect(retryAfterMs(header, now)).toBe(expected)
+  })
+})
+
+describe('timeouts', () => {
+  it('gives up on a server that never answers with exit 7 after the retries', async () => {
+    server = await startTinyServer(() => undefined)
+    const slow = createHttpClient({ baseUrl: new URL(server.url), retries: 0, timeoutMs: 300 })
+    await expect(slow({ method: 'GET', path: 'api/v1/x' })).rejects.toMatchObject({
+      exitCode: ExitCode.unreachable,
+      message: expect.stringContaining('ETIMEDOUT'),
+    })
   })
 })

@@ -1,0 +1,60 @@
+/**
+ * One HTTP exchange over node:http / node:https (TLS verified): the request with an overall timeout,
+ * the whole response body as text. Network failures surface as an error carrying a Node-style code
+ * (ECONNREFUSED, ETIMEDOUT, ...). No retries and no interpretation of the status here.
+ */
+import type { IncomingHttpHeaders } from 'node:http'
+
+export interface RawResponse {
+  status: number
+  headers: IncomingHttpHeaders
+  text: string
+}
+
+export interface SendOptions {
+  method: string
+  headers?: Record<string, string>
+  body?: string
+  timeoutMs: number
+}
+
+/** A network-level failure (no HTTP answer), with a Node-style code. */
+export class NetworkError extends Error {
+  override name = 'NetworkError'
+  readonly code: string
+
+  constructor(code: string) {
+    super(`request failed: ${code}`)
+    this.code = code
+  }
+}
+
+/** Sends one request and resolves with the status, headers and body text. */
+export async function sendOnce(url: URL, options: SendOptions): Promise<RawResponse> {
+  const transport = url.protocol === 'https:' ? await import('node:https') : await import('node:http')
+  return new Promise<RawResponse>((resolve, reject) => {
+    const request = transport.request(
+      url,
+      { method: options.method, headers: options.headers, signal: AbortSignal.timeout(options.timeoutMs) },
+      (response) => {
+        const chunks: Buffer[] = []
+        response.on('data', (chunk: Buffer) => chunks.push(chunk))
+        response.on('error', (error: NodeJS.ErrnoException) => reject(networkError(error)))
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        )
+      },
+    )
+    request.on('error', (error: NodeJS.ErrnoException) => reject(networkError(error)))
+    request.end(options.body)
+  })
+}
+
+function networkError(error: NodeJS.ErrnoException): NetworkError {
+  if (error.name === 'AbortError' || error.name === 'TimeoutError') return new NetworkError('ETIMEDOUT')
+  return new NetworkError(error.code ?? 'ERR_NETWORK')
+}

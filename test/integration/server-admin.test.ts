@@ -1,0 +1,427 @@
+/**
+ * The vault server's admin side and its extras, against real components: the built CLI's admin
+ * commands on a real SQLite file, webhooks delivered to a real receiver on 127.0.0.1, HTTPS with a
+ * real certificate, ENCRYPTION_KEY rotation under a running server, secret rotation and revocation.
+ */
+import { execFileSync } from 'node:child_process'
+import { createHmac, randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { createServer, type IncomingMessage } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  adminCreateWebhook,
+  adminRotateEncryptionKey,
+  adminRotateSecret,
+  adminRevokeIdentity,
+} from '../../src/server/admin.js'
+import { startVault } from '../../src/server/server.js'
+import { openDriver } from '../../src/server/store/index.js'
+import { runCli } from '../helpers/cli.js'
+import { createDatabase, postgresOrNull } from '../helpers/components.js'
+import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
+
+async function patch(vault: TestVault, token: string, name: string, value: string, url = vault.url) {
+  return fetch(`${url}/api/v1/secrets/${name}?environment=dev`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ value }),
+  })
+}
+
+describe('admin commands through the built CLI', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vault-admin-'))
+  const env = { DB_URL: `sqlite://${join(dir, 'vault.db')}`, ENCRYPTION_KEY: randomBytes(32).toString('hex') }
+
+  it('initialises a vault, writes the stack .env with mode 600 and prints the secret once on stdout', async () => {
+    const init = await runCli(
+      [
+        'server',
+        'init',
+        '--admin-user',
+        'admin',
+        '--admin-password-stdin',
+        '--project',
+        'homelab',
+        '--environments',
+        'dev,prod,staging',
+        '--site-url',
+        'http://127.0.0.1:8200',
+        '--write-env',
+        join(dir, 'stack'),
+        '--json',
+      ],
+      { env, input: 'a long admin password\n' },
+    )
+    expect(init.exitCode).toBe(0)
+    const result = JSON.parse(init.stdout)
+    expect(result).toMatchObject({
+      projectName: 'homelab',
+      identityName: 'homelab-deployment',
+      environments: ['dev', 'prod', 'staging'],
+    })
+    expect(init.stderr).not.toContain(result.clientSecret)
+    const envFile = join(dir, 'stack', '.env')
+    expect(statSync(envFile).mode & 0o777).toBe(0o600)
+    expect(readFileSync(envFile, 'utf8')).toContain(`VAULT_CLIENT_SECRET=${result.clientSecret}`)
+    expect(readFileSync(join(dir, 'stack', '.gitignore'), 'utf8').split('\n')).toContain('.env')
+    const again = await runCli(
+      ['server', 'init', '--admin-user', 'admin', '--admin-password-stdin', '--project', 'homelab'],
+      { env, input: 'a long admin password' },
+    )
+    expect(again.exitCode).toBe(6)
+  })
+
+  it('creates, lists, rotates and revokes identities and environments, and audits it all', async () => {
+    const created = await runCli(
+      ['identity', 'create', 'ci', '--project', 'homelab', '--permissions', 'prod=read', '--json'],
+      { env },
+    )
+    expect(created.exitCode).toBe(0)
+    expect(JSON.parse(created.stdout)).toMatchObject({ name: 'ci', permissions: { prod: ['read'] } })
+    expect((await runCli(['env', 'create', 'qa', '-p', 'homelab'], { env })).exitCode).toBe(0)
+    expect((await runCli(['env', 'list', '-p', 'homelab'], { env })).stdout.split('\n')).toContain('qa')
+    const listed = await runCli(['identity', 'list', '-p', 'homelab', '--json'], { env })
+    expect(JSON.parse(listed.stdout).identities.map((identity: { name: string }) => identity.name)).toEqual([
+      'homelab-deployment',
+      'ci',
+    ])
+    expect(listed.stdout).not.toContain('vs_')
+    const rotated = await runCli(['identity', 'rotate-secret', 'ci', '-p', 'homelab', '--json'], { env })
+    expect(JSON.parse(rotated.stdout).clientSecret).toMatch(/^vs_/)
+    expect((await runCli(['identity', 'revoke', 'ci', '-p', 'homelab'], { env })).exitCode).toBe(0)
+    const audit = await runCli(['audit', 'list', '--json'], { env })
+    expect(JSON.parse(audit.stdout).events.map((event: { action: string }) => event.action)).toEqual([
+      'project.init',
+      'identity.create',
+      'environment.create',
+      'identity.rotate-secret',
+      'identity.revoke',
+    ])
+    expect(audit.stdout).not.toContain(JSON.parse(rotated.stdout).clientSecret)
+    expect((await runCli(['audit', 'verify'], { env })).exitCode).toBe(0)
+  })
+
+  it('reports a tampered audit log with exit code 8 and a wrong key with exit code 8', async () => {
+    const driver = openDriver(env.DB_URL)
+    await driver.transaction((tx) => tx.run(`UPDATE audit_events SET actor = 'someone-else' WHERE seq = 2`))
+    await driver.close()
+    const verify = await runCli(['audit', 'verify'], { env })
+    expect(verify.exitCode).toBe(8)
+    expect(verify.stderr).toMatch(/audit chain is broken at event 2/)
+    const wrong = await runCli(['env', 'list', '-p', 'homelab'], {
+      env: { ...env, ENCRYPTION_KEY: 'ab'.repeat(32) },
+    })
+    expect(wrong.exitCode).toBe(8)
+    expect(wrong.stderr).toMatch(/expects fingerprint [0-9a-f]{16}, got [0-9a-f]{16}/)
+  })
+})
+
+const postgres = postgresOrNull()
+
+describe.each([
+  { adapter: 'sqlite', available: true },
+  { adapter: 'postgres', available: postgres !== null },
+])('a running vault on $adapter', ({ adapter, available }) => {
+  let vault: TestVault
+  let token: string
+  beforeAll(async () => {
+    if (!available) return
+    vault = await startVaultServer({
+      dbUrl: adapter === 'postgres' ? await createDatabase(postgres!) : undefined,
+    })
+    token = await vault.token(vault.deploymentCredentials)
+  })
+  afterAll(async () => {
+    await vault?.stop()
+  })
+  const admin = () => ({ dbUrl: vault.dbUrl, encryptionKey: vault.encryptionKey })
+
+  describe.skipIf(!available)('(components available)', () => {
+    it.each([
+      [
+        'form body',
+        'application/x-www-form-urlencoded',
+        (id: string, secret: string) =>
+          new URLSearchParams({
+            grant_type: 'client_credentials',
+            client_id: id,
+            client_secret: secret,
+          }).toString(),
+        {},
+      ],
+      [
+        'JSON body',
+        'application/json',
+        (id: string, secret: string) =>
+          JSON.stringify({ grant_type: 'client_credentials', client_id: id, client_secret: secret }),
+        {},
+      ],
+      [
+        'HTTP Basic',
+        'application/x-www-form-urlencoded',
+        () => 'grant_type=client_credentials',
+        { basic: true },
+      ],
+    ])('issues tokens for credentials in a %s', async (_label, type, body, options) => {
+      const { clientId, clientSecret } = vault.deploymentCredentials
+      const response = await fetch(`${vault.url}/api/v1/auth/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': type,
+          ...('basic' in options
+            ? { authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}` }
+            : {}),
+        },
+        body: body(clientId, clientSecret),
+      })
+      expect(response.status).toBe(200)
+      expect(await response.json()).toMatchObject({ token_type: 'Bearer', expires_in: 900 })
+    })
+
+    it('rejects a grant type other than client_credentials', async () => {
+      const response = await fetch(`${vault.url}/api/v1/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=password',
+      })
+      expect([response.status, ((await response.json()) as { error: string }).error]).toEqual([
+        400,
+        'unsupported_grant_type',
+      ])
+    })
+
+    it('kills the tokens of an identity whose secret is rotated or which is revoked', async () => {
+      const rotating = await vault.createIdentity('rotating', 'dev=read')
+      const revoked = await vault.createIdentity('revoked', 'dev=read')
+      const rotatingToken = await vault.token(rotating)
+      const revokedToken = await vault.token(revoked)
+      const rotatedSecret = await adminRotateSecret(admin(), vault.projectId, 'rotating')
+      await adminRevokeIdentity(admin(), vault.projectId, revoked.clientId)
+      for (const dead of [rotatingToken, revokedToken]) {
+        expect(
+          (
+            await fetch(`${vault.url}/api/v1/secrets?environment=dev`, {
+              headers: { authorization: `Bearer ${dead}` },
+            })
+          ).status,
+        ).toBe(401)
+      }
+      await expect(vault.token(rotating)).rejects.toThrow(/401/)
+      await expect(vault.token(revoked)).rejects.toThrow(/401/)
+      expect(
+        await vault.token({ clientId: rotatedSecret.clientId, clientSecret: rotatedSecret.clientSecret }),
+      ).toMatch(/\./)
+    })
+
+    it('serves the audit log to admins, with the events of the project and no values', async () => {
+      await patch(vault, token, 'AUDITED', 'audit-canary-value')
+      const response = await fetch(`${vault.url}/api/v1/audit?limit=1000`, {
+        headers: { authorization: `Bearer ${vault.adminToken}` },
+      })
+      const text = await response.text()
+      expect(response.status).toBe(200)
+      expect(text).not.toContain('audit-canary-value')
+      const actions = (JSON.parse(text) as { events: { action: string; target: string }[] }).events.map(
+        (event) => `${event.action} ${event.target}`,
+      )
+      expect(actions).toContain('secret.create AUDITED')
+      expect(actions).toContain('auth.login null')
+    })
+
+    it('delivers signed webhook events without values, retrying after a failure', async () => {
+      const deliveries: { body: string; signature: string }[] = []
+      let failuresLeft = 1
+      const receiver = createServer((request: IncomingMessage, response) => {
+        let body = ''
+        request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')))
+        request.on('end', () => {
+          if (failuresLeft-- > 0) return response.writeHead(500).end()
+          deliveries.push({ body, signature: String(request.headers['x-vault-signature']) })
+          response.writeHead(204).end()
+        })
+      })
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
+      try {
+        const hook = await adminCreateWebhook(
+          admin(),
+          vault.projectId,
+          `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+        )
+        const written = await patch(vault, token, 'HOOKED', 'webhook-canary-value')
+        expect(written.status).toBe(201)
+        const deadline = Date.now() + 15_000
+        while (deliveries.length === 0 && Date.now() < deadline)
+          await new Promise((resolve) => setTimeout(resolve, 100))
+        expect(deliveries).toHaveLength(1)
+        const [delivery] = deliveries
+        expect(delivery!.body).not.toContain('webhook-canary-value')
+        expect(JSON.parse(delivery!.body)).toMatchObject({
+          type: 'secret.created',
+          environment: 'dev',
+          secret: { name: 'HOOKED', version: 1 },
+        })
+        const [, stamp, mac] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(delivery!.signature)!
+        expect(createHmac('sha256', hook.secret).update(`${stamp}.${delivery!.body}`).digest('hex')).toBe(mac)
+      } finally {
+        receiver.close()
+      }
+    })
+
+    it('rotates ENCRYPTION_KEY by re-wrapping while the server keeps reading', async () => {
+      await patch(vault, token, 'SURVIVES_ROTATION', 'rotation-value')
+      const nextKey = randomBytes(32).toString('hex')
+      await adminRotateEncryptionKey(admin(), nextKey)
+      const read = await fetch(`${vault.url}/api/v1/secrets/SURVIVES_ROTATION?environment=dev`, {
+        headers: { authorization: `Bearer ${token}` },
+      })
+      expect(((await read.json()) as { value: string }).value).toBe('rotation-value')
+      const config = {
+        jwtSecret: Buffer.from(vault.jwtSecret, 'hex'),
+        dbUrl: vault.dbUrl,
+        host: '127.0.0.1',
+        port: 0,
+        dev: true,
+        behindProxy: false,
+      }
+      await expect(
+        startVault({ ...config, encryptionKey: Buffer.from(vault.encryptionKey, 'hex') }),
+      ).rejects.toThrow(/does not match/)
+      const second = await startVault({ ...config, encryptionKey: Buffer.from(nextKey, 'hex') })
+      try {
+        const again = await fetch(`${second.url}/api/v1/secrets/SURVIVES_ROTATION?environment=dev`, {
+          headers: { authorization: `Bearer ${token}` },
+        })
+        expect(((await again.json()) as { value: string }).value).toBe('rotation-value')
+      } finally {
+        await second.close()
+        vault.encryptionKey = nextKey
+      }
+    })
+  })
+})
+
+describe('HTTPS', () => {
+  it('serves the API over TLS with --tls-cert and --tls-key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vault-tls-'))
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    )
+    const cert = readFileSync(join(dir, 'cert.pem'))
+    const vault = await startVault({
+      encryptionKey: randomBytes(32),
+      jwtSecret: randomBytes(32),
+      dbUrl: `sqlite://${join(dir, 'vault.db')}`,
+      host: '127.0.0.1',
+      port: 0,
+      dev: false,
+      behindProxy: false,
+      tls: { cert, key: readFileSync(join(dir, 'key.pem')) },
+    })
+    try {
+      expect(vault.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
+      const body = await new Promise<string>((resolve, reject) => {
+        httpsRequest(`${vault.url}/api/v1/health`, { ca: cert }, (response) => {
+          let text = ''
+          response.on('data', (chunk: Buffer) => (text += chunk.toString()))
+          response.on('end', () => resolve(text))
+        })
+          .on('error', reject)
+          .end()
+      })
+      expect(JSON.parse(body)).toMatchObject({ status: 'ok' })
+    } finally {
+      await vault.close()
+    }
+  })
+})
+
+describe('vault server --dev (built CLI, real process)', () => {
+  it('generates keys into a 0600 file, initialises a project, writes the stack .env and answers', async () => {
+    const { spawn } = await import('node:child_process')
+    const { runJs } = await import('../helpers/cli.js')
+    const dir = mkdtempSync(join(tmpdir(), 'vault-dev-cli-'))
+    const child = spawn(
+      process.execPath,
+      [
+        runJs,
+        'server',
+        '--dev',
+        '--data-dir',
+        join(dir, 'data'),
+        '--port',
+        '0',
+        '--init-project',
+        'demo',
+        '--write-env',
+        join(dir, 'stack'),
+      ],
+      {
+        env: { PATH: process.env.PATH },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
+    let stderr = ''
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no listening line:\n${stderr}`)), 30_000)
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString()
+          const match = /vault server listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)
+          if (match) {
+            clearTimeout(timer)
+            resolve(match[1]!)
+          }
+        })
+      })
+      const keyFile = join(dir, 'data', 'dev-keys.env')
+      expect(statSync(keyFile).mode & 0o777).toBe(0o600)
+      const encryptionKey = /ENCRYPTION_KEY=([0-9a-f]{64})/.exec(readFileSync(keyFile, 'utf8'))![1]!
+      expect(stderr).toContain(keyFile)
+      expect(stderr).not.toContain(encryptionKey)
+      const stackEnv = Object.fromEntries(
+        readFileSync(join(dir, 'stack', '.env'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((line) => line.split('=', 2)),
+      )
+      expect(stackEnv.VAULT_DOMAIN).toBe(url)
+      expect(stderr).not.toContain(stackEnv.VAULT_CLIENT_SECRET)
+      const token = await fetch(`${url}/api/v1/auth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: stackEnv.VAULT_CLIENT_ID!,
+          client_secret: stackEnv.VAULT_CLIENT_SECRET!,
+        }),
+      })
+      expect(token.status).toBe(200)
+      expect((await fetch(url, { method: 'HEAD' })).status).toBe(200)
+    } finally {
+      child.kill('SIGTERM')
+      await new Promise((resolve) => child.once('exit', resolve))
+    }
+  })
+})

@@ -1,0 +1,58 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { appendAudit, verifyAuditChain } from '../../../src/server/audit.js'
+import { openStore, type SqlDriver } from '../../../src/server/store/index.js'
+
+const key = Buffer.alloc(32, 9)
+
+describe('audit hash chain (SQLite file)', () => {
+  let driver: SqlDriver
+  beforeEach(async () => {
+    driver = await openStore(`sqlite://${join(mkdtempSync(join(tmpdir(), 'vault-audit-')), 'vault.db')}`)
+    for (let i = 0; i < 5; i++) {
+      await driver.transaction((tx) =>
+        appendAudit(tx, key, {
+          projectId: 'p',
+          environment: 'dev',
+          actor: 'identity:a',
+          action: 'secret.read',
+          target: `NAME_${i}`,
+          result: 'ok',
+        }),
+      )
+    }
+  })
+  afterEach(async () => {
+    await driver.close()
+  })
+
+  it('verifies an untouched chain', async () => {
+    expect(await verifyAuditChain(driver, key)).toEqual({ ok: true, events: 5 })
+  })
+
+  it.each([
+    ['an edited event', `UPDATE audit_events SET target = 'OTHER' WHERE seq = 3`, 3, 'event was modified'],
+    ['a deleted middle event', `DELETE FROM audit_events WHERE seq = 2`, 2, 'missing event'],
+    [
+      'deleted last events',
+      `DELETE FROM audit_events WHERE seq >= 4`,
+      3,
+      'events after the last one were deleted',
+    ],
+    [
+      'a rehashed event without the key',
+      `UPDATE audit_events SET hash = '${'0'.repeat(64)}' WHERE seq = 5`,
+      5,
+      'event was modified',
+    ],
+  ])('detects %s', async (_label, statement, brokenAt, reason) => {
+    await driver.transaction((tx) => tx.run(statement))
+    expect(await verifyAuditChain(driver, key)).toMatchObject({ ok: false, brokenAt, reason })
+  })
+
+  it('fails verification under another key', async () => {
+    expect((await verifyAuditChain(driver, Buffer.alloc(32, 1))).ok).toBe(false)
+  })
+})

@@ -1,0 +1,68 @@
+import { mkdtempSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { isLoopback, resolveServerConfig, type ServerConfigInput } from '../../../src/server/config.js'
+
+const keys = { encryptionKey: 'ab'.repeat(32), jwtSecret: 'cd'.repeat(32), dbUrl: 'sqlite:///tmp/x.db' }
+
+describe('server configuration', () => {
+  it.each<[string, ServerConfigInput, RegExp]>([
+    ['a short ENCRYPTION_KEY', { ...keys, encryptionKey: 'ab' }, /ENCRYPTION_KEY must be exactly 64/],
+    ['a missing JWT_SECRET', { ...keys, jwtSecret: undefined }, /JWT_SECRET is not set/],
+    ['a missing DB_URL', { ...keys, dbUrl: undefined }, /DB_URL is not set/],
+    [
+      'an http SITE_URL on a public host',
+      { ...keys, host: '0.0.0.0', behindProxy: true, siteUrl: 'http://vault.example.com' },
+      /SITE_URL must be an https/,
+    ],
+    [
+      'a PUBLIC_VAULT_URL that is no URL',
+      { ...keys, publicVaultUrl: 'not a url' },
+      /PUBLIC_VAULT_URL is not a URL/,
+    ],
+    ['plain HTTP on a public address', { ...keys, host: '0.0.0.0' }, /refusing plain HTTP on 0\.0\.0\.0/],
+    [
+      'a TLS certificate without its key',
+      { ...keys, tlsCert: '/x.pem' },
+      /--tls-cert and --tls-key go together/,
+    ],
+    ['a bad SMTP_PORT', { ...keys, smtpHost: 'mail', smtpPort: 'seven' }, /SMTP_PORT must be an integer/],
+  ])('rejects %s, naming the variable', (_label, input, message) => {
+    expect(() => resolveServerConfig(input)).toThrow(message)
+  })
+
+  it.each<[string, ServerConfigInput]>([
+    ['loopback over HTTP', { ...keys, siteUrl: 'http://127.0.0.1:8200' }],
+    [
+      'behind a proxy on all addresses',
+      { ...keys, host: '0.0.0.0', behindProxy: true, siteUrl: 'https://vault.example.com' },
+    ],
+    ['dev mode on all addresses', { ...keys, host: '0.0.0.0', dev: true, siteUrl: 'http://vault.lan' }],
+  ])('accepts %s', (_label, input) => {
+    expect(resolveServerConfig(input).dbUrl).toBe(keys.dbUrl)
+  })
+
+  it('generates dev keys into a 0600 file and reuses them', () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'vault-config-')), 'data')
+    const first = resolveServerConfig({ dev: true, dataDir })
+    expect(first.devFiles?.generated).toBe(true)
+    expect(statSync(first.devFiles!.keyFile).mode & 0o777).toBe(0o600)
+    expect(first.dbUrl).toBe(`sqlite://${join(dataDir, 'vault.db')}`)
+    const second = resolveServerConfig({ dev: true, dataDir })
+    expect(second.devFiles?.generated).toBe(false)
+    expect(second.encryptionKey).toEqual(first.encryptionKey)
+  })
+
+  it.each([
+    ['127.0.0.1', true],
+    ['127.8.9.10', true],
+    ['::1', true],
+    ['[::1]', true],
+    ['localhost', true],
+    ['0.0.0.0', false],
+    ['192.168.1.2', false],
+  ])('isLoopback(%s) is %s', (host, expected) => {
+    expect(isLoopback(host)).toBe(expected)
+  })
+})
