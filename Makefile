@@ -63,6 +63,9 @@ ci: lint typecheck manifest-check test ## everything CI checks
 demo: build ## an embedded vault, the example stack rendered with its secrets, the proxy's decisions
 	@bash scripts/demo.sh
 
+demo-engine: build ## the socket proxy in front of a real engine (DOCKER_HOST or /var/run/docker.sock) and a consumer
+	@bash scripts/demo-engine.sh
+
 pwgen: build ## print a random 32-character password
 	@./bin/run.js pwgen
 

@@ -88,7 +88,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       }
       if (outcome instanceof NetworkError) {
         throw new UnreachableError(`cannot reach the vault at ${options.baseUrl.origin}: ${outcome.code}`, {
-          hint: 'check VAULT_DOMAIN and connectivity (vault doctor runs an HTTP HEAD on the vault URL)',
+          hint: /CERT|SELF_SIGNED|TLS|SSL/.test(outcome.code)
+            ? "the server's TLS certificate is not trusted: add its CA with NODE_EXTRA_CA_CERTS=<file>"
+            : 'check VAULT_DOMAIN and connectivity (vault doctor runs an HTTP HEAD on the vault URL)',
         })
       }
       if (outcome.status >= 400) throw httpStatusError(outcome.status, outcome.text, outcome.headers)

@@ -1,3 +1,8 @@
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createServer as createHttpsServer } from 'node:https'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createHttpClient, debugEnabled, httpStatusError, retryAfterMs } from '../../../src/client/http.js'
 import { ExitCode } from '../../../src/errors.js'
@@ -158,5 +163,51 @@ describe('timeouts', () => {
       exitCode: ExitCode.unreachable,
       message: expect.stringContaining('ETIMEDOUT'),
     })
+  })
+})
+
+const hasOpenssl = spawnSync('openssl', ['version'], { stdio: 'ignore' }).status === 0
+
+describe.runIf(hasOpenssl)('https', () => {
+  it('verifies the certificate: a self-signed one is refused with exit 7', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vault-tls-'))
+    try {
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-days',
+          '1',
+          '-subj',
+          '/CN=127.0.0.1',
+          '-keyout',
+          join(dir, 'key.pem'),
+          '-out',
+          join(dir, 'cert.pem'),
+        ],
+        { stdio: 'ignore' },
+      )
+      const tls = createHttpsServer(
+        { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+        (_request, response) => response.end('{}'),
+      )
+      await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve))
+      const { port } = tls.address() as { port: number }
+      try {
+        const https = createHttpClient({ baseUrl: new URL(`https://127.0.0.1:${port}`), retries: 0 })
+        await expect(https({ method: 'GET', path: 'api/v1/health' })).rejects.toMatchObject({
+          exitCode: ExitCode.unreachable,
+          message: expect.stringMatching(/SELF_SIGNED/),
+        })
+      } finally {
+        tls.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

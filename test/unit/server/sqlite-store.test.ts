@@ -1,0 +1,70 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import {
+  exportTables,
+  importTables,
+  openStore,
+  schemaVersion,
+  type SqlDriver,
+} from '../../../src/server/store/index.js'
+
+const newPath = () => join(mkdtempSync(join(tmpdir(), 'vault-store-')), 'vault.db')
+
+describe('SQLite adapter', () => {
+  let driver: SqlDriver
+  beforeEach(async () => {
+    driver = await openStore(`sqlite://${newPath()}`)
+  })
+  afterEach(async () => {
+    await driver.close()
+  })
+
+  it('commits transactions queued together as a group, rolling back only the one that failed', async () => {
+    const insert = (key: string) =>
+      driver.transaction((tx) => tx.run(`INSERT INTO meta (key, value) VALUES (?, 'x')`, [key]))
+    const failing = driver.transaction(async (tx) => {
+      await tx.run(`INSERT INTO meta (key, value) VALUES ('failed', 'x')`)
+      throw new Error('boom')
+    })
+    const results = await Promise.allSettled([insert('a'), failing, insert('b'), insert('a')])
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected'])
+    const keys = await driver.transaction((tx) =>
+      tx.all<{ key: string }>(`SELECT key FROM meta ORDER BY key`),
+    )
+    expect(keys.map((row) => row.key)).toEqual(['a', 'b'])
+  })
+
+  it('refuses a database whose schema is newer than this binary', async () => {
+    const path = newPath()
+    const first = await openStore(`sqlite://${path}`)
+    await first.transaction((tx) =>
+      tx.run(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, 'later')`, [schemaVersion + 1]),
+    )
+    await first.close()
+    await expect(openStore(path)).rejects.toThrow(/newer than this vault/)
+  })
+
+  it('exports every table as JSON rows and imports them into an empty database', async () => {
+    await driver.transaction((tx) =>
+      tx.run(`INSERT INTO projects (id, name, created_at) VALUES ('p1', 'demo', 'now')`),
+    )
+    const exported = await exportTables(driver)
+    expect(exported.tables.projects).toEqual([{ id: 'p1', name: 'demo', created_at: 'now' }])
+    const target = await openStore(newPath())
+    try {
+      await importTables(target, JSON.parse(JSON.stringify(exported.tables)))
+      expect((await exportTables(target)).tables.projects).toEqual(exported.tables.projects)
+    } finally {
+      await target.close()
+    }
+  })
+
+  it.each(['mongodb://db/vault', 'mysql://db/vault'])(
+    'refuses the DB_URL %s with a clear error',
+    async (url) => {
+      await expect(openStore(url)).rejects.toThrow(/is not supported/)
+    },
+  )
+})
