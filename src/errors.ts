@@ -15,6 +15,7 @@ export const ExitCode = {
   conflict: 6,
   unreachable: 7,
   integrity: 8,
+  io: 9,
 } as const
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]
@@ -85,6 +86,13 @@ export class IntegrityError extends VaultError {
   override name = 'IntegrityError'
   override readonly code = 'ERR_INTEGRITY'
   override readonly exitCode = ExitCode.integrity
+}
+
+/** A local file-system failure outside the user's input: a full disk, a write that failed midway. */
+export class IoError extends VaultError {
+  override name = 'IoError'
+  override readonly code = 'ERR_IO'
+  override readonly exitCode = ExitCode.io
 }
 
 /** The exit code for any thrown value: a VaultError's own, 1 for anything else. */

@@ -2,14 +2,14 @@
  * File-system failures of backup and restore turned into one clear line each (a full disk, no
  * permission, a missing directory), keeping the original error as the cause.
  */
-import { NotFoundError, UsageError, VaultError } from '../errors.js'
+import { IoError, NotFoundError, UsageError, VaultError } from '../errors.js'
 
 /** A VaultError for a failed write of `path` (full disk, permissions, missing directory). */
 export function fileWriteError(error: unknown, path: string): VaultError {
   if (error instanceof VaultError) return error
   const code = (error as NodeJS.ErrnoException | undefined)?.code
   if (code === 'ENOSPC' || code === 'EDQUOT' || isSqliteFull(error)) {
-    return new VaultError(`no space left on the device while writing ${path}; nothing was changed`, {
+    return new IoError(`no space left on the device while writing ${path}; nothing was changed`, {
       cause: error,
       hint: 'free some space (or choose another location) and run the command again',
     })
@@ -26,7 +26,7 @@ export function fileWriteError(error: unknown, path: string): VaultError {
       hint: 'create the directory first',
     })
   }
-  return new VaultError(`cannot write ${path}: ${(error as Error)?.message ?? String(error)}`, {
+  return new IoError(`cannot write ${path}: ${(error as Error)?.message ?? String(error)}`, {
     cause: error,
   })
 }
@@ -41,7 +41,7 @@ export function fileReadError(error: unknown, path: string): VaultError {
   }
   if (code === 'EISDIR')
     return new UsageError(`${path} is a directory, not a backup archive`, { cause: error })
-  return new VaultError(`cannot read ${path}: ${(error as Error)?.message ?? String(error)}`, {
+  return new IoError(`cannot read ${path}: ${(error as Error)?.message ?? String(error)}`, {
     cause: error,
   })
 }

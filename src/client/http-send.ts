@@ -3,6 +3,7 @@
  * the whole response body as text. Network failures surface as an error carrying a Node-style code
  * (ECONNREFUSED, ETIMEDOUT, ...). No retries and no interpretation of the status here.
  */
+import type * as Http from 'node:http'
 import type { IncomingHttpHeaders } from 'node:http'
 
 export interface RawResponse {
@@ -31,7 +32,7 @@ export class NetworkError extends Error {
 
 /** Sends one request and resolves with the status, headers and body text. */
 export async function sendOnce(url: URL, options: SendOptions): Promise<RawResponse> {
-  const transport = url.protocol === 'https:' ? await import('node:https') : await import('node:http')
+  const transport = url.protocol === 'https:' ? loadBuiltin('node:https') : loadBuiltin('node:http')
   return new Promise<RawResponse>((resolve, reject) => {
     const request = transport.request(
       url,
@@ -57,4 +58,12 @@ export async function sendOnce(url: URL, options: SendOptions): Promise<RawRespo
 function networkError(error: NodeJS.ErrnoException): NetworkError {
   if (error.name === 'AbortError' || error.name === 'TimeoutError') return new NetworkError('ETIMEDOUT')
   return new NetworkError(error.code ?? 'ERR_NETWORK')
+}
+
+/**
+ * node:http / node:https as CommonJS objects: an ESM import of them enumerates every export, which
+ * loads Node's bundled undici through lazy getters (about 20 ms of start-up for nothing).
+ */
+function loadBuiltin(id: 'node:http' | 'node:https'): Pick<typeof Http, 'request'> {
+  return process.getBuiltinModule(id) as Pick<typeof Http, 'request'>
 }

@@ -50,6 +50,7 @@ export default class Run extends BaseCommand<typeof Run> {
       onlyReferenced: this.flags['only-referenced'],
       check: this.flags.check,
       composeFiles: this.flags.file,
+      composeDir: this.flags['stack-dir'],
       warn: (line) => this.note(`Warning: ${line}`),
     })
     process.exitCode = await run.start(command, args)

@@ -13,7 +13,8 @@ export interface RunOptions {
   onlyReferenced?: boolean
   check?: boolean
   composeFiles?: string[]
-  cwd?: string
+  /** Where compose files are discovered for --check / --only-referenced (default: the working directory). */
+  composeDir?: string
   warn: (line: string) => void
 }
 
@@ -31,7 +32,7 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
   if (options.onlyReferenced || options.check) {
     const { composePreflight } = await import('./compose-preflight.js')
     const preflight = await composePreflight({
-      cwd: options.cwd ?? process.cwd(),
+      cwd: options.composeDir ?? process.cwd(),
       files: options.composeFiles,
       secrets,
       hostEnv: process.env,
@@ -46,6 +47,6 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
   const env = buildChildEnvironment(process.env, secrets, { preferHost: options.preferHost })
   return {
     injected: Object.keys(secrets),
-    start: (command, args) => runChild(command, args, { env, cwd: options.cwd }),
+    start: (command, args) => runChild(command, args, { env }),
   }
 }

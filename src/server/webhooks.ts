@@ -6,7 +6,9 @@
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto'
 import { UsageError } from '../errors.js'
+import type { VaultContext } from './context.js'
 import type { Keyring } from './keyring.js'
+import type { SecretScope } from './secrets.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
 
 const maxAttempts = 8
@@ -135,4 +137,37 @@ export function startWebhookWorker(driver: SqlDriver, keyring: Keyring, pollMs =
       clearTimeout(timer)
     },
   }
+}
+
+/** Queues one delivery per active webhook of the project in the caller's transaction (no value in it). */
+export async function queueWebhookEvents(
+  context: VaultContext,
+  tx: SqlExecutor,
+  scope: SecretScope,
+  type: string,
+  name: string,
+  version: number,
+) {
+  const hooks = await tx.all<{ id: string }>(
+    `SELECT id FROM webhooks WHERE project_id = ? AND disabled_at IS NULL`,
+    [scope.projectId],
+  )
+  if (hooks.length === 0) return
+  const now = new Date().toISOString()
+  for (const hook of hooks) {
+    const body = JSON.stringify({
+      id: randomUUID(),
+      type,
+      occurredAt: now,
+      projectId: scope.projectId,
+      environment: scope.environment,
+      secret: { name, version },
+      actor: scope.actor,
+    })
+    await tx.run(
+      `INSERT INTO webhook_outbox (id, webhook_id, body, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, 0, ?, ?)`,
+      [randomUUID(), hook.id, body, now, now],
+    )
+  }
+  context.onOutbox?.()
 }

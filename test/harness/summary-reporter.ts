@@ -17,7 +17,8 @@ export default class SummaryReporter implements Reporter {
         else skipped.push(`${module.moduleId.replace(`${process.cwd()}/`, '')} > ${test.fullName}`)
       }
     }
-    if (skipped.length > 0) process.stdout.write(`\nskipped tests:\n${skipped.map((name) => `  - ${name}`).join('\n')}\n`)
+    if (skipped.length > 0)
+      process.stdout.write(`\nskipped tests:\n${skipped.map((name) => `  - ${name}`).join('\n')}\n`)
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped.length} skipped\n`)
   }
 }

@@ -101,7 +101,7 @@ describe('vault backup', () => {
       const result = await runCli(['backup', '--output', join(small, 'vault.jsonl.gz')], {
         env: env({ DB_URL: paddedUrl }),
       })
-      expect(result.exitCode).toBe(1)
+      expect(result.exitCode).toBe(9)
       expect(result.stderr).toMatch(
         /^Error: no space left on the device while writing .*; nothing was changed\n/,
       )
@@ -197,7 +197,7 @@ describe('vault restore', () => {
       await seed.close()
       expect((await runCli(['backup', '--output', big], { env: env() })).exitCode).toBe(0)
       const result = await runCli(['restore', big], { env: env({ DB_URL: liveUrl }) })
-      expect(result.exitCode).toBe(1)
+      expect(result.exitCode).toBe(9)
       expect(result.stderr).toMatch(
         /Error: no space left on the device while writing .*; nothing was changed\n/,
       )

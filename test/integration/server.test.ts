@@ -342,6 +342,37 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
       expect(Number(audit!.n)).toBe(50)
     })
 
+    it('keeps versions linear when two server processes write the same secret', async () => {
+      const second = await spawnVaultProcess(vault)
+      try {
+        const viaSecond = { ...vault, url: second.url }
+        await call(vault, token, 'PUT', '/api/v1/secrets/TWO_PROCESSES?environment=dev', { value: 'v1' })
+        const writes = Array.from({ length: 40 }, (_, index) =>
+          call(
+            index % 2 ? viaSecond : vault,
+            token,
+            'PATCH',
+            '/api/v1/secrets/TWO_PROCESSES?environment=dev',
+            { value: `v${index}` },
+          ),
+        )
+        const results = await Promise.all(writes)
+        expect(results.map((result) => result.status)).toEqual(Array(40).fill(200))
+        expect(results.map((result) => result.body.version).sort((a, b) => a - b)).toEqual(
+          Array.from({ length: 40 }, (_, index) => index + 2),
+        )
+        const versions = await call(
+          viaSecond,
+          token,
+          'GET',
+          '/api/v1/secrets/TWO_PROCESSES/versions?environment=dev',
+        )
+        expect(versions.body.versions).toHaveLength(41)
+      } finally {
+        await second.stop()
+      }
+    })
+
     it.each(['PATCH', 'PUT', 'DELETE'])(
       'answers %s with a stale If-Match by 412 and writes nothing',
       async (method) => {

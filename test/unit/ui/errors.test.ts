@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { AuthError, ExitCode, IntegrityError, NotFoundError, UsageError } from '../../../src/errors.js'
+import { AuthError, ExitCode, IntegrityError, IoError, NotFoundError, UsageError } from '../../../src/errors.js'
 import { formatErrorReport, reportError } from '../../../src/ui/errors.js'
 
 describe('reportError', () => {
@@ -8,6 +8,7 @@ describe('reportError', () => {
     [new AuthError('refused'), ExitCode.auth, 'ERR_AUTH'],
     [new NotFoundError('no such secret'), ExitCode.notFound, 'ERR_NOT_FOUND'],
     [new IntegrityError('tampered'), ExitCode.integrity, 'ERR_INTEGRITY'],
+    [new IoError('disk full'), ExitCode.io, 'ERR_IO'],
     [new Error('boom'), ExitCode.unexpected, 'ERR_UNEXPECTED'],
   ])('maps %s to its exit code', (error, exitCode, code) => {
     expect(reportError(error)).toMatchObject({ exitCode, code })

@@ -1,0 +1,188 @@
+/**
+ * Row-level building blocks of the secrets operations: the secret row and its lock, If-Match checks,
+ * reading a sealed version, appending a version (gap-free under the row lock) and the audit event of
+ * an operation. Values are sealed before they reach a row and opened only for a read's response.
+ */
+import { randomUUID } from 'node:crypto'
+import { appendAudit } from './audit.js'
+import type { VaultContext } from './context.js'
+import { ApiError } from './http.js'
+import type { SecretMetadata, SecretScope } from './secrets.js'
+import type { SqlExecutor } from './store/index.js'
+
+/** A row of `secrets`: the current version and whether it is a tombstone. */
+export interface SecretRow {
+  id: string
+  name: string
+  version: number
+  deleted: number
+  created_at: string
+  updated_at: string
+  [column: string]: string | number | null
+}
+
+/** The columns of a SecretRow, for SELECTs. */
+export const secretColumns = 'id, name, version, deleted, created_at, updated_at'
+
+/** The public metadata of a secret row. */
+export function metadata(row: SecretRow): SecretMetadata {
+  return {
+    name: row.name,
+    version: Number(row.version),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  }
+}
+
+/** The 404 of a secret that does not exist (or is deleted) in an environment. */
+export function notFound(name: string, environment: string): ApiError {
+  return new ApiError(404, 'not_found', `secret ${name} does not exist in environment '${environment}'`)
+}
+
+/** Checks an If-Match header against the current version (undefined header: no check). */
+export function checkIfMatch(ifMatch: string | undefined, current: SecretRow | undefined): void {
+  if (ifMatch === undefined) return
+  const live = current && !Number(current.deleted)
+  if (ifMatch.trim() === '*') {
+    if (!live) throw new ApiError(412, 'precondition_failed', 'If-Match: * but the secret does not exist')
+    return
+  }
+  const wanted = ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, '').replace(/^"|"$/g, ''))
+  if (!live || !wanted.includes(String(current.version))) {
+    throw new ApiError(
+      412,
+      'precondition_failed',
+      `the secret is at version ${live ? current.version : 'none'}, not ${ifMatch.trim()}`,
+    )
+  }
+}
+
+/** Appends the audit event of a successful operation in the caller's transaction. */
+export async function audit(
+  context: VaultContext,
+  tx: SqlExecutor,
+  scope: SecretScope,
+  action: string,
+  target: string | null,
+  detail?: string,
+) {
+  await appendAudit(tx, context.keyring.auditKey, {
+    projectId: scope.projectId,
+    environment: scope.environment,
+    actor: scope.actor,
+    action,
+    target,
+    result: 'ok',
+    requestId: scope.requestId,
+    ip: scope.ip,
+    detail,
+  })
+}
+
+/** Opens the value of one version (404 for a tombstone; IntegrityError when tampered with). */
+export async function readValue(
+  context: VaultContext,
+  tx: SqlExecutor,
+  scope: SecretScope,
+  secretId: string,
+  name: string,
+  version: number,
+): Promise<string> {
+  const [row] = await tx.all<{ ciphertext: string | null; key_version: number | null }>(
+    `SELECT ciphertext, key_version FROM secret_versions WHERE secret_id = ? AND version = ?`,
+    [secretId, version],
+  )
+  if (!row?.ciphertext) throw new ApiError(404, 'not_found', `version ${version} of ${name} holds no value`)
+  return context.keyring.openValue(
+    tx,
+    { projectId: scope.projectId, environment: scope.environment, name, version },
+    row.ciphertext,
+    Number(row.key_version),
+  )
+}
+
+/** The secret row, locked for the rest of the transaction, or undefined. */
+export async function lockSecret(
+  tx: SqlExecutor,
+  scope: SecretScope,
+  name: string,
+): Promise<SecretRow | undefined> {
+  const [row] = await tx.lockRows<SecretRow>(
+    `SELECT ${secretColumns} FROM secrets WHERE project_id = ? AND environment = ? AND name = ?`,
+    [scope.projectId, scope.environment, name],
+  )
+  return row
+}
+
+/** Appends version n+1 (value sealed for its exact row, or a tombstone when null) and moves the row to it. */
+export async function appendVersion(
+  context: VaultContext,
+  tx: SqlExecutor,
+  scope: SecretScope,
+  name: string,
+  current: SecretRow | undefined,
+  value: string | null,
+): Promise<{ row: SecretMetadata; created: boolean }> {
+  const now = new Date().toISOString()
+  let secretId = current?.id
+  let createdAt = current?.created_at ?? now
+  if (!current) {
+    secretId = randomUUID()
+    await tx.run(
+      `INSERT INTO secrets (id, project_id, environment, name, version, deleted, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 0, 0, ?, ?) ON CONFLICT (project_id, environment, name) DO NOTHING`,
+      [secretId, scope.projectId, scope.environment, name, now, now],
+    )
+    const raced = await lockSecret(tx, scope, name)
+    if (raced && raced.id !== secretId) {
+      throw new ApiError(409, 'conflict', `secret ${name} was created concurrently; retry`)
+    }
+  }
+  const version = Number(current?.version ?? 0) + 1
+  if (current && Number(current.deleted) && value !== null) createdAt = now
+  const sealed =
+    value === null
+      ? null
+      : await context.keyring.sealValue(
+          tx,
+          { projectId: scope.projectId, environment: scope.environment, name, version },
+          value,
+        )
+  await tx.run(
+    `INSERT INTO secret_versions (secret_id, version, ciphertext, key_version, actor, deleted, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    [
+      secretId!,
+      version,
+      sealed?.ciphertext ?? null,
+      sealed?.keyVersion ?? null,
+      scope.actor,
+      value === null ? 1 : 0,
+      now,
+    ],
+  )
+  await tx.run(`UPDATE secrets SET version = ?, deleted = ?, created_at = ?, updated_at = ? WHERE id = ?`, [
+    version,
+    value === null ? 1 : 0,
+    createdAt,
+    now,
+    secretId!,
+  ])
+  return {
+    row: { name, version, createdAt, updatedAt: now },
+    created: !current || Boolean(Number(current.deleted)),
+  }
+}
+
+/** The secret row (deleted or not), or a 404. */
+export async function requireSecretRow(
+  tx: SqlExecutor,
+  scope: SecretScope,
+  name: string,
+): Promise<SecretRow> {
+  const [row] = await tx.all<SecretRow>(
+    `SELECT ${secretColumns} FROM secrets WHERE project_id = ? AND environment = ? AND name = ?`,
+    [scope.projectId, scope.environment, name],
+  )
+  if (!row) throw notFound(name, scope.environment)
+  return row
+}
