@@ -4,7 +4,6 @@
  * warning when that file is readable by group or others or is not ignored by git.
  */
 import { readFile, stat } from 'node:fs/promises'
-import { isIP } from 'node:net'
 import { join, resolve } from 'node:path'
 import { NotConfiguredError, UsageError } from '../errors.js'
 
@@ -86,9 +85,8 @@ export function vaultBaseUrl(settings: ConnectionSettings): URL {
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '')
   if (host === 'localhost' || host.endsWith('.localhost')) return true
-  if (isIP(host) === 4) return host.startsWith('127.')
-  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1'
-  return false
+  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) return true
+  return host === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(host)
 }
 
 interface StackEnv {

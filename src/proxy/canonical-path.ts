@@ -16,6 +16,7 @@ const absoluteForm = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?#]*/
 // eslint-disable-next-line no-control-regex
 const controlCharacter = /[\u0000-\u001f\u007f]/
 const keptInForwardedPath = /[A-Za-z0-9\-._~!$&'()*+,;=:@/]/
+const alreadyCanonical = /^(?:\/(?!\.\.?(?:\/|$))[A-Za-z0-9\-._~!$&'()*+,;=:@]+)*\/?$/
 
 function hexValue(code: number): number {
   if (code >= 48 && code <= 57) return code - 48
@@ -77,6 +78,7 @@ export function canonicalizeTarget(rawTarget: string): CanonicalTarget {
   const queryStart = target.indexOf('?')
   const rawPath = queryStart === -1 ? target : target.slice(0, queryStart)
   const query = queryStart === -1 ? '' : target.slice(queryStart)
+  if (alreadyCanonical.test(rawPath)) return { kind: 'path', path: rawPath, query, forwardTarget: rawPath + query }
   if (rawPath.includes('#')) return { kind: 'invalid', reason: 'the path contains a raw "#"' }
   const decoded = decodePathOnce(rawPath)
   if (decoded === undefined) {

@@ -74,5 +74,9 @@ export function handleRequest(context: ProxyContext, req: http.IncomingMessage, 
     if (!res.writableFinished) engineRequest.destroy()
   })
   req.on('error', () => engineRequest.destroy())
-  req.pipe(engineRequest)
+  if (hasBody(req)) req.pipe(engineRequest)
+  else {
+    engineRequest.end()
+    req.resume()
+  }
 }

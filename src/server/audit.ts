@@ -4,7 +4,7 @@
  * so an edited, inserted or deleted row breaks `verifyAuditChain`.
  */
 import { createHmac } from 'node:crypto'
-import type { SqlDriver, SqlExecutor } from './store/index.js'
+import type { SqlDriver, SqlExecutor, SqlRow } from './store/index.js'
 
 export interface AuditEvent {
   projectId: string | null
@@ -65,6 +65,21 @@ function complete(event: AuditEvent): Required<AuditEvent> {
   }
 }
 
+/** The event fields of an `audit_events` row. */
+function eventOfRow(row: SqlRow): Required<AuditEvent> {
+  return {
+    projectId: row.project_id as string | null,
+    environment: row.environment as string | null,
+    actor: String(row.actor),
+    action: String(row.action),
+    target: row.target as string | null,
+    result: row.result as AuditEvent['result'],
+    requestId: row.request_id as string | null,
+    ip: row.ip as string | null,
+    detail: row.detail as string | null,
+  }
+}
+
 /** Appends one event inside the caller's transaction (so it commits or rolls back with the change). */
 export async function appendAudit(tx: SqlExecutor, key: Buffer, event: AuditEvent): Promise<number> {
   const [head] = await tx.lockRows<{ seq: number; hash: string }>(
@@ -117,15 +132,7 @@ export async function listAudit(
   return rows.map((row) => ({
     seq: Number(row.seq),
     at: String(row.at),
-    projectId: row.project_id as string | null,
-    environment: row.environment as string | null,
-    actor: String(row.actor),
-    action: String(row.action),
-    target: row.target as string | null,
-    result: row.result as AuditRecord['result'],
-    requestId: row.request_id as string | null,
-    ip: row.ip as string | null,
-    detail: row.detail as string | null,
+    ...eventOfRow(row),
     hash: String(row.hash),
   }))
 }
@@ -153,17 +160,7 @@ export async function verifyAuditChain(driver: SqlDriver, key: Buffer): Promise<
         const seq = Number(row.seq)
         if (seq !== expectedSeq)
           return { ok: false, events: expectedSeq - 1, brokenAt: expectedSeq, reason: 'missing event' }
-        const event = complete({
-          projectId: row.project_id as string | null,
-          environment: row.environment as string | null,
-          actor: String(row.actor),
-          action: String(row.action),
-          target: row.target as string | null,
-          result: row.result as AuditEvent['result'],
-          requestId: row.request_id as string | null,
-          ip: row.ip as string | null,
-          detail: row.detail as string | null,
-        })
+        const event = eventOfRow(row)
         if (row.prev_hash !== previous)
           return { ok: false, events: seq - 1, brokenAt: seq, reason: 'broken link' }
         if (eventHash(key, previous, seq, String(row.at), event) !== row.hash) {

@@ -41,7 +41,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       components.unavailable[name] = String((result.reason as Error).message ?? result.reason)
     }
   }
-  const missing = Object.entries(components.unavailable)
+  const missing = Object.entries(components.unavailable).filter(([name]) => wanted(name))
   if (missing.length > 0) {
     const text = missing.map(([name, why]) => `  ${name}: ${why}`).join('\n')
     if (required) {

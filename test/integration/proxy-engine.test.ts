@@ -53,9 +53,16 @@ function run(file: string, args: string[], dockerHost: string, input?: string, t
 }
 
 /** Runs a long-lived command until its output matches, then stops it. */
-function waitForOutput(args: string[], dockerHost: string, pattern: RegExp, trigger?: () => Promise<unknown>) {
+function waitForOutput(
+  args: string[],
+  dockerHost: string,
+  pattern: RegExp,
+  trigger?: () => Promise<unknown>,
+  input?: string,
+) {
   return new Promise<string>((resolve, reject) => {
     const child = spawn('docker', args, { env: { ...process.env, DOCKER_HOST: dockerHost } })
+    if (input !== undefined) child.stdin.write(input)
     let output = ''
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
@@ -65,7 +72,7 @@ function waitForOutput(args: string[], dockerHost: string, pattern: RegExp, trig
       output += chunk
       if (pattern.test(output)) {
         clearTimeout(timer)
-        child.kill('SIGTERM')
+        child.kill('SIGKILL')
         resolve(output)
       }
     }
@@ -126,11 +133,11 @@ describe.skipIf(!engine)(`docker CLI through the proxy, default rules (${unavail
     expect(await docker(args, input)).toMatchObject({ code: 0, stdout })
   })
 
-  it('attach passes stdin and its end to the container', async () => {
+  it('attach passes stdin to the container and its output back', async () => {
     const name = `proxy-attach-${suffix}`
     expect((await docker(['run', '-d', '-i', '--name', name, '--network', 'none', image, 'cat'])).code).toBe(0)
-    const result = await docker(['attach', name], 'hello-attach\n')
-    expect(result.stdout).toBe('hello-attach\n')
+    const output = await waitForOutput(['attach', name], viaProxy, /hello-attach\n/, undefined, 'hello-attach\n')
+    expect(output).toBe('hello-attach\n')
   })
 
   it('stop, start and restart work', async () => {

@@ -85,6 +85,8 @@ describe('vaultBaseUrl', () => {
     ['::1', true],
     ['localhost', true],
     ['10.0.0.1', false],
+    ['127.0.0.1.example.com', false],
+    ['0:0:0:0:0:0:0:1', true],
     ['example.com', false],
   ])('isLoopbackHost(%s) = %s', (host, expected) => {
     expect(isLoopbackHost(host)).toBe(expected)
