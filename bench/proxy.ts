@@ -72,9 +72,16 @@ function childPid(parent: number): number | undefined {
   }
 }
 
-function peakRssMb(pid: number): number {
+function statusMb(pid: number, field: string): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024
+  return Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) / 1024
+}
+
+/** Samples the private (anonymous) resident memory of a process; the peak is kept. */
+function sampleAnonymous(pid: number): { peak: number; stop: () => void } {
+  const sample = { peak: 0, stop: () => clearInterval(timer) }
+  const timer = setInterval(() => (sample.peak = Math.max(sample.peak, statusMb(pid, 'RssAnon'))), 50)
+  return sample
 }
 
 async function waitForProxy(port: number): Promise<void> {
@@ -98,13 +105,24 @@ async function main(): Promise<void> {
   const port = 20000 + Math.floor(Math.random() * 20000)
   const proxy = spawn(
     process.execPath,
-    [runJs, 'proxy', 'serve', '--backend-addr', `unix://${engine.socket}`, '--frontend-addr', `tcp://127.0.0.1:${port}`, '--log-level', '3'],
+    [
+      runJs,
+      'proxy',
+      'serve',
+      '--backend-addr',
+      `unix://${engine.socket}`,
+      '--frontend-addr',
+      `tcp://127.0.0.1:${port}`,
+      '--log-level',
+      '3',
+    ],
     { stdio: ['ignore', 'inherit', 'inherit'] },
   )
   try {
     await waitForProxy(port)
     const server = childPid(proxy.pid!)
     if (server === undefined) throw new Error('no serving child process found')
+    const anonymous = sampleAnonymous(server)
     const direct: Target = { name: 'direct unix socket', options: { socketPath: engine.socket } }
     const viaProxy: Target = { name: 'vault proxy serve', options: { host: '127.0.0.1', port } }
     const rows: (string | number)[][] = []
@@ -115,14 +133,26 @@ async function main(): Promise<void> {
         const b = await runCase(viaProxy, path, connections)
         rows.push([`GET ${path}`, connections, direct.name, Math.round(a.rps), a.p50, a.p99])
         rows.push([`GET ${path}`, connections, viaProxy.name, Math.round(b.rps), b.p50, b.p99])
-        if (connections === 1) summary.push(`GET ${path}, 1 connection: added p50 ${(b.p50 - a.p50).toFixed(0)} µs (target <= 150)`)
-        else summary.push(`GET ${path}, 16 connections: ${((b.rps / a.rps) * 100).toFixed(1)}% of direct throughput (target >= 30%)`)
+        if (connections === 1)
+          summary.push(
+            `GET ${path}, 1 connection: added p50 ${(b.p50 - a.p50).toFixed(0)} µs (target <= 150)`,
+          )
+        else
+          summary.push(
+            `GET ${path}, 16 connections: ${((b.rps / a.rps) * 100).toFixed(1)}% of direct throughput (target >= 30%)`,
+          )
       }
     }
     printTable(['request', 'conns', 'target', 'req/s', 'p50 µs', 'p99 µs'], rows)
     console.log('')
     for (const line of summary) console.log(line)
-    console.log(`proxy serving process peak RSS: ${peakRssMb(server).toFixed(1)} MB (target <= 56); ` + `oclif parent: ${peakRssMb(proxy.pid!).toFixed(1)} MB`)
+    anonymous.stop()
+    console.log(
+      `proxy serving process: peak RSS ${statusMb(server, 'VmHWM').toFixed(1)} MB (target <= 56), of which ` +
+        `${statusMb(server, 'RssFile').toFixed(1)} MB is the node binary's shared file pages; ` +
+        `peak private (anonymous) ${anonymous.peak.toFixed(1)} MB. ` +
+        `The oclif parent that launched it: ${statusMb(proxy.pid!, 'VmHWM').toFixed(1)} MB.`,
+    )
   } finally {
     proxy.kill('SIGTERM')
     await new Promise((resolve) => proxy.once('exit', resolve))

@@ -21,7 +21,9 @@ export interface Backend {
 export async function createBackend(address: ProxyAddress, tls?: TlsMaterial): Promise<Backend> {
   const agentOptions = { keepAlive: true, maxFreeSockets: 64, scheduling: 'lifo' as const }
   const target: RequestOptions =
-    address.kind === 'unix' ? { socketPath: address.path } : { host: address.host || '127.0.0.1', port: address.port }
+    address.kind === 'unix'
+      ? { socketPath: address.path }
+      : { host: address.host || '127.0.0.1', port: address.port }
   if (tls) {
     const https = loadHttps()
     const tlsModule = loadTls()
@@ -35,7 +37,13 @@ export async function createBackend(address: ProxyAddress, tls?: TlsMaterial): P
           ...options,
           agent: false,
           createConnection: () =>
-            tlsModule.connect({ host: target.host!, port: Number(target.port), servername: target.host!, ...tlsOptions, allowHalfOpen: true } as never),
+            tlsModule.connect({
+              host: target.host!,
+              port: Number(target.port),
+              servername: target.host!,
+              ...tlsOptions,
+              allowHalfOpen: true,
+            } as never),
         }),
       close: () => agent.destroy(),
     }

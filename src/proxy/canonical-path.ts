@@ -60,7 +60,9 @@ export function encodeForwardedPath(path: string): string {
   let encoded = ''
   for (const char of path) {
     if (keptInForwardedPath.test(char)) encoded += char
-    else for (const byte of Buffer.from(char, 'utf8')) encoded += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
+    else
+      for (const byte of Buffer.from(char, 'utf8'))
+        encoded += `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
   }
   return encoded
 }
@@ -78,13 +80,15 @@ export function canonicalizeTarget(rawTarget: string): CanonicalTarget {
   const queryStart = target.indexOf('?')
   const rawPath = queryStart === -1 ? target : target.slice(0, queryStart)
   const query = queryStart === -1 ? '' : target.slice(queryStart)
-  if (alreadyCanonical.test(rawPath)) return { kind: 'path', path: rawPath, query, forwardTarget: rawPath + query }
+  if (alreadyCanonical.test(rawPath))
+    return { kind: 'path', path: rawPath, query, forwardTarget: rawPath + query }
   if (rawPath.includes('#')) return { kind: 'invalid', reason: 'the path contains a raw "#"' }
   const decoded = decodePathOnce(rawPath)
   if (decoded === undefined) {
     return { kind: 'invalid', reason: 'the path has an invalid percent-escape or is not valid UTF-8' }
   }
-  if (controlCharacter.test(decoded)) return { kind: 'invalid', reason: 'the path contains a control character' }
+  if (controlCharacter.test(decoded))
+    return { kind: 'invalid', reason: 'the path contains a control character' }
   const path = cleanPath(decoded)
   return { kind: 'path', path, query, forwardTarget: encodeForwardedPath(path) + query }
 }

@@ -115,9 +115,12 @@ function readSettingFile(path: string, setting: string): Buffer {
   try {
     return readFileSync(path)
   } catch (error) {
-    throw new UsageError(`${setting} "${path}" cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`, {
-      hint: 'check the path and its permissions',
-    })
+    throw new UsageError(
+      `${setting} "${path}" cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+      {
+        hint: 'check the path and its permissions',
+      },
+    )
   }
 }
 
@@ -143,12 +146,15 @@ export function resolveRules(settings: ProxySettings): Rule[] {
       const text = readSettingFile(settings.rulesFile, 'PROXY_RULES_FILE').toString('utf8')
       configured.push(...parseRules(text, `rules file ${settings.rulesFile}`))
     }
-    if (settings.preset) configured.push(...parseRules(presetText(settings.preset), `preset ${settings.preset}`))
+    if (settings.preset)
+      configured.push(...parseRules(presetText(settings.preset), `preset ${settings.preset}`))
     const noneConfigured = !settings.rules && !settings.rulesFile && !settings.preset
     return [...rules, ...(noneConfigured ? parseRules(presets.default, 'default rules') : configured)]
   } catch (error) {
     if (error instanceof RuleSyntaxError) {
-      throw new UsageError(`invalid rule: ${error.message}`, { hint: 'a rule is "METHODS PATTERN", e.g. GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?' })
+      throw new UsageError(`invalid rule: ${error.message}`, {
+        hint: 'a rule is "METHODS PATTERN", e.g. GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?',
+      })
     }
     throw error
   }
@@ -181,12 +187,23 @@ export function resolveProxyConfig(settings: ProxySettings): ProxyConfig {
   if (!/^[0-9]+(\.[0-9]+)?$/.test(grace)) {
     throw new UsageError(`PROXY_SHUTDOWN_GRACE "${grace}" is not a number of seconds`)
   }
-  const frontendTls = readTls(settings.frontendTlsCa, settings.frontendTlsCert, settings.frontendTlsKey, 'PROXY_FRONTEND')
+  const frontendTls = readTls(
+    settings.frontendTlsCa,
+    settings.frontendTlsCert,
+    settings.frontendTlsKey,
+    'PROXY_FRONTEND',
+  )
   if (frontendTls && !frontendTls.cert) {
     throw new UsageError('PROXY_FRONTEND_TLS_CACERT needs PROXY_FRONTEND_TLS_CERT and PROXY_FRONTEND_TLS_KEY')
   }
-  const backendTls = readTls(settings.backendTlsCa, settings.backendTlsCert, settings.backendTlsKey, 'PROXY_BACKEND')
-  if (backendTls && backend.kind !== 'tcp') throw new UsageError('backend TLS settings need a tcp:// PROXY_BACKEND_ADDR')
+  const backendTls = readTls(
+    settings.backendTlsCa,
+    settings.backendTlsCert,
+    settings.backendTlsKey,
+    'PROXY_BACKEND',
+  )
+  if (backendTls && backend.kind !== 'tcp')
+    throw new UsageError('backend TLS settings need a tcp:// PROXY_BACKEND_ADDR')
   return {
     backend,
     backendTls,

@@ -25,7 +25,11 @@ function hasBody(req: http.IncomingMessage): boolean {
 }
 
 /** Handles one ordinary (non-upgrade) request. */
-export function handleRequest(context: ProxyContext, req: http.IncomingMessage, res: http.ServerResponse): void {
+export function handleRequest(
+  context: ProxyContext,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+): void {
   const startedAt = performance.now()
   const method = req.method!
   const client = clientOf(req.socket)
@@ -33,7 +37,15 @@ export function handleRequest(context: ProxyContext, req: http.IncomingMessage, 
   if (!decision.valid) {
     const status = req.url === '*' ? 403 : 400
     sendMessage(res, status, refusalMessage(method, req.url!, decision.reason), true)
-    logRequest(context, { method, path: req.url!, status, decision: 'invalid', client, startedAt, reason: decision.reason })
+    logRequest(context, {
+      method,
+      path: req.url!,
+      status,
+      decision: 'invalid',
+      client,
+      startedAt,
+      reason: decision.reason,
+    })
     return
   }
   const path = decision.canonicalPath
@@ -51,13 +63,26 @@ export function handleRequest(context: ProxyContext, req: http.IncomingMessage, 
   }
   const headers = endToEndHeaders(req.rawHeaders)
   if (transferEncoding !== undefined) headers.push('Transfer-Encoding', 'chunked')
-  const engineRequest = context.backend.request({ method, path: decision.forwardTarget, headers, maxHeaderSize })
+  const engineRequest = context.backend.request({
+    method,
+    path: decision.forwardTarget,
+    headers,
+    maxHeaderSize,
+  })
   engineRequest.on('response', (engineResponse) => {
     const responseHeaders = endToEndHeaders(engineResponse.rawHeaders)
     if (context.shuttingDown) responseHeaders.push('Connection', 'close')
     res.writeHead(engineResponse.statusCode!, engineResponse.statusMessage, responseHeaders)
     if (engineResponse.headers['content-length'] === undefined) res.flushHeaders()
-    logRequest(context, { method, path, status: engineResponse.statusCode!, decision: 'allow', client, startedAt, rule: decision.rule })
+    logRequest(context, {
+      method,
+      path,
+      status: engineResponse.statusCode!,
+      decision: 'allow',
+      client,
+      startedAt,
+      rule: decision.rule,
+    })
     engineResponse.on('error', () => res.destroy())
     engineResponse.pipe(res)
   })
@@ -68,7 +93,16 @@ export function handleRequest(context: ProxyContext, req: http.IncomingMessage, 
     }
     const reason = `the engine is unreachable (${error.code ?? error.message})`
     sendMessage(res, 502, `vault proxy: ${reason}`, true)
-    logRequest(context, { method, path, status: 502, decision: 'error', client, startedAt, rule: decision.rule, reason })
+    logRequest(context, {
+      method,
+      path,
+      status: 502,
+      decision: 'error',
+      client,
+      startedAt,
+      rule: decision.rule,
+      reason,
+    })
   })
   res.on('close', () => {
     if (!res.writableFinished) engineRequest.destroy()

@@ -13,18 +13,37 @@ export interface HealthResult {
 }
 
 /** Probes a frontend address within `timeoutMs`. Over TLS the certificate is not verified. */
-export async function checkProxyHealth(address: ProxyAddress, useTls: boolean, timeoutMs = 3_000): Promise<HealthResult> {
+export async function checkProxyHealth(
+  address: ProxyAddress,
+  useTls: boolean,
+  timeoutMs = 3_000,
+): Promise<HealthResult> {
   const target =
     address.kind === 'unix'
       ? { socketPath: address.path }
-      : { host: address.host === '' || address.host === '0.0.0.0' ? '127.0.0.1' : address.host === '::' ? '::1' : address.host, port: address.port }
+      : {
+          host:
+            address.host === '' || address.host === '0.0.0.0'
+              ? '127.0.0.1'
+              : address.host === '::'
+                ? '::1'
+                : address.host,
+          port: address.port,
+        }
   const request = useTls ? loadHttps().request : http.request
   return new Promise((resolve) => {
-    const req = request({ ...target, method: 'GET', path: '/_ping', timeout: timeoutMs, rejectUnauthorized: false }, (res) => {
-      res.resume()
-      const status = res.statusCode ?? 0
-      resolve({ healthy: status < 500, status, reason: status < 500 ? undefined : `the proxy answered ${status}` })
-    })
+    const req = request(
+      { ...target, method: 'GET', path: '/_ping', timeout: timeoutMs, rejectUnauthorized: false },
+      (res) => {
+        res.resume()
+        const status = res.statusCode ?? 0
+        resolve({
+          healthy: status < 500,
+          status,
+          reason: status < 500 ? undefined : `the proxy answered ${status}`,
+        })
+      },
+    )
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)))
     req.on('error', (error) => resolve({ healthy: false, reason: error.message }))
     req.end()

@@ -26,7 +26,9 @@ async function main(): Promise<void> {
   }
   const config = resolveProxyConfig(settings)
   const logger = createLogger(config.logLevel, config.logFormat)
-  process.on('uncaughtException', (error) => logger.log('error', 'unexpected error', { reason: error.message }))
+  process.on('uncaughtException', (error) =>
+    logger.log('error', 'unexpected error', { reason: error.message }),
+  )
   const proxy = await runProxy(config, logger)
   const stop = () => proxy.stop().then(() => process.exit(0))
   process.once('SIGTERM', stop)

@@ -68,15 +68,27 @@ export const presetNames = Object.keys(presets) as PresetName[]
 /** Requests that read more than their "read-only" look suggests, with what they expose. */
 const exposureProbes: { method: string; path: string; exposure: string }[] = [
   { method: 'GET', path: '/containers/probe/export', exposure: 'container export (the whole filesystem)' },
-  { method: 'GET', path: '/containers/probe/archive', exposure: 'container archive (any file of a container)' },
-  { method: 'GET', path: '/containers/probe/attach/ws', exposure: 'attach over a websocket (stdin of a container)' },
+  {
+    method: 'GET',
+    path: '/containers/probe/archive',
+    exposure: 'container archive (any file of a container)',
+  },
+  {
+    method: 'GET',
+    path: '/containers/probe/attach/ws',
+    exposure: 'attach over a websocket (stdin of a container)',
+  },
   { method: 'POST', path: '/containers/probe/attach', exposure: 'attach (stdin and stdout of a container)' },
   {
     method: 'GET',
     path: '/containers/probe/json',
     exposure: "container inspect (the container's environment, secrets included)",
   },
-  { method: 'POST', path: '/containers/create', exposure: 'container create (privileged containers, host mounts: root on the host)' },
+  {
+    method: 'POST',
+    path: '/containers/create',
+    exposure: 'container create (privileged containers, host mounts: root on the host)',
+  },
   { method: 'POST', path: '/containers/probe/exec', exposure: 'exec (any command in any container)' },
 ]
 

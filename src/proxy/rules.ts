@@ -56,7 +56,13 @@ export function parseRules(text: string, source = 'rules'): Rule[] {
         `"${methodText}" is not a comma-separated list of upper-case HTTP methods`,
       )
     }
-    rules.push({ methods: methodText.split(','), pattern, regex: compilePattern(pattern, source, line), source, line })
+    rules.push({
+      methods: methodText.split(','),
+      pattern,
+      regex: compilePattern(pattern, source, line),
+      source,
+      line,
+    })
   }
   return rules
 }
@@ -103,9 +109,15 @@ export type TargetDecision =
 export function decideTarget(rules: readonly Rule[], method: string, rawTarget: string): TargetDecision {
   if (method === 'CONNECT') return { valid: false, allowed: false, reason: 'CONNECT is never forwarded' }
   const target = canonicalizeTarget(rawTarget)
-  if (target.kind === 'asterisk') return { valid: false, allowed: false, reason: 'the target "*" is never forwarded' }
+  if (target.kind === 'asterisk')
+    return { valid: false, allowed: false, reason: 'the target "*" is never forwarded' }
   if (target.kind === 'invalid') return { valid: false, allowed: false, reason: target.reason }
-  return { valid: true, ...decide(rules, method, target.path), canonicalPath: target.path, forwardTarget: target.forwardTarget }
+  return {
+    valid: true,
+    ...decide(rules, method, target.path),
+    canonicalPath: target.path,
+    forwardTarget: target.forwardTarget,
+  }
 }
 
 /** Rules written as text, one line, for messages: `GET,HEAD %API_PREFIX_PING% (built-in line 1)`. */

@@ -41,7 +41,10 @@ function listen(proxy: ProxyServer, address: ProxyAddress): Promise<void> {
 }
 
 /** Starts the proxy; resolves once every frontend listens. Returns a function that shuts it down. */
-export async function runProxy(config: ProxyConfig, logger: ProxyLogger = createLogger(config.logLevel, config.logFormat)) {
+export async function runProxy(
+  config: ProxyConfig,
+  logger: ProxyLogger = createLogger(config.logLevel, config.logFormat),
+) {
   const backend = await createBackend(config.backend, config.backendTls)
   const proxies: ProxyServer[] = []
   for (const frontend of config.frontends) {
@@ -56,7 +59,8 @@ export async function runProxy(config: ProxyConfig, logger: ProxyLogger = create
       rules: config.rules.length,
     })
   }
-  for (const warning of exposureWarnings(config.rules)) logger.log('warning', 'rules expose', { detail: warning })
+  for (const warning of exposureWarnings(config.rules))
+    logger.log('warning', 'rules expose', { detail: warning })
   let stopping: Promise<void> | undefined
   const stop = () => {
     stopping ??= (async () => {

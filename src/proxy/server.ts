@@ -52,7 +52,14 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     const https = loadHttps()
     const { ca, cert, key } = options.tls
     server = https.createServer(
-      { ...serverOptions, cert, key, ca, requestCert: ca !== undefined, rejectUnauthorized: ca !== undefined },
+      {
+        ...serverOptions,
+        cert,
+        key,
+        ca,
+        requestCert: ca !== undefined,
+        rejectUnauthorized: ca !== undefined,
+      },
       onRequest,
     )
   } else {
@@ -81,7 +88,11 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     }
     const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
     socket.end(rawJsonResponse(status, `vault proxy: malformed request (${error.code ?? 'parse error'})`))
-    options.logger.log('warning', 'malformed request', { status, client: clientOf(socket), reason: error.code })
+    options.logger.log('warning', 'malformed request', {
+      status,
+      client: clientOf(socket),
+      reason: error.code,
+    })
   })
   const sockets = new Set<net.Socket>()
   server.on('connection', (socket: net.Socket) => {

@@ -17,8 +17,13 @@ function refuse(socket: net.Socket, status: number, message: string): void {
   socket.setTimeout(5_000, () => socket.destroy())
 }
 
-function readBody(socket: net.Socket, head: Buffer, length: number): Promise<{ body: Buffer; early: Buffer }> {
-  if (head.length >= length) return Promise.resolve({ body: head.subarray(0, length), early: head.subarray(length) })
+function readBody(
+  socket: net.Socket,
+  head: Buffer,
+  length: number,
+): Promise<{ body: Buffer; early: Buffer }> {
+  if (head.length >= length)
+    return Promise.resolve({ body: head.subarray(0, length), early: head.subarray(length) })
   return new Promise((resolve, reject) => {
     const chunks = [head]
     let received = head.length
@@ -39,7 +44,13 @@ function readBody(socket: net.Socket, head: Buffer, length: number): Promise<{ b
   })
 }
 
-function tunnel(context: ProxyContext, client: net.Socket, engine: net.Socket, engineHead: Buffer, early: Buffer) {
+function tunnel(
+  context: ProxyContext,
+  client: net.Socket,
+  engine: net.Socket,
+  engineHead: Buffer,
+  early: Buffer,
+) {
   context.tunnels.add(engine)
   client.setTimeout(0)
   engine.setTimeout(0)
@@ -93,7 +104,11 @@ export async function handleUpgrade(
     return record({ path, status: 403, decision: 'deny' })
   }
   const length = Number(req.headers['content-length'] ?? 0)
-  if (req.headers['transfer-encoding'] !== undefined || !Number.isSafeInteger(length) || length > maxUpgradeBody) {
+  if (
+    req.headers['transfer-encoding'] !== undefined ||
+    !Number.isSafeInteger(length) ||
+    length > maxUpgradeBody
+  ) {
     const reason = 'an upgrade request needs a Content-Length body of at most 1 MB'
     refuse(socket, 400, refusalMessage(method, path, reason))
     return record({ path, status: 400, decision: 'invalid', reason })
@@ -113,9 +128,15 @@ export async function handleUpgrade(
     'Upgrade',
     String(req.headers.upgrade ?? 'tcp'),
   ]
-  const engineRequest = context.backend.requestOnOwnConnection({ method, path: decision.forwardTarget, headers })
+  const engineRequest = context.backend.requestOnOwnConnection({
+    method,
+    path: decision.forwardTarget,
+    headers,
+  })
   engineRequest.on('upgrade', (response, engineSocket, engineHead) => {
-    socket.write(responseHead(response, ['Connection', 'Upgrade', 'Upgrade', String(response.headers.upgrade ?? 'tcp')]))
+    socket.write(
+      responseHead(response, ['Connection', 'Upgrade', 'Upgrade', String(response.headers.upgrade ?? 'tcp')]),
+    )
     record({ path, status: 101, decision: 'allow', rule: decision.rule })
     tunnel(context, socket, engineSocket, engineHead, early)
   })

@@ -4,7 +4,16 @@
  * (dist/proxy/*.js and dist/errors.js), imported with `docker import`. Needs `make build` first.
  */
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { proxyNodeFlags } from '../../src/proxy/launch.js'
@@ -34,7 +43,8 @@ function copyInto(rootfs: string, path: string, source = path): void {
  */
 export function buildProxyImage(dockerHost: string, tag: string): void {
   const distProxy = join(repository, 'dist', 'proxy')
-  if (!existsSync(join(distProxy, 'main.js'))) throw new Error('dist/proxy/main.js is missing: run `make build` first')
+  if (!existsSync(join(distProxy, 'main.js')))
+    throw new Error('dist/proxy/main.js is missing: run `make build` first')
   const rootfs = mkdtempSync('/tmp/vault-proxy-rootfs-')
   try {
     const node = realpathSync(process.execPath)

@@ -17,8 +17,18 @@ describe('vault proxy check and rules', () => {
   it.each([
     [['GET', '/v1.41/containers/json?all=1'], 0, 'allow GET /v1.41/containers/json', 'default rules line 4'],
     [['HEAD', '/_ping'], 0, 'allow HEAD /_ping', 'built-in line 2'],
-    [['POST', '/v1.41/containers/x/%2e%2e/%2e%2e/images/create'], 1, 'deny POST /v1.41/images/create', 'no rule allows it'],
-    [['--preset', 'read-only', 'POST', '/v1.41/containers/x/start'], 1, 'deny POST /v1.41/containers/x/start', 'no rule'],
+    [
+      ['POST', '/v1.41/containers/x/%2e%2e/%2e%2e/images/create'],
+      1,
+      'deny POST /v1.41/images/create',
+      'no rule allows it',
+    ],
+    [
+      ['--preset', 'read-only', 'POST', '/v1.41/containers/x/start'],
+      1,
+      'deny POST /v1.41/containers/x/start',
+      'no rule',
+    ],
     [['--rules', 'POST /x|/y', 'POST', '/y'], 0, 'allow POST /y', 'PROXY_RULES line 1'],
     [['--no-builtin-rules', '--rules', 'GET /x', 'GET', '/_ping'], 1, 'deny GET /_ping', 'no rule'],
     [['GET', '/_ping%zz'], 1, 'deny GET /_ping%zz', 'percent-escape'],
@@ -38,7 +48,9 @@ describe('vault proxy check and rules', () => {
   it('check reads PROXY_RULES_FILE and names the bad line', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'proxy-cli-'))
     writeFileSync(join(dir, 'r.rules'), '# fine\nGET /a\nGET %NOPE%\n')
-    const result = await runCli(['proxy', 'check', 'GET', '/a'], { env: { PROXY_RULES_FILE: join(dir, 'r.rules') } })
+    const result = await runCli(['proxy', 'check', 'GET', '/a'], {
+      env: { PROXY_RULES_FILE: join(dir, 'r.rules') },
+    })
     expect(result.exitCode).toBe(2)
     expect(result.stderr).toMatch(/r\.rules line 3: unknown variable %NOPE%/)
   })
@@ -48,7 +60,7 @@ describe('vault proxy check and rules', () => {
     expect(result.exitCode).toBe(0)
     expect(result.stdout).toContain('GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?')
     expect(result.stderr).toContain('GET /containers/{id}/export is allowed')
-    expect(result.stderr).toContain("environment, secrets included")
+    expect(result.stderr).toContain('environment, secrets included')
     expect(result.stdout).not.toContain('warning')
   })
 
@@ -80,21 +92,44 @@ describe.skipIf(!engine)(`vault proxy serve against the engine (${unavailableRea
     const env = { PATH: process.env.PATH, PROXY_LOG_FORMAT: 'json', PROXY_LOG_LEVEL: '7' }
     const serve = spawn(
       process.execPath,
-      [runJs, 'proxy', 'serve', '--backend-addr', `unix://${engine!.socket}`, '--frontend-addr', `tcp://127.0.0.1:${port}`, '--shutdown-grace', '1'],
+      [
+        runJs,
+        'proxy',
+        'serve',
+        '--backend-addr',
+        `unix://${engine!.socket}`,
+        '--frontend-addr',
+        `tcp://127.0.0.1:${port}`,
+        '--shutdown-grace',
+        '1',
+      ],
       { env, stdio: ['ignore', 'pipe', 'pipe'] },
     )
     let stderr = ''
     serve.stderr.on('data', (chunk) => (stderr += chunk))
     const exited = new Promise<number | null>((resolve) => serve.on('exit', (code) => resolve(code)))
-    const health = () => runCli(['proxy', 'healthcheck', '--frontend-addr', `tcp://127.0.0.1:${port}`, '--timeout', '500'])
+    const health = () =>
+      runCli(['proxy', 'healthcheck', '--frontend-addr', `tcp://127.0.0.1:${port}`, '--timeout', '500'])
     let result = await health()
     for (let i = 0; i < 50 && result.exitCode !== 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 200))
       result = await health()
     }
     expect(result).toMatchObject({ exitCode: 0, stdout: 'healthy (200)\n' })
-    const lines = stderr.trim().split('\n').map((line) => JSON.parse(line))
-    expect(lines).toContainEqual(expect.objectContaining({ level: 'debug', msg: 'request', method: 'GET', path: '/_ping', status: 200, decision: 'allow' }))
+    const lines = stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    expect(lines).toContainEqual(
+      expect.objectContaining({
+        level: 'debug',
+        msg: 'request',
+        method: 'GET',
+        path: '/_ping',
+        status: 200,
+        decision: 'allow',
+      }),
+    )
     const started = Date.now()
     serve.kill('SIGTERM')
     expect(await exited).toBe(0)

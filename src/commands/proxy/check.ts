@@ -10,9 +10,13 @@ export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
     'Decides exactly as `vault proxy serve` does: the path is percent-decoded once and cleaned, the query ' +
     'is ignored, built-in rules come first, and the first matching rule wins. Exit 0 allow, 1 deny.'
   static override examples = [
-    { command: '<%= config.bin %> <%= command.id %> GET /v1.41/containers/json', description: 'under the default rules' },
     {
-      command: "<%= config.bin %> <%= command.id %> --preset read-only POST '/v1.41/containers/x/%2e%2e/create'",
+      command: '<%= config.bin %> <%= command.id %> GET /v1.41/containers/json',
+      description: 'under the default rules',
+    },
+    {
+      command:
+        "<%= config.bin %> <%= command.id %> --preset read-only POST '/v1.41/containers/x/%2e%2e/create'",
       description: 'a dot-segment trick, decided on the canonical path',
     },
   ]
@@ -22,7 +26,10 @@ export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
   }
   static override enableJsonFlag = true
   static override flags = {
-    'no-builtin-rules': Flags.boolean({ env: 'PROXY_NO_BUILTIN_RULES', summary: 'leave out the built-in rules' }),
+    'no-builtin-rules': Flags.boolean({
+      env: 'PROXY_NO_BUILTIN_RULES',
+      summary: 'leave out the built-in rules',
+    }),
     preset: Flags.option({ options: presetNames })({ env: 'PROXY_PRESET', summary: 'a named rule set' }),
     rules: Flags.string({ env: 'PROXY_RULES', summary: 'rules, one "METHODS PATTERN" per line' }),
     'rules-file': Flags.file({ env: 'PROXY_RULES_FILE', summary: 'a file of rules' }),
@@ -31,7 +38,12 @@ export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
   async run(): Promise<ProxyCheckResult> {
     const { flags, args } = this
     const result = checkRequest(
-      { noBuiltinRules: flags['no-builtin-rules'], preset: flags.preset, rules: flags.rules, rulesFile: flags['rules-file'] },
+      {
+        noBuiltinRules: flags['no-builtin-rules'],
+        preset: flags.preset,
+        rules: flags.rules,
+        rulesFile: flags['rules-file'],
+      },
       args.method,
       args.path,
     )

@@ -28,7 +28,11 @@ export default class ProxyHealthcheck extends BaseCommand<typeof ProxyHealthchec
 
   async run(): Promise<HealthResult> {
     const address = (this.flags['frontend-addr'] ?? defaultFrontendAddr).split(',')[0]!
-    const result = await checkProxyHealth(parseAddress(address, 'PROXY_FRONTEND_ADDR'), this.flags.tls, this.flags.timeout)
+    const result = await checkProxyHealth(
+      parseAddress(address, 'PROXY_FRONTEND_ADDR'),
+      this.flags.tls,
+      this.flags.timeout,
+    )
     if (!result.healthy) {
       throw new UnreachableError(`the proxy at ${address} is not healthy: ${result.reason}`, {
         hint: 'check that `vault proxy serve` runs and can reach the engine',

@@ -16,7 +16,10 @@ export default class ProxyRules extends BaseCommand<typeof ProxyRules> {
     'Warnings name container export, archive, attach, create and the environment-bearing inspect where ' +
     'a preset allows them. The built-in rules (ping, version, info) are prepended by the proxy unless turned off.'
   static override examples = [
-    { command: '<%= config.bin %> <%= command.id %> --preset monitoring', description: 'read-only plus exec' },
+    {
+      command: '<%= config.bin %> <%= command.id %> --preset monitoring',
+      description: 'read-only plus exec',
+    },
     {
       command: '<%= config.bin %> <%= command.id %> --preset read-only > proxy.rules',
       description: 'start a rule file from a preset',

@@ -24,12 +24,18 @@ describe('parseAddress', () => {
     expect(parseAddress(address, 'X')).toEqual(expected)
   })
 
-  it.each([['http://x:1'], ['tcp://x'], ['tcp://x:99999'], ['unix://relative'], ['2375'], ['unix:///p?mode=999']])(
-    'refuses %s',
-    (address) => {
-      expect(() => parseAddress(address, 'PROXY_FRONTEND_ADDR')).toThrow(/PROXY_FRONTEND_ADDR .* is not an address/)
-    },
-  )
+  it.each([
+    ['http://x:1'],
+    ['tcp://x'],
+    ['tcp://x:99999'],
+    ['unix://relative'],
+    ['2375'],
+    ['unix:///p?mode=999'],
+  ])('refuses %s', (address) => {
+    expect(() => parseAddress(address, 'PROXY_FRONTEND_ADDR')).toThrow(
+      /PROXY_FRONTEND_ADDR .* is not an address/,
+    )
+  })
 })
 
 describe('resolveProxyConfig', () => {
@@ -64,7 +70,10 @@ describe('resolveProxyConfig', () => {
     [{ rulesFile }, /rules file .*bad.rules line 4: the pattern does not compile/],
     [{ rulesFile: join(dir, 'missing') }, /PROXY_RULES_FILE ".*missing" cannot be read: ENOENT/],
     [{ preset: 'nope' }, /there is no preset "nope"/],
-    [{ frontendTlsCert: rulesFile }, /PROXY_FRONTEND_TLS_CERT and PROXY_FRONTEND_TLS_KEY must be given together/],
+    [
+      { frontendTlsCert: rulesFile },
+      /PROXY_FRONTEND_TLS_CERT and PROXY_FRONTEND_TLS_KEY must be given together/,
+    ],
     [{ frontendTlsCa: rulesFile }, /needs PROXY_FRONTEND_TLS_CERT/],
     [{ backendTlsCa: rulesFile }, /need a tcp:\/\/ PROXY_BACKEND_ADDR/],
     [{ shutdownGrace: 'soon' }, /PROXY_SHUTDOWN_GRACE/],
@@ -87,7 +96,13 @@ describe('settings and PROXY_* variables', () => {
   })
 
   it('reads the seed variable names', () => {
-    expect(settingsFromEnv({ PROXY_BACKEND_ADDR: 'unix:///x', PROXY_LOG_LEVEL: '4', PROXY_NO_BUILTIN_RULES: 'false' })).toEqual({
+    expect(
+      settingsFromEnv({
+        PROXY_BACKEND_ADDR: 'unix:///x',
+        PROXY_LOG_LEVEL: '4',
+        PROXY_NO_BUILTIN_RULES: 'false',
+      }),
+    ).toEqual({
       backendAddr: 'unix:///x',
       logLevel: '4',
       noBuiltinRules: false,

@@ -19,15 +19,29 @@ describe('formatLogValue', () => {
 describe('log lines', () => {
   const time = new Date('2026-11-22T00:00:00Z')
   it('writes one grep-able key=value line', () => {
-    const line = formatLogLine('text', 'warning', 'request', { method: 'POST', path: '/a\n/b', status: 403, rule: undefined }, time)
-    expect(line).toBe('time=2026-11-22T00:00:00.000Z level=warning msg=request method=POST path="/a\\n/b" status=403')
+    const line = formatLogLine(
+      'text',
+      'warning',
+      'request',
+      { method: 'POST', path: '/a\n/b', status: 403, rule: undefined },
+      time,
+    )
+    expect(line).toBe(
+      'time=2026-11-22T00:00:00.000Z level=warning msg=request method=POST path="/a\\n/b" status=403',
+    )
     expect(line.split('\n')).toHaveLength(1)
   })
 
   it('writes JSON lines', () => {
     const line = formatLogLine('json', 'debug', 'request', { method: 'GET', path: '/a\u2028' }, time)
     expect(line).not.toMatch(/[\n\u2028]/)
-    expect(JSON.parse(line)).toEqual({ time: time.toISOString(), level: 'debug', msg: 'request', method: 'GET', path: '/a\u2028' })
+    expect(JSON.parse(line)).toEqual({
+      time: time.toISOString(),
+      level: 'debug',
+      msg: 'request',
+      method: 'GET',
+      path: '/a\u2028',
+    })
   })
 
   it.each([

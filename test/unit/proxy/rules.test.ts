@@ -6,7 +6,10 @@ const defaults = [...parseRules(builtinRulesText, 'built-in'), ...parseRules(pre
 
 describe('parseRules', () => {
   it('reads methods, patterns, comments and CRLF line ends', () => {
-    const rules = parseRules('# a comment\r\n! another\r\n\r\nGET,HEAD  /a(/.*)?  \r\nPOST /b # trailing\n', 'test')
+    const rules = parseRules(
+      '# a comment\r\n! another\r\n\r\nGET,HEAD  /a(/.*)?  \r\nPOST /b # trailing\n',
+      'test',
+    )
     expect(rules.map((rule) => [rule.methods, rule.pattern, rule.line])).toEqual([
       [['GET', 'HEAD'], '/a(/.*)?', 4],
       [['POST'], '/b', 5],

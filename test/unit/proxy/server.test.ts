@@ -34,12 +34,20 @@ function startFakeEngine(): Promise<void> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk))
     req.on('end', () => {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Api-Version': '1.41' })
-      res.end(JSON.stringify({ url: req.url, body: Buffer.concat(chunks).toString(), bigHeader: req.headers['x-big']?.length }))
+      res.end(
+        JSON.stringify({
+          url: req.url,
+          body: Buffer.concat(chunks).toString(),
+          bigHeader: req.headers['x-big']?.length,
+        }),
+      )
     })
   })
   engine.on('upgrade', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
     seen.push(`${req.method} ${req.url} upgrade body=${head.toString()}`)
-    socket.write('HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n')
+    socket.write(
+      'HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n',
+    )
     socket.on('error', () => socket.destroy())
     socket.on('data', (chunk: Buffer) => socket.write(chunk.toString().toUpperCase()))
     socket.on('end', () => socket.end('bye'))
@@ -67,15 +75,17 @@ beforeEach(() => {
 })
 
 function request(method: string, path: string, headers: Record<string, string> = {}, body?: string) {
-  return new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
-      let text = ''
-      res.on('data', (chunk) => (text += chunk))
-      res.on('end', () => resolve({ status: res.statusCode!, body: text, headers: res.headers }))
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
+  return new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>(
+    (resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port, method, path, headers, agent: false }, (res) => {
+        let text = ''
+        res.on('data', (chunk) => (text += chunk))
+        res.on('end', () => resolve({ status: res.statusCode!, body: text, headers: res.headers }))
+      })
+      req.on('error', reject)
+      req.end(body)
+    },
+  )
 }
 
 function raw(text: string, { endAfterWrite = false, waitMs = 500 } = {}): Promise<string> {
@@ -105,9 +115,19 @@ describe('forwarding', () => {
   })
 
   it('passes request bodies, chunked or not', async () => {
-    const plain = await request('POST', '/v1.41/containers/create', { 'Content-Type': 'application/json' }, '{"Image":"x"}')
+    const plain = await request(
+      'POST',
+      '/v1.41/containers/create',
+      { 'Content-Type': 'application/json' },
+      '{"Image":"x"}',
+    )
     expect(JSON.parse(plain.body).body).toBe('{"Image":"x"}')
-    const chunked = await request('POST', '/v1.41/containers/create', { 'Transfer-Encoding': 'chunked' }, 'chunked-body')
+    const chunked = await request(
+      'POST',
+      '/v1.41/containers/create',
+      { 'Transfer-Encoding': 'chunked' },
+      'chunked-body',
+    )
     expect(JSON.parse(chunked.body).body).toBe('chunked-body')
   })
 
@@ -143,7 +163,11 @@ describe('refusals', () => {
     expect(result.status).toBe(403)
     expect(JSON.parse(result.body)).toEqual({ message: `vault proxy refused ${named}: no rule allows it` })
     expect(seen).toEqual([])
-    expect(logLines.join('')).toMatch(new RegExp(`level=warning msg=request method=${method} path=\\S+ status=403 decision=deny client=127\\.0\\.0\\.1:\\d+ ms=`))
+    expect(logLines.join('')).toMatch(
+      new RegExp(
+        `level=warning msg=request method=${method} path=\\S+ status=403 decision=deny client=127\\.0\\.0\\.1:\\d+ ms=`,
+      ),
+    )
   })
 
   it.each([
@@ -152,10 +176,26 @@ describe('refusals', () => {
     ['control character', 'GET /_ping%0aforged HTTP/1.1\r\nHost: x\r\n\r\n', '400'],
     ['OPTIONS *', 'OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n', '403'],
     ['CONNECT', 'CONNECT engine:2375 HTTP/1.1\r\nHost: engine:2375\r\n\r\n', '403'],
-    ['Content-Length with Transfer-Encoding', 'GET /_ping HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', '400'],
-    ['TE gzip, chunked', 'POST /v1.41/containers/create HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n', '400'],
-    ['TE chunked, gzip', 'POST /v1.41/containers/create HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n0\r\n\r\n', '400'],
-    ['two Content-Lengths', 'POST /v1.41/containers/create HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab', '400'],
+    [
+      'Content-Length with Transfer-Encoding',
+      'GET /_ping HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      '400',
+    ],
+    [
+      'TE gzip, chunked',
+      'POST /v1.41/containers/create HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n',
+      '400',
+    ],
+    [
+      'TE chunked, gzip',
+      'POST /v1.41/containers/create HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, gzip\r\n\r\n0\r\n\r\n',
+      '400',
+    ],
+    [
+      'two Content-Lengths',
+      'POST /v1.41/containers/create HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab',
+      '400',
+    ],
     ['space before colon', 'GET /_ping HTTP/1.1\r\nHost: x\r\nX-Bad : y\r\n\r\n', '400'],
     ['headers over 1 MB', 'GET /_ping HTTP/1.1\r\n' + 'X-Huge: ' + 'a'.repeat(1_100_000) + '\r\n\r\n', '431'],
   ])('%s answers %s on its own connection and reaches nothing', async (_name, text, status) => {
@@ -205,7 +245,9 @@ describe('upgrades', () => {
   })
 
   it('refuses an upgrade the rules do not allow', async () => {
-    const response = await raw('POST /v1.41/images/create HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n')
+    const response = await raw(
+      'POST /v1.41/images/create HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n',
+    )
     expect(response).toMatch(/^HTTP\/1.1 403 [\s\S]*vault proxy refused POST \/v1.41\/images\/create/)
     expect(seen).toEqual([])
   })
@@ -234,7 +276,11 @@ async function restartUpgradeHandler(): Promise<void> {
 describe('engine unreachable and shutdown', () => {
   it('answers 502 with a JSON message when the engine socket does not exist', async () => {
     const backend = await createBackend({ kind: 'unix', path: join(dir, 'missing.sock'), mode: 0o660 })
-    const lonely = await createProxyServer({ rules: resolveRules({}), backend, logger: createLogger(0, 'text') })
+    const lonely = await createProxyServer({
+      rules: resolveRules({}),
+      backend,
+      logger: createLogger(0, 'text'),
+    })
     await new Promise<void>((resolve) => lonely.server.listen(0, '127.0.0.1', resolve))
     const lonelyPort = (lonely.server.address() as net.AddressInfo).port
     const result = await new Promise<{ status: number; body: string }>((resolve) => {
@@ -251,11 +297,17 @@ describe('engine unreachable and shutdown', () => {
 
   it('closes an open stream at the end of a bounded grace period', async () => {
     const backend = await createBackend({ kind: 'unix', path: engineSocket, mode: 0o660 })
-    const second = await createProxyServer({ rules: resolveRules({}), backend, logger: createLogger(0, 'text') })
+    const second = await createProxyServer({
+      rules: resolveRules({}),
+      backend,
+      logger: createLogger(0, 'text'),
+    })
     await new Promise<void>((resolve) => second.server.listen(0, '127.0.0.1', resolve))
     const secondPort = (second.server.address() as net.AddressInfo).port
     const socket = net.connect(secondPort, '127.0.0.1')
-    socket.write('POST /v1.41/containers/c/attach HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n')
+    socket.write(
+      'POST /v1.41/containers/c/attach HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n',
+    )
     await new Promise((resolve) => socket.once('data', resolve))
     const closed = new Promise((resolve) => socket.on('close', resolve))
     const started = Date.now()

@@ -30,7 +30,12 @@ describe('prefix variables', () => {
     ['%API_PREFIX_SWARM%', '/swarm', '/v1.41/swarm', '/swarms'],
     ['%API_PREFIX_TASKS%', '/tasks', '/v1.41/tasks', '/task'],
     ['%API_PREFIX_DEBUG%', '/debug', '/v1.41/debug', '/debugs'],
-    ['%API_LIBPOD_PREFIX_CONTAINERS%', '/v4.0.0/libpod/containers', '/v5/libpod/containers', '/libpod/containers'],
+    [
+      '%API_LIBPOD_PREFIX_CONTAINERS%',
+      '/v4.0.0/libpod/containers',
+      '/v5/libpod/containers',
+      '/libpod/containers',
+    ],
     ['%API_LIBPOD_PREFIX_PODS%', '/v4.0.0/libpod/pods', '/v4/libpod/pods', '/pods'],
     ['%API_LIBPOD_PREFIX_EXEC%', '/v4.0.0/libpod/exec', '/v4/libpod/containers/c/exec', '/v4/exec'],
   ])('%s matches %s and %s, not %s', (variable, unversioned, versioned, other) => {
@@ -81,6 +86,12 @@ describe('object variables', () => {
   ])('%s', (variable, good, bad) => {
     for (const value of good) expect(matches(`/x/${variable}/y`, `/x/${value}/y`), value).toBe(true)
     for (const value of bad) expect(matches(`/x/${variable}/y`, `/x/${value}/y`), value).toBe(false)
+  })
+})
+
+describe('the variable table', () => {
+  it.each(Object.keys(ruleVariables))('%%%s%% compiles inside a rule, alone and twice', (name) => {
+    expect(() => parseRules(`GET /x/%${name}%\nGET %${name}%/%${name}%`)).not.toThrow()
   })
 })
 

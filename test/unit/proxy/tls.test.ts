@@ -1,0 +1,141 @@
+/**
+ * TLS and mutual TLS on the proxy's TCP frontend (certificates made with the openssl CLI), in front of
+ * a fake engine on a unix socket.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import http from 'node:http'
+import https from 'node:https'
+import type net from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createBackend } from '../../../src/proxy/backend.js'
+import { resolveRules } from '../../../src/proxy/config.js'
+import { createLogger } from '../../../src/proxy/log.js'
+import { createProxyServer, type ProxyServer } from '../../../src/proxy/server.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'proxy-tls-'))
+const file = (name: string) => join(dir, name)
+const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' })
+
+function makeCertificates(): void {
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=test-ca',
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.pem'),
+  )
+  for (const name of ['server', 'client']) {
+    openssl(
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      `/CN=${name}`,
+      '-keyout',
+      file(`${name}.key`),
+      '-out',
+      file(`${name}.csr`),
+    )
+    const extension = file(`${name}.ext`)
+    execFileSync('sh', ['-c', `printf 'subjectAltName=IP:127.0.0.1\\n' > "${extension}"`])
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      file(`${name}.csr`),
+      '-CA',
+      file('ca.pem'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      extension,
+      '-out',
+      file(`${name}.pem`),
+    )
+  }
+}
+
+const hasOpenssl = (() => {
+  try {
+    openssl('version')
+    return true
+  } catch {
+    return false
+  }
+})()
+
+let engine: http.Server
+let proxy: ProxyServer
+let port: number
+
+beforeAll(async () => {
+  if (!hasOpenssl) return
+  makeCertificates()
+  const socketPath = file('engine.sock')
+  engine = http.createServer((_req, res) => res.end('OK'))
+  await new Promise<void>((resolve) => engine.listen(socketPath, resolve))
+  const backend = await createBackend({ kind: 'unix', path: socketPath, mode: 0o660 })
+  const tls = {
+    cert: readFileSync(file('server.pem')),
+    key: readFileSync(file('server.key')),
+    ca: readFileSync(file('ca.pem')),
+  }
+  proxy = await createProxyServer({ rules: resolveRules({}), backend, logger: createLogger(0, 'text'), tls })
+  await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve))
+  port = (proxy.server.address() as net.AddressInfo).port
+})
+
+afterAll(async () => {
+  if (!hasOpenssl) return
+  await proxy.shutdown(100)
+  engine.close()
+})
+
+function ping(withClientCertificate: boolean): Promise<string> {
+  return new Promise((resolve) => {
+    const req = https.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/_ping',
+        ca: readFileSync(file('ca.pem')),
+        ...(withClientCertificate
+          ? { cert: readFileSync(file('client.pem')), key: readFileSync(file('client.key')) }
+          : {}),
+        agent: false,
+      },
+      (res) => {
+        let body = ''
+        res.on('data', (chunk) => (body += chunk))
+        res.on('end', () => resolve(`${res.statusCode} ${body}`))
+      },
+    )
+    req.on('error', (error: NodeJS.ErrnoException) => resolve(`error ${error.code ?? error.message}`))
+    req.end()
+  })
+}
+
+describe.skipIf(!hasOpenssl)('mutual TLS frontend', () => {
+  it('forwards for a client with a certificate signed by the CA', async () => {
+    expect(await ping(true)).toBe('200 OK')
+  })
+
+  it('refuses the handshake without a client certificate', async () => {
+    expect(await ping(false)).toMatch(/^error /)
+  })
+})
