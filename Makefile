@@ -32,6 +32,7 @@ dist/.built: $(shell find src -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.b
 	@rm -rf dist/commands dist/.tsbuildinfo
 	@$(NPM) run build --silent
 	@npx --no-install oclif manifest >/dev/null
+	@node scripts/sort-manifest.mjs
 	@touch $@
 
 build: setup dist/.built ## compile TypeScript to dist/ and regenerate oclif.manifest.json

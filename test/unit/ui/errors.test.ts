@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { AuthError, ExitCode, IntegrityError, IoError, NotFoundError, UsageError } from '../../../src/errors.js'
+import {
+  AuthError,
+  ExitCode,
+  IntegrityError,
+  IoError,
+  NotFoundError,
+  UsageError,
+} from '../../../src/errors.js'
 import { formatErrorReport, reportError } from '../../../src/ui/errors.js'
 
 describe('reportError', () => {
