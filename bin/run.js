@@ -1,12 +1,33 @@
 #!/usr/bin/env node
+// The vault CLI. Under a Node older than 24 it hands over to the Node 24 that `make setup` installs into
+// .tools/ (forwarding signals and the exit code), or says what to do when there is none.
+import { existsSync } from 'node:fs'
 import * as nodeModule from 'node:module'
+import { fileURLToPath } from 'node:url'
 
 const major = Number(process.versions.node.split('.')[0])
-if (major < 24) {
+const bootstrapped = fileURLToPath(new URL('../.tools/node_modules/.bin/node', import.meta.url))
+
+if (major >= 24) {
+  nodeModule.enableCompileCache?.()
+  import('@oclif/core/execute').then(({ execute }) => execute({ dir: import.meta.url }))
+} else if (existsSync(bootstrapped)) {
+  const { spawn } = await import('node:child_process')
+  const { constants } = await import('node:os')
+  const child = spawn(bootstrapped, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  })
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT']) {
+    process.on(signal, () => {
+      if (signal === 'SIGINT' && process.stdin.isTTY) return
+      child.kill(signal)
+    })
+  }
+  child.on('exit', (code, signal) => {
+    process.exit(code ?? 128 + (constants.signals[signal] ?? 0))
+  })
+} else {
   process.stderr.write(`Error: vault needs Node 24 or newer; this is Node ${process.versions.node}\n`)
-  process.stderr.write('Hint: run `make setup` to install Node 24 into .tools/, then use .tools/node_modules/.bin/node\n')
+  process.stderr.write('Hint: run `make setup` in the vault checkout to install Node 24 into .tools/\n')
   process.exit(3)
 }
-nodeModule.enableCompileCache?.()
-const { execute } = await import('@oclif/core/execute')
-await execute({ dir: import.meta.url })
