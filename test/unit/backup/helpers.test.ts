@@ -31,8 +31,8 @@ describe('backup helpers', () => {
   })
 
   it.each([
-    [errno('ENOSPC'), /^no space left on the device while writing \/x; nothing was changed$/, 'ERR_VAULT'],
-    [new Error('database or disk is full'), /^no space left/, 'ERR_VAULT'],
+    [errno('ENOSPC'), /^no space left on the device while writing \/x; nothing was changed$/, 'ERR_IO'],
+    [new Error('database or disk is full'), /^no space left/, 'ERR_IO'],
     [errno('EACCES'), /^cannot write \/x: permission denied$/, 'ERR_USAGE'],
     [errno('ENOENT'), /^cannot write \/x: the directory does not exist$/, 'ERR_NOT_FOUND'],
   ])('turns a write failure into one line (%s)', (error, message, code) => {
