@@ -4,7 +4,8 @@
  * server's DB_URL and ENCRYPTION_KEY, does one thing in one transaction (audited) and closes it.
  */
 import { parseHexKey } from '../crypto/envelope.js'
-import { NotConfiguredError } from '../errors.js'
+import { charsets, generatePassword } from '../crypto/password.js'
+import { ConflictError, NotConfiguredError } from '../errors.js'
 import {
   appendAudit,
   listAudit,
@@ -70,6 +71,29 @@ export function adminInit(connection: AdminConnection, options: InitOptions): Pr
 }
 
 /** `vault identity create`. */
+/**
+ * `vault server --dev --init-project NAME`: creates the project (dev, staging, prod), its deployment identity
+ * and an admin account with a random password nobody sees; returns undefined when the project already exists.
+ */
+export async function initDevProject(
+  connection: AdminConnection,
+  options: { project: string; siteUrl: string; writeEnvDir?: string },
+): Promise<InitResult | undefined> {
+  try {
+    return await adminInit(connection, {
+      adminUser: 'admin',
+      adminPassword: generatePassword(32, charsets.alnum),
+      project: options.project,
+      environments: ['dev', 'staging', 'prod'],
+      siteUrl: options.siteUrl,
+      writeEnvDir: options.writeEnvDir,
+    })
+  } catch (error) {
+    if (error instanceof ConflictError) return undefined
+    throw error
+  }
+}
+
 export async function adminCreateIdentity(
   connection: AdminConnection,
   project: string,

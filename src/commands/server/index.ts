@@ -1,8 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand } from '../../base-command.js'
-import { charsets, generatePassword } from '../../crypto/password.js'
-import { ConflictError } from '../../errors.js'
-import { adminInit } from '../../server/admin.js'
+import { initDevProject } from '../../server/admin.js'
 import { resolveServerConfig } from '../../server/config.js'
 import { startVault } from '../../server/server.js'
 
@@ -91,25 +89,16 @@ export default class Server extends BaseCommand<typeof Server> {
       this.note(`dev mode: ${what} ${config.devFiles.keyFile} (mode 600); database ${config.dbUrl}`)
     }
     const vault = await startVault(config)
-    if (flags['init-project']) {
-      const init = await adminInit(
-        { dbUrl: config.dbUrl, encryptionKey: config.encryptionKey.toString('hex') },
-        {
-          adminUser: 'admin',
-          adminPassword: generatePassword(32, charsets.alnum),
-          project: flags['init-project'],
-          environments: ['dev', 'staging', 'prod'],
-          siteUrl: config.siteUrl ?? vault.url,
-          writeEnvDir: flags['write-env'],
-        },
-      ).catch((error: unknown) => {
-        if (!(error instanceof ConflictError)) throw error
-        this.note(`dev mode: project ${flags['init-project']} already exists; keeping it`)
-      })
-      if (init)
-        this.note(
-          `dev mode: project ${init.projectName} (${init.projectId}), identity ${init.identityName}${init.envFile ? `, credentials in ${init.envFile}` : ''}`,
-        )
+    const project = flags['init-project']
+    if (project) {
+      const connection = { dbUrl: config.dbUrl, encryptionKey: config.encryptionKey.toString('hex') }
+      const siteUrl = config.siteUrl ?? vault.url
+      const init = await initDevProject(connection, { project, siteUrl, writeEnvDir: flags['write-env'] })
+      this.note(
+        init
+          ? `dev mode: project ${init.projectName} (${init.projectId}), identity ${init.identityName}${init.envFile ? `, credentials in ${init.envFile}` : ''}`
+          : `dev mode: project ${project} already exists; keeping it`,
+      )
     }
     this.note(`vault server listening on ${vault.url}`)
     await new Promise<void>((resolve) => {
