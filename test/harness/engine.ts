@@ -115,6 +115,22 @@ function importBusybox(info: EngineInfo): void {
   )
 }
 
+/** Whether the engine can start a --privileged container (a sandbox may lack a capability for it). */
+export function engineGrantsPrivileged(info: EngineInfo): boolean {
+  try {
+    execFileSync(
+      'docker',
+      ['-H', info.dockerHost, 'run', '--rm', '--privileged', '--network', 'none', info.busyboxImage, 'true'],
+      {
+        stdio: 'ignore',
+      },
+    )
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Stops the daemon by its pid (TERM, then KILL after 20 s) and removes its directory. */
 export async function stopEngine(info: EngineInfo): Promise<void> {
   const pid = info.pid

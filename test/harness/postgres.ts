@@ -4,8 +4,8 @@
  */
 import { execFileSync } from 'node:child_process'
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { freePort } from './ports.js'
 
 export interface PostgresInfo {
   /** Connection URL of the cluster's `postgres` database, as the superuser. */
@@ -26,19 +26,6 @@ function asPostgres(command: string, args: string[]): string {
   const isRoot = process.getuid?.() === 0
   const [file, argv] = isRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]
   return execFileSync(file, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
-}
-
-/** A TCP port on 127.0.0.1 that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /** Creates and starts a private cluster. */

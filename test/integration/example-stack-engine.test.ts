@@ -8,12 +8,13 @@
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { engineGrantsPrivileged } from '../harness/engine.js'
 import { buildProxyImage } from '../harness/node-image.js'
+import { freePort } from '../harness/ports.js'
 import { runCli } from '../helpers/cli.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { createStackDir, fillBaseSecrets, type StackDir } from '../helpers/stack-env.js'
@@ -35,40 +36,6 @@ const victim = containers.find((c) => c.Names[0].includes('socket-proxy'))
 const refused = await fetch(base + '/v1.41/containers/' + victim.Id + '?force=1', { method: 'DELETE' })
 console.log('DELETE', refused.status, (await refused.json()).message)
 `
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-function privilegedWorks(): boolean {
-  try {
-    execFileSync(
-      'docker',
-      [
-        '-H',
-        engine!.dockerHost,
-        'run',
-        '--rm',
-        '--privileged',
-        '--network',
-        'none',
-        engine!.busyboxImage,
-        'true',
-      ],
-      {
-        stdio: 'ignore',
-      },
-    )
-    return true
-  } catch {
-    return false
-  }
-}
 
 /** The stack's two services with the loopback-only overrides of this test. */
 function overrideServices(
@@ -113,7 +80,7 @@ describe.skipIf(!engine)(
 
     beforeAll(async () => {
       buildProxyImage(engine!.dockerHost, image)
-      privileged = privilegedWorks()
+      privileged = engineGrantsPrivileged(engine!)
       vault = await startVaultServer()
       stack = createStackDir(vault)
       expect((await fillBaseSecrets(stack)).exitCode).toBe(0)

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
-import { UsageError } from '../../errors.js'
 import { baseSecrets, inputFlagName, type BaseSecretSpec } from '../../stack/base-secrets.js'
 import type { InitSecretsResult } from '../../stack/init-secrets.js'
 
@@ -70,12 +69,12 @@ export default class SecretsInit extends BaseCommand<typeof SecretsInit> {
 
   private async collectInputs(): Promise<Record<string, string>> {
     const inputs: Record<string, string> = {}
-    if (this.flags['values-file']) {
+    const valuesFile = this.flags['values-file']
+    if (valuesFile) {
       const { parseEnvFile } = await import('../../compose/env-file.js')
-      const text = await readFile(this.flags['values-file'], 'utf8')
       Object.assign(
         inputs,
-        parseEnvFile(text, () => undefined),
+        parseEnvFile(await readFile(valuesFile, 'utf8'), () => undefined, { file: valuesFile }),
       )
     }
     const flags = this.flags as Record<string, unknown>
@@ -83,8 +82,6 @@ export default class SecretsInit extends BaseCommand<typeof SecretsInit> {
       const value = flags[inputFlagName(spec)]
       if (typeof value === 'string') inputs[spec.name] = value
     }
-    if (Object.values(inputs).some((value) => typeof value !== 'string'))
-      throw new UsageError('invalid values file')
     return inputs
   }
 }
