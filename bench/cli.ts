@@ -9,9 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createHttpClient } from '../src/client/http.js'
-import { VaultSession } from '../src/client/session.js'
-import { fileTokenStore } from '../src/client/token-store.js'
+import { createSession } from '../src/client/session.js'
 import { VaultApi } from '../src/client/vault-api.js'
 import { spawnVaultProcess, startVaultServer } from '../test/helpers/vault-server.js'
 import { median, printTable, quantile } from './lib/timing.js'
@@ -33,9 +31,7 @@ try {
     insecure: false,
   }
   const seed = new VaultApi(
-    new VaultSession(settings, createHttpClient({ baseUrl: new URL(server.url) }), async () =>
-      fileTokenStore(join(home, 'seed-tokens.json')),
-    ),
+    createSession(settings, { VAULT_KEYCHAIN: 'off', XDG_STATE_HOME: join(home, 'seed-state') }),
   )
   for (let i = 0; i < secretCount; i++) {
     await seed.putSecret(`BENCH_SECRET_${String(i).padStart(3, '0')}`, `value-${i}-${'x'.repeat(32)}`, 'dev')

@@ -11,6 +11,7 @@ import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { startEngine, stopEngine } from '../test/harness/engine.js'
+import { freePort } from '../test/harness/ports.js'
 import { printTable, quantile } from './lib/timing.js'
 
 const secondsPerCase = Number(process.argv[2] ?? 4)
@@ -102,7 +103,7 @@ async function waitForProxy(port: number): Promise<void> {
 
 async function main(): Promise<void> {
   const engine = await startEngine()
-  const port = 20000 + Math.floor(Math.random() * 20000)
+  const port = await freePort()
   const proxy = spawn(
     process.execPath,
     [

@@ -11,9 +11,18 @@ export interface Connection {
   settings: ConnectionSettings
 }
 
-/** Resolves the settings from `flags` and the environment and returns the API client. */
-export async function connect(flags: ConnectionFlags, warn: (line: string) => void): Promise<Connection> {
+/** Resolves the settings from `flags` and the environment, passing each warning line to `warn`. */
+export async function resolveConnectionSettings(
+  flags: ConnectionFlags,
+  warn: (line: string) => void,
+): Promise<ConnectionSettings> {
   const { settings, warnings } = await resolveSettings(flags)
   for (const warning of warnings) warn(`Warning: ${warning}`)
+  return settings
+}
+
+/** Resolves the settings from `flags` and the environment and returns the API client. */
+export async function connect(flags: ConnectionFlags, warn: (line: string) => void): Promise<Connection> {
+  const settings = await resolveConnectionSettings(flags, warn)
   return { api: new VaultApi(createSession(settings)), settings }
 }

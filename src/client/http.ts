@@ -103,7 +103,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
  * Milliseconds to wait before retrying, or undefined to give up: 429 and ECONNREFUSED for any method
  * (the server did not process the request), other retriable failures for idempotent methods only.
  */
-export function retryDelay(
+function retryDelay(
   method: string,
   outcome: RawResponse | NetworkError,
   attempt: number,

@@ -17,6 +17,11 @@ export interface Secret extends SecretMetadata {
   value: string
 }
 
+/** The metadata fields alone (what the API returned may carry more, such as the value). */
+export function secretMetadata({ name, version, createdAt, updatedAt }: SecretMetadata): SecretMetadata {
+  return { name, version, createdAt, updatedAt }
+}
+
 export interface SecretVersion {
   version: number
   createdAt: string

@@ -1,6 +1,6 @@
 import { BaseCommand, connectionFlags } from '../base-command.js'
 import { login, type LoginResult } from '../client/login.js'
-import { resolveSettings } from '../client/settings.js'
+import { resolveConnectionSettings } from '../client/connect.js'
 
 export default class Login extends BaseCommand<typeof Login> {
   static override summary = 'exchange the machine identity for an access token and cache it'
@@ -16,8 +16,7 @@ export default class Login extends BaseCommand<typeof Login> {
   static override flags = { ...connectionFlags }
 
   async run(): Promise<LoginResult> {
-    const { settings, warnings } = await resolveSettings(this.flags)
-    for (const warning of warnings) this.note(`Warning: ${warning}`)
+    const settings = await resolveConnectionSettings(this.flags, (line) => this.note(line))
     const result = await login(settings)
     if (!this.jsonEnabled()) {
       this.note(

@@ -97,10 +97,8 @@ export default class Render extends BaseCommand<typeof Render> {
   }
 
   private async vaultSecretLayer(): Promise<SecretLayer> {
-    const { resolveSettings } = await import('../client/settings.js')
+    const { resolveConnectionSettings } = await import('../client/connect.js')
     const { createSecretLayer } = await import('../client/secret-layer.js')
-    const { settings, warnings } = await resolveSettings(this.flags)
-    for (const warning of warnings) this.note(`Warning: ${warning}`)
-    return createSecretLayer(settings)
+    return createSecretLayer(await resolveConnectionSettings(this.flags, (line) => this.note(line)))
   }
 }

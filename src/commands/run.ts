@@ -1,6 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
-import { resolveSettings } from '../client/settings.js'
+import { resolveConnectionSettings } from '../client/connect.js'
 import { UsageError } from '../errors.js'
 import { prepareRun } from '../process/vault-run.js'
 
@@ -42,8 +42,7 @@ export default class Run extends BaseCommand<typeof Run> {
     const [command, ...args] = argv as string[]
     if (!command)
       throw new UsageError('no command given', { hint: 'vault run --env dev -- <command> [args...]' })
-    const { settings, warnings } = await resolveSettings(this.flags)
-    for (const warning of warnings) this.note(`Warning: ${warning}`)
+    const settings = await resolveConnectionSettings(this.flags, (line) => this.note(line))
     const run = await prepareRun(settings, {
       environment: this.flags.env,
       preferHost: this.flags['prefer-host-env'],

@@ -8,7 +8,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { ComposeFileNotFoundError } from './errors.js'
 import { loadProjectEnvironment } from './environment.js'
 import { resolveExtends, type LoadedFile } from './extends.js'
-import { asRecord, interpolateModel, maskText, recordModelReferences } from './interpolate-model.js'
+import { asRecord, interpolateModel, recordModelReferences } from './interpolate-model.js'
 import { mergeModels } from './merge.js'
 import { absolutizeServicePaths, normalizeService, sortKeys } from './normalize.js'
 import type { ComposeProblem, ComposeProject, ReferenceSite } from './types.js'
@@ -145,11 +145,11 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
     interpolate: interpolating,
     references,
     maskNames,
-    maskText,
   }
   const services: Record<string, unknown> = {}
-  for (const name of Object.keys(asRecord(merged.services)).sort()) {
-    const service = asRecord(asRecord(merged.services)[name])
+  const mergedServices = asRecord(merged.services)
+  for (const name of Object.keys(mergedServices).sort()) {
+    const service = asRecord(mergedServices[name])
     services[name] = normalizeService(name, service, normalizeContext, serviceFiles.get(name) ?? files[0]!)
   }
   const name = projectNameOf(options.projectName ?? processEnv.COMPOSE_PROJECT_NAME, merged, workingDir)

@@ -7,7 +7,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { readEnvFile } from './env-file.js'
 import { ComposeInputError } from './errors.js'
 import type { Lookup } from './interpolate.js'
-import { asRecord } from './interpolate-model.js'
+import { asRecord, maskText } from './interpolate-model.js'
 import { listToMap } from './merge.js'
 import type { ReferenceSite } from './types.js'
 import { readTextFile } from './yaml-source.js'
@@ -19,7 +19,6 @@ export interface NormalizeContext {
   interpolate: boolean
   references: ReferenceSite[]
   maskNames?: ReadonlySet<string>
-  maskText: string
 }
 
 /** Env file entries of a service (`env_file`), absolute, with whether each must exist. */
@@ -94,8 +93,7 @@ function resolveEnvironment(name: string, service: Model, context: NormalizeCont
       file,
     })
     const inherited = context.interpolate ? context.lookup(key) : undefined
-    environment[key] =
-      inherited === undefined ? null : context.maskNames?.has(key) ? context.maskText : inherited
+    environment[key] = inherited === undefined ? null : context.maskNames?.has(key) ? maskText : inherited
   }
   return sortKeys(environment)
 }
@@ -106,7 +104,7 @@ function maskedIfVault(
   context: NormalizeContext,
 ): string {
   const masked = context.maskNames
-  return masked && item.references.some((reference) => masked.has(reference.name)) ? context.maskText : value
+  return masked && item.references.some((reference) => masked.has(reference.name)) ? maskText : value
 }
 
 /** Short port syntax (`[ip:][published:]target[/proto]`) to compose's long syntax. */

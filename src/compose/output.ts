@@ -13,7 +13,7 @@ function escapeValue(text: string): string {
 
 /** A copy of the model with `$` doubled in every string value (keys are left as they are). */
 export function escapeDollars(node: unknown): unknown {
-  if (typeof node === 'string') return node.includes('$') ? node.replaceAll('$', '$$$$') : node
+  if (typeof node === 'string') return escapeValue(node)
   if (Array.isArray(node)) return node.map(escapeDollars)
   if (node !== null && typeof node === 'object') {
     return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, escapeDollars(value)]))
@@ -38,7 +38,7 @@ const plainUnsafe =
   /: |:$| $| #|^(y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL)$/
 
 /** A scalar as YAML text that reads back as the same value. */
-export function yamlScalar(value: unknown): string {
+function yamlScalar(value: unknown): string {
   if (value === null || value === undefined) return 'null'
   if (typeof value === 'boolean') return value ? 'true' : 'false'
   if (typeof value === 'number') {
@@ -58,6 +58,11 @@ function isEmpty(value: object): boolean {
   return Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0
 }
 
+function leafText(leaf: unknown, value: (text: string) => string): string {
+  if (isCollection(leaf)) return Array.isArray(leaf) ? '[]' : '{}'
+  return yamlScalar(typeof leaf === 'string' ? value(leaf) : leaf)
+}
+
 function writeNode(node: unknown, indent: number, lines: string[], value: (text: string) => string): void {
   const pad = ' '.repeat(indent)
   if (Array.isArray(node)) {
@@ -67,9 +72,7 @@ function writeNode(node: unknown, indent: number, lines: string[], value: (text:
         writeNode(item, indent + 2, nested, value)
         lines.push(`${pad}- ${nested[0]!.slice(indent + 2)}`, ...nested.slice(1))
       } else {
-        lines.push(
-          `${pad}- ${isCollection(item) ? (Array.isArray(item) ? '[]' : '{}') : yamlScalar(typeof item === 'string' ? value(item) : item)}`,
-        )
+        lines.push(`${pad}- ${leafText(item, value)}`)
       }
     }
     return
@@ -80,9 +83,7 @@ function writeNode(node: unknown, indent: number, lines: string[], value: (text:
       lines.push(`${pad}${name}:`)
       writeNode(entry, indent + 2, lines, value)
     } else {
-      lines.push(
-        `${pad}${name}: ${isCollection(entry) ? (Array.isArray(entry) ? '[]' : '{}') : yamlScalar(typeof entry === 'string' ? value(entry) : entry)}`,
-      )
+      lines.push(`${pad}${name}: ${leafText(entry, value)}`)
     }
   }
 }

@@ -3,7 +3,7 @@
  * variable. Paths are shown relative to the working directory. Never prints a value.
  */
 import { relative } from 'node:path'
-import { formatTable } from '../ui/table.js'
+import { formatColumns } from '../ui/columns.js'
 import type { RenderResult } from './render.js'
 
 function place(file: string | undefined, line: number | undefined, cwd: string): string {
@@ -26,7 +26,7 @@ export function formatRenderReport(result: RenderResult, cwd: string): string {
         problem.message.replace(/^\S+:\d+: /, ''),
       ])
       const table = rows.length
-        ? `${formatTable(['LEVEL', 'VARIABLE', 'SERVICE', 'LOCATION', 'MESSAGE'], rows)}\n`
+        ? `${formatColumns(rows, ['LEVEL', 'VARIABLE', 'SERVICE', 'LOCATION', 'MESSAGE'])}\n`
         : ''
       return `${table}${result.errors} error(s), ${result.warnings} warning(s), ${result.infos} info\n`
     }
@@ -37,7 +37,7 @@ export function formatRenderReport(result: RenderResult, cwd: string): string {
         variable.defaultValue ?? '',
         variable.alternateValue ?? '',
       ])
-      return `${formatTable(['NAME', 'REQUIRED', 'DEFAULT VALUE', 'ALTERNATE VALUE'], rows)}\n`
+      return `${formatColumns(rows, ['NAME', 'REQUIRED', 'DEFAULT VALUE', 'ALTERNATE VALUE'])}\n`
     }
     case 'who-uses': {
       if (result.references.length === 0) return `no service references ${result.variable}\n`
@@ -46,7 +46,7 @@ export function formatRenderReport(result: RenderResult, cwd: string): string {
         site.field,
         place(site.file, site.line, cwd),
       ])
-      return `${formatTable(['SERVICE', 'FIELD', 'LOCATION'], rows)}\n`
+      return `${formatColumns(rows, ['SERVICE', 'FIELD', 'LOCATION'])}\n`
     }
   }
 }

@@ -35,7 +35,7 @@ export async function formatSecrets(
 }
 
 /** `export NAME='value'` lines that any POSIX shell reads back exactly. */
-export function formatShell(secrets: Record<string, string>): string {
+function formatShell(secrets: Record<string, string>): string {
   return Object.entries(secrets)
     .map(([name, value]) => `export ${name}=${shellQuote(value)}\n`)
     .join('')

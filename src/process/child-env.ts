@@ -4,7 +4,7 @@
  */
 
 /** Variables the child never receives, whatever their source. */
-export const withheldVariables = ['VAULT_CLIENT_SECRET', 'VAULT_TOKEN', 'VAULT_ACCESS_TOKEN'] as const
+const withheldVariables = ['VAULT_CLIENT_SECRET', 'VAULT_TOKEN', 'VAULT_ACCESS_TOKEN'] as const
 
 export interface ChildEnvironmentOptions {
   /** Host values win over the vault's when both set a name. */

@@ -56,7 +56,7 @@ export function cleanPath(decodedPath: string): string {
 }
 
 /** Percent-encodes what must not travel raw in a forwarded path (so the engine decodes back to it). */
-export function encodeForwardedPath(path: string): string {
+function encodeForwardedPath(path: string): string {
   let encoded = ''
   for (const char of path) {
     if (keptInForwardedPath.test(char)) encoded += char

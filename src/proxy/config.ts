@@ -161,7 +161,7 @@ export function resolveRules(settings: ProxySettings): Rule[] {
 }
 
 /** The text of a named preset; throws UsageError listing the names for an unknown one. */
-export function presetText(name: string): string {
+function presetText(name: string): string {
   if (!(presetNames as string[]).includes(name)) {
     throw new UsageError(`there is no preset "${name}"`, { hint: `choose one of: ${presetNames.join(', ')}` })
   }

@@ -4,6 +4,7 @@
  * SIGTERM and SIGINT are passed on and the child's exit code comes back.
  */
 import { spawn } from 'node:child_process'
+import { constants } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { settingsEnvNames, settingsToEnv, type ProxySettings } from './config.js'
 
@@ -15,7 +16,7 @@ import { settingsEnvNames, settingsToEnv, type ProxySettings } from './config.js
 export const proxyNodeFlags = ['--max-semi-space-size=1', '--single-threaded']
 
 /** Path of the lean entry point next to this module. */
-export const proxyMainPath = fileURLToPath(new URL('./main.js', import.meta.url))
+const proxyMainPath = fileURLToPath(new URL('./main.js', import.meta.url))
 
 /** Runs the proxy in a child process until it exits; resolves with its exit code. */
 export function launchProxyProcess(settings: ProxySettings, extraArgs: string[] = []): Promise<number> {
@@ -36,7 +37,7 @@ export function launchProxyProcess(settings: ProxySettings, extraArgs: string[] 
     child.on('exit', (code, signal) => {
       process.off('SIGTERM', onTerm)
       process.off('SIGINT', onInt)
-      resolve(code ?? (signal ? 128 + (signal === 'SIGKILL' ? 9 : 15) : 1))
+      resolve(code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1))
     })
   })
 }

@@ -4,7 +4,7 @@
  * carrying a newline or a quote cannot forge a line.
  */
 
-export const logLevels = { error: 3, warning: 4, info: 6, debug: 7 } as const
+const logLevels = { error: 3, warning: 4, info: 6, debug: 7 } as const
 export type LogLevelName = keyof typeof logLevels
 export type LogFormat = 'text' | 'json'
 export type LogFields = Record<string, string | number | boolean | undefined>

@@ -10,7 +10,7 @@ import { exposureWarnings } from './presets.js'
 import { createProxyServer, type ProxyServer } from './server.js'
 
 /** `tcp://host:port` or `unix:///path` for a log line. */
-export function formatAddress(address: ProxyAddress): string {
+function formatAddress(address: ProxyAddress): string {
   return address.kind === 'unix' ? `unix://${address.path}` : `tcp://${address.host}:${address.port}`
 }
 

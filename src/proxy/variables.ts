@@ -5,10 +5,10 @@
  */
 
 /** The optional API-version prefix of Docker paths: `/v1`, `/v1.41`, digits and dots only. */
-export const apiVersionPrefix = String.raw`(?:/v[0-9]+(?:\.[0-9]+)*)?`
+const apiVersionPrefix = String.raw`(?:/v[0-9]+(?:\.[0-9]+)*)?`
 
 /** Podman's libpod API: the version is required, then `/libpod`. */
-export const libpodPrefix = String.raw`/v[0-9]+(?:\.[0-9]+)*/libpod`
+const libpodPrefix = String.raw`/v[0-9]+(?:\.[0-9]+)*/libpod`
 
 const nameChars = String.raw`[a-zA-Z0-9][a-zA-Z0-9_.-]*`
 const hexId = String.raw`[a-f0-9]{1,64}`

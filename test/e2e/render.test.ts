@@ -1,26 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { runCli } from '../helpers/cli.js'
 import { createTempHome } from '../helpers/temp-home.js'
+import { writeStack } from '../helpers/compose-stack.js'
 
 const seed = fileURLToPath(new URL('../fixtures/compose/seed-stack/', import.meta.url))
 const seedFiles = ['-f', 'compose.yaml', '-f', 'compose.proxy.yaml']
-const directories: string[] = []
-
-afterEach(() => {
-  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true })
-})
-
-function stack(files: Record<string, string>): string {
-  const directory = mkdtempSync(join(tmpdir(), 'vault-render-e2e-'))
-  directories.push(directory)
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(directory, name), text)
-  return directory
-}
 
 describe('vault render', () => {
   it('renders the seed stack with $ written as $$ and nothing on stderr', async () => {
@@ -63,7 +49,7 @@ describe('vault render', () => {
   })
 
   it('warns on stderr about an unset variable, once', async () => {
-    const directory = stack({
+    const directory = writeStack({
       'compose.yaml': 'services:\n  a:\n    image: "x${NOPE}"\n    command: "$NOPE"\n',
     })
     const result = await runCli(['render'], { cwd: directory })
@@ -86,7 +72,7 @@ describe('vault render --check', () => {
   }
 
   it('prints every problem in a table and exits 3', async () => {
-    const result = await runCli(['render', '--check'], { cwd: stack(files) })
+    const result = await runCli(['render', '--check'], { cwd: writeStack(files) })
     expect(result.exitCode).toBe(3)
     const lines = result.stdout.trim().split('\n')
     expect(lines[0]).toMatch(/^LEVEL\s+VARIABLE\s+SERVICE\s+LOCATION\s+MESSAGE$/)
@@ -98,7 +84,7 @@ describe('vault render --check', () => {
   })
 
   it('prints the findings as JSON for scripts and still exits 3', async () => {
-    const result = await runCli(['render', '--check', '--json'], { cwd: stack(files) })
+    const result = await runCli(['render', '--check', '--json'], { cwd: writeStack(files) })
     expect(result.exitCode).toBe(3)
     const report = JSON.parse(result.stdout)
     expect(report).toMatchObject({ ok: false, errors: 2, warnings: 1 })
@@ -111,7 +97,7 @@ describe('vault render --check', () => {
 
   it('exits 0 when every required variable has a value', async () => {
     const result = await runCli(['render', '--check'], {
-      cwd: stack(files),
+      cwd: writeStack(files),
       env: { TAG: '1', DB_PASSWORD: 'p', API_KEY: 'k' },
     })
     expect(result.exitCode).toBe(0)
@@ -153,7 +139,7 @@ describe('vault render: bad input is one line with file and line, an exit code, 
     ],
     ['no compose file', { 'other.txt': '' }, 5, /^Error: no configuration file provided: not found$/],
   ])('%s', async (_, files, exitCode, message) => {
-    const result = await runCli(['render'], { cwd: stack(files as Record<string, string>) })
+    const result = await runCli(['render'], { cwd: writeStack(files as Record<string, string>) })
     expect(result.exitCode).toBe(exitCode)
     expect(result.stdout).toBe('')
     expect(result.stderr.split('\n')[0]).toMatch(message)
@@ -163,7 +149,7 @@ describe('vault render: bad input is one line with file and line, an exit code, 
 
   it('a missing -f file exits 5', async () => {
     const result = await runCli(['render', '-f', 'nope.yaml'], {
-      cwd: stack({ 'compose.yaml': 'services: {}\n' }),
+      cwd: writeStack({ 'compose.yaml': 'services: {}\n' }),
     })
     expect(result.exitCode).toBe(5)
     expect(result.stderr.split('\n')[0]).toMatch(/^Error: compose file .*nope\.yaml not found$/)
@@ -173,7 +159,7 @@ describe('vault render: bad input is one line with file and line, an exit code, 
     const home = createTempHome()
     try {
       const result = await runCli(['render', '--env', 'dev'], {
-        cwd: stack({ 'compose.yaml': 'services: {}\n' }),
+        cwd: writeStack({ 'compose.yaml': 'services: {}\n' }),
         env: home.env,
       })
       expect(result.exitCode).toBe(3)

@@ -21,7 +21,7 @@ import { proxyNodeFlags } from '../../src/proxy/launch.js'
 const repository = fileURLToPath(new URL('../..', import.meta.url))
 
 /** The shared libraries (and the loader) a binary needs, as absolute paths. */
-export function sharedLibraries(binary: string): string[] {
+function sharedLibraries(binary: string): string[] {
   const output = execFileSync('ldd', [binary], { encoding: 'utf8' })
   const paths = new Set<string>()
   for (const line of output.split('\n')) {

@@ -12,9 +12,8 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createHttpClient } from '../../src/client/http.js'
-import { VaultSession } from '../../src/client/session.js'
-import { fileTokenStore, tokenFilePath } from '../../src/client/token-store.js'
+import { createSession } from '../../src/client/session.js'
+import { tokenFilePath } from '../../src/client/token-store.js'
 import { VaultApi } from '../../src/client/vault-api.js'
 import { parseEnvFile } from '../../src/compose/env-file.js'
 import { runCli, runJs } from '../helpers/cli.js'
@@ -58,10 +57,9 @@ beforeAll(async () => {
     clientSecret: credentials.clientSecret,
     insecure: false,
   }
-  const session = new VaultSession(settings, createHttpClient({ baseUrl: new URL(server.url) }), async () =>
-    fileTokenStore(join(work, 'seed-tokens.json')),
+  api = new VaultApi(
+    createSession(settings, { VAULT_KEYCHAIN: 'off', XDG_STATE_HOME: join(work, 'seed-state') }),
   )
-  api = new VaultApi(session)
   for (const [name, value] of Object.entries({ ...hostile, ...canaries, DATABASE_PASSWORD: 'db-pw-1' })) {
     await api.putSecret(name, value, 'dev')
   }

@@ -4,10 +4,10 @@
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
-import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { freePort } from '../harness/ports.js'
 import { runCli, runJs } from '../helpers/cli.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 
@@ -76,15 +76,6 @@ describe('vault proxy check and rules', () => {
     expect(result.stderr).toMatch(message)
   })
 })
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 describe.skipIf(!engine)(`vault proxy serve against the engine (${unavailableReason('engine')})`, () => {
   it('serves, answers the healthcheck, logs json, and stops on SIGTERM within the grace period', async () => {

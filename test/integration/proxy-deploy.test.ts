@@ -6,9 +6,10 @@
  */
 import { execFileSync } from 'node:child_process'
 import http from 'node:http'
-import net from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import { buildProxyImage } from '../harness/node-image.js'
+import { freePort } from '../harness/ports.js'
+import { engineGrantsPrivileged } from '../harness/engine.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 
 const engine = engineOrNull()
@@ -32,30 +33,10 @@ function memoryMiB(name: string): number {
   return usage.endsWith('GiB') ? value * 1024 : usage.endsWith('KiB') ? value / 1024 : value
 }
 
-/** Whether this machine lets the engine start a --privileged container (a sandbox may lack a capability). */
-function privilegedWorks(): boolean {
-  if (!engine) return false
-  try {
-    docker('run', '--rm', '--privileged', '--network', 'none', engine.busyboxImage, 'true')
-    return true
-  } catch {
-    return false
-  }
-}
-
-const privileged = privilegedWorks()
+const privileged = engine ? engineGrantsPrivileged(engine) : false
 const privilegedNote = privileged
   ? '--privileged'
   : 'WITHOUT --privileged: the engine cannot grant every capability on this machine'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 function get(port: number, agent: http.Agent, method: string, path: string) {
   return new Promise<number>((resolve) => {

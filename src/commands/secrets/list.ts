@@ -1,6 +1,6 @@
 import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
 import { connect } from '../../client/connect.js'
-import type { SecretMetadata } from '../../client/vault-api.js'
+import { secretMetadata, type SecretMetadata } from '../../client/vault-api.js'
 import { formatColumns } from '../../ui/columns.js'
 
 export interface SecretsListResult {
@@ -18,14 +18,7 @@ export default class SecretsList extends BaseCommand<typeof SecretsList> {
 
   async run(): Promise<SecretsListResult> {
     const { api } = await connect(this.flags, (line) => this.note(line))
-    const secrets = (await api.listSecretNames(this.flags.env)).map(
-      ({ name, version, createdAt, updatedAt }) => ({
-        name,
-        version,
-        createdAt,
-        updatedAt,
-      }),
-    )
+    const secrets = (await api.listSecretNames(this.flags.env)).map(secretMetadata)
     secrets.sort((a, b) => (a.name < b.name ? -1 : 1))
     if (!this.jsonEnabled() && secrets.length > 0) {
       this.out(

@@ -1,7 +1,7 @@
 import * as Args from '@oclif/core/args'
 import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
 import { connect } from '../../client/connect.js'
-import type { SecretMetadata } from '../../client/vault-api.js'
+import { secretMetadata, type SecretMetadata } from '../../client/vault-api.js'
 
 export default class SecretsRollback extends BaseCommand<typeof SecretsRollback> {
   static override summary = "write a new version holding an earlier version's value"
@@ -26,11 +26,6 @@ export default class SecretsRollback extends BaseCommand<typeof SecretsRollback>
         `${result.name} is now at version ${result.version} (the value of version ${this.args.version})`,
       )
     }
-    return {
-      name: result.name,
-      version: result.version,
-      createdAt: result.createdAt,
-      updatedAt: result.updatedAt,
-    }
+    return secretMetadata(result)
   }
 }

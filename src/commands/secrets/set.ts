@@ -2,7 +2,7 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
 import { connect } from '../../client/connect.js'
-import type { SecretMetadata } from '../../client/vault-api.js'
+import { secretMetadata, type SecretMetadata } from '../../client/vault-api.js'
 import { readSecretValue } from '../../ui/read-secret.js'
 
 export default class SecretsSet extends BaseCommand<typeof SecretsSet> {
@@ -42,11 +42,6 @@ export default class SecretsSet extends BaseCommand<typeof SecretsSet> {
       ifVersion: this.flags['if-version'],
     })
     if (!this.jsonEnabled()) this.note(`${result.name} is now at version ${result.version}`)
-    return {
-      name: result.name,
-      version: result.version,
-      createdAt: result.createdAt,
-      updatedAt: result.updatedAt,
-    }
+    return secretMetadata(result)
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { checkProject } from '../../../src/compose/check.js'
 import { loadComposeProject } from '../../../src/compose/load.js'
-import { writeStack } from './stack.js'
+import { writeStack } from '../../helpers/compose-stack.js'
 
 const compose = [
   'services:',

@@ -11,7 +11,7 @@ import {
   loadComposeProject,
   type LoadComposeOptions,
 } from '../../../src/compose/load.js'
-import { writeStack } from './stack.js'
+import { writeStack } from '../../helpers/compose-stack.js'
 
 function load(files: Record<string, string>, options: LoadComposeOptions = {}) {
   const cwd = writeStack(files)

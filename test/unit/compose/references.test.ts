@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadComposeProject } from '../../../src/compose/load.js'
 import { findReferences, listVariables } from '../../../src/compose/references.js'
-import { writeStack } from './stack.js'
+import { writeStack } from '../../helpers/compose-stack.js'
 
 const files = {
   'compose.yaml': [

@@ -3,7 +3,7 @@ import { parse } from 'yaml'
 import { renderStack, type RenderedConfig, type CheckedStack } from '../../../src/compose/render.js'
 import { formatRenderReport } from '../../../src/compose/report.js'
 import { staticSecretLayer, type SecretLayer } from '../../../src/compose/secret-layer.js'
-import { writeStack } from './stack.js'
+import { writeStack } from '../../helpers/compose-stack.js'
 
 const compose = [
   'services:',

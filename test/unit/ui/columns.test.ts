@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { formatTable } from '../../../src/ui/table.js'
+import { formatColumns } from '../../../src/ui/columns.js'
 
-describe('formatTable', () => {
+describe('formatColumns with a header', () => {
   it.each([
     [['A', 'B'], [], 'A  B'],
     [
@@ -14,6 +14,6 @@ describe('formatTable', () => {
     ],
     [['A', 'LAST'], [['x', '']], 'A  LAST\nx'],
   ])('aligns %j', (headers, rows, expected) => {
-    expect(formatTable(headers, rows)).toBe(expected)
+    expect(formatColumns(rows, headers)).toBe(expected)
   })
 })
