@@ -92,6 +92,14 @@ function scrubStack(stack: string): string {
 }
 
 /** Flags of the server-side admin commands, which open the vault database directly. */
+/** The store connection of the admin commands (`src/server/admin.ts`), from the `adminStoreFlags`. */
+export function adminConnection(flags: { 'db-url'?: string; 'encryption-key'?: string }): {
+  dbUrl?: string
+  encryptionKey?: string
+} {
+  return { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] }
+}
+
 export const adminStoreFlags = {
   'db-url': Flags.string({
     env: 'DB_URL',

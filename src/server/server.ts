@@ -26,8 +26,7 @@ export const vaultVersion = '0.1.0'
 
 /** Opens the store and the keyring for a configuration (the admin commands use this too). */
 export async function openVault(config: Pick<ServerConfig, 'dbUrl' | 'encryptionKey'>) {
-  const driver = await openStoreChecked(config.dbUrl, config.encryptionKey)
-  return driver
+  return openStoreChecked(config.dbUrl, config.encryptionKey)
 }
 
 async function openStoreChecked(dbUrl: string, encryptionKey: Buffer) {

@@ -4,22 +4,14 @@
  * read a version) so data is written and read back exactly as clients do it.
  */
 import { randomBytes } from 'node:crypto'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import pg from 'pg'
 import { verifyAuditChain } from '../../src/server/audit.js'
-import { createVaultApp } from '../../src/server/app.js'
-import { defaultLimits, type VaultContext } from '../../src/server/context.js'
+import type { VaultContext } from '../../src/server/context.js'
 import { createIdentity, createProject } from '../../src/server/identities.js'
-import { loadKeyring } from '../../src/server/keyring.js'
 import { writeSecret } from '../../src/server/secrets.js'
-import { openStore } from '../../src/server/store/index.js'
+import { startVault as startServer, type RunningVault } from '../../src/server/server.js'
 
-export interface RunningVault {
-  url: string
-  context: VaultContext
-  close(): Promise<void>
-}
+export type { RunningVault }
 
 export interface Credentials {
   clientId: string
@@ -32,30 +24,20 @@ export function newKeyHex(): string {
   return randomBytes(32).toString('hex')
 }
 
-/** Opens the store at `dbUrl` with `keyHex` and serves the vault API on 127.0.0.1:0. */
+/** Opens the store at `dbUrl` with `keyHex` and serves the vault API on 127.0.0.1:0 (the real server). */
 export async function startVault(dbUrl: string, keyHex: string): Promise<RunningVault> {
-  const driver = await openStore(dbUrl)
-  const keyring = await loadKeyring(driver, Buffer.from(keyHex, 'hex'))
-  const context: VaultContext = {
-    driver,
-    keyring,
-    jwtSecret: randomBytes(32),
-    limits: { ...defaultLimits, tokenRequestsPerMinute: 100_000 },
-    behindProxy: false,
-    version: 'test',
-  }
-  const server: Server = createServer(createVaultApp(context))
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}`,
-    context,
-    close: async () => {
-      server.closeAllConnections()
-      await new Promise((resolve) => server.close(resolve))
-      await driver.close()
+  return startServer(
+    {
+      encryptionKey: Buffer.from(keyHex, 'hex'),
+      jwtSecret: randomBytes(32),
+      dbUrl,
+      host: '127.0.0.1',
+      port: 0,
+      dev: true,
+      behindProxy: false,
     },
-  }
+    { tokenRequestsPerMinute: 100_000 },
+  )
 }
 
 /** Creates project `demo` (dev, prod) and an identity with read/write on both. */

@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags'
-import { adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { adminListAudit } from '../../server/admin.js'
 import type { AuditRecord } from '../../server/audit.js'
 
@@ -23,12 +23,7 @@ export default class AuditList extends BaseCommand<typeof AuditList> {
 
   async run(): Promise<AuditListResult> {
     const { flags } = this
-    const events = await adminListAudit(
-      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
-      flags.project,
-      flags.after,
-      flags.limit,
-    )
+    const events = await adminListAudit(adminConnection(flags), flags.project, flags.after, flags.limit)
     if (!this.jsonEnabled()) {
       for (const event of events) {
         this.out(

@@ -1,4 +1,4 @@
-import { adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { IntegrityError } from '../../errors.js'
 import { adminVerifyAudit } from '../../server/admin.js'
 import type { AuditVerification } from '../../server/audit.js'
@@ -13,7 +13,7 @@ export default class AuditVerify extends BaseCommand<typeof AuditVerify> {
 
   async run(): Promise<AuditVerifyResult> {
     const { flags } = this
-    const result = await adminVerifyAudit({ dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] })
+    const result = await adminVerifyAudit(adminConnection(flags))
     if (!result.ok) {
       throw new IntegrityError(`the audit chain is broken at event ${result.brokenAt}: ${result.reason}`, {
         hint: 'the audit table was changed outside the vault; compare with a backup',

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import { adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { adminCreateEnvironment } from '../../server/admin.js'
 
 export interface EnvCreateResult {
@@ -24,7 +24,7 @@ export default class EnvCreate extends BaseCommand<typeof EnvCreate> {
   async run(): Promise<EnvCreateResult> {
     const { flags } = this
     const created = await adminCreateEnvironment(
-      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
+      adminConnection(flags),
       flags.project,
       this.args.slug,
       flags.name,

@@ -1,4 +1,4 @@
-import { adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { adminListEnvironments } from '../../server/admin.js'
 
 export interface EnvListResult {
@@ -13,10 +13,7 @@ export default class EnvList extends BaseCommand<typeof EnvList> {
 
   async run(): Promise<EnvListResult> {
     const { flags } = this
-    const environments = await adminListEnvironments(
-      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
-      flags.project,
-    )
+    const environments = await adminListEnvironments(adminConnection(flags), flags.project)
     if (!this.jsonEnabled()) this.out(environments.map((environment) => environment.slug).join('\n'))
     return { environments }
   }

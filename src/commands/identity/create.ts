@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import { adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { adminCreateIdentity } from '../../server/admin.js'
 import type { IdentitySummary } from '../../server/identities.js'
 
@@ -28,7 +28,7 @@ export default class IdentityCreate extends BaseCommand<typeof IdentityCreate> {
   async run(): Promise<IdentityCreateResult> {
     const { flags } = this
     const created = await adminCreateIdentity(
-      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
+      adminConnection(flags),
       flags.project,
       this.args.name,
       flags.permissions,

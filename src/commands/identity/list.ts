@@ -1,4 +1,4 @@
-import { adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { adminListIdentities } from '../../server/admin.js'
 import type { IdentitySummary } from '../../server/identities.js'
 
@@ -14,10 +14,7 @@ export default class IdentityList extends BaseCommand<typeof IdentityList> {
 
   async run(): Promise<IdentityListResult> {
     const { flags } = this
-    const identities = await adminListIdentities(
-      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
-      flags.project,
-    )
+    const identities = await adminListIdentities(adminConnection(flags), flags.project)
     if (!this.jsonEnabled()) {
       for (const identity of identities) {
         const permissions = Object.entries(identity.permissions)

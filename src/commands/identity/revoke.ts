@@ -1,5 +1,5 @@
 import * as Args from '@oclif/core/args'
-import { adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { adminRevokeIdentity } from '../../server/admin.js'
 
 export interface IdentityRevokeResult {
@@ -17,11 +17,7 @@ export default class IdentityRevoke extends BaseCommand<typeof IdentityRevoke> {
 
   async run(): Promise<IdentityRevokeResult> {
     const { flags } = this
-    await adminRevokeIdentity(
-      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
-      flags.project,
-      this.args.identity,
-    )
+    await adminRevokeIdentity(adminConnection(flags), flags.project, this.args.identity)
     if (!this.jsonEnabled()) this.note(`identity ${this.args.identity} revoked; its tokens stopped working`)
     return { revoked: this.args.identity }
   }

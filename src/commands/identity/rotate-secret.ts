@@ -1,5 +1,5 @@
 import * as Args from '@oclif/core/args'
-import { adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { adminRotateSecret } from '../../server/admin.js'
 
 export interface IdentityRotateSecretResult {
@@ -21,11 +21,7 @@ export default class IdentityRotateSecret extends BaseCommand<typeof IdentityRot
 
   async run(): Promise<IdentityRotateSecretResult> {
     const { flags } = this
-    const rotated = await adminRotateSecret(
-      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
-      flags.project,
-      this.args.identity,
-    )
+    const rotated = await adminRotateSecret(adminConnection(flags), flags.project, this.args.identity)
     if (!this.jsonEnabled()) {
       this.note('new client secret (shown once); update VAULT_CLIENT_SECRET in the stack .env')
       this.out(`VAULT_CLIENT_ID=${rotated.clientId}\nVAULT_CLIENT_SECRET=${rotated.clientSecret}`)

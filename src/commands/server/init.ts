@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags'
-import { adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { UsageError } from '../../errors.js'
 import { adminInit } from '../../server/admin.js'
 import type { InitResult } from '../../server/bootstrap.js'
@@ -47,20 +47,17 @@ export default class ServerInit extends BaseCommand<typeof ServerInit> {
         ? await password({ message: 'admin password (at least 12 characters)', mask: true })
         : ''
     const project = await ask(flags.project, 'project name')
-    const result = await adminInit(
-      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
-      {
-        adminUser,
-        adminPassword,
-        project,
-        environments: flags.environments
-          .split(',')
-          .map((slug) => slug.trim())
-          .filter(Boolean),
-        siteUrl: flags['site-url'],
-        writeEnvDir: flags['write-env'],
-      },
-    )
+    const result = await adminInit(adminConnection(flags), {
+      adminUser,
+      adminPassword,
+      project,
+      environments: flags.environments
+        .split(',')
+        .map((slug) => slug.trim())
+        .filter(Boolean),
+      siteUrl: flags['site-url'],
+      writeEnvDir: flags['write-env'],
+    })
     if (!this.jsonEnabled()) {
       this.note(`project ${result.projectName} (${result.projectId}) with ${result.environments.join(', ')}`)
       this.note(`identity ${result.identityName}: the client secret below is shown once; store it now`)

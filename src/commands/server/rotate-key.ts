@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags'
-import { adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { adminRotateEncryptionKey } from '../../server/admin.js'
 
 export interface ServerRotateKeyResult {
@@ -27,10 +27,7 @@ export default class ServerRotateKey extends BaseCommand<typeof ServerRotateKey>
 
   async run(): Promise<ServerRotateKeyResult> {
     const { flags } = this
-    const result = await adminRotateEncryptionKey(
-      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
-      flags['new-encryption-key'],
-    )
+    const result = await adminRotateEncryptionKey(adminConnection(flags), flags['new-encryption-key'])
     if (!this.jsonEnabled())
       this.note(`root key re-wrapped; the database now expects key fingerprint ${result.fingerprint}`)
     return result

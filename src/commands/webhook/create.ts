@@ -1,5 +1,5 @@
 import * as Args from '@oclif/core/args'
-import { adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { adminCreateWebhook } from '../../server/admin.js'
 
 export interface WebhookCreateResult {
@@ -23,11 +23,7 @@ export default class WebhookCreate extends BaseCommand<typeof WebhookCreate> {
 
   async run(): Promise<WebhookCreateResult> {
     const { flags } = this
-    const created = await adminCreateWebhook(
-      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
-      flags.project,
-      this.args.url,
-    )
+    const created = await adminCreateWebhook(adminConnection(flags), flags.project, this.args.url)
     if (!this.jsonEnabled()) {
       this.note(`webhook ${created.id} registered; the signing secret is shown once`)
       this.out(created.secret)

@@ -1,4 +1,4 @@
-import { adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { adminListWebhooks } from '../../server/admin.js'
 
 export interface WebhookListResult {
@@ -13,10 +13,7 @@ export default class WebhookList extends BaseCommand<typeof WebhookList> {
 
   async run(): Promise<WebhookListResult> {
     const { flags } = this
-    const rows = await adminListWebhooks(
-      { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] },
-      flags.project,
-    )
+    const rows = await adminListWebhooks(adminConnection(flags), flags.project)
     const webhooks = rows.map((row) => ({
       id: row.id,
       url: row.url,
