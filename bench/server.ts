@@ -4,8 +4,12 @@
  * and on PostgreSQL (a private cluster, when available). The server runs as its own process; the load
  * comes from this one over keep-alive HTTP to 127.0.0.1. Baseline in the same run: a bare node:http
  * server answering a fixed JSON body of the same size (the transport's ceiling on this machine).
- * Each cell is bounded to 3 seconds and 5,000 requests. Targets: list >= 2,000 req/s, PATCH >= 300 req/s.
+ * Each cell also shows the CPU time per request of the server process and of this load generator
+ * (from /proc and process.cpuUsage; for the baseline both sides share this process), which says which
+ * side is the limit on a 2-core machine. Each cell is bounded to 3 seconds and 5,000 requests.
+ * Targets: list >= 2,000 req/s, PATCH >= 300 req/s.
  */
+import { readFileSync } from 'node:fs'
 import { Agent, createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import pg from 'pg'
@@ -49,12 +53,22 @@ function send(agent: Agent, target: Target, method: string, path: string, body?:
   })
 }
 
+/** CPU seconds (user + system) used so far by process `pid` (Linux /proc, 100 ticks per second). */
+function processCpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
 async function measure(
   target: Target,
   clients: number,
   operation: (agent: Agent, client: number, index: number) => Promise<number>,
+  serverPid?: number,
 ) {
   const agent = new Agent({ keepAlive: true, maxSockets: clients })
+  const serverCpuBefore = processCpuSeconds(serverPid)
+  const ownCpuBefore = process.cpuUsage()
   const latencies: number[] = []
   const deadline = performance.now() + cellSeconds * 1000
   let issued = 0
@@ -72,12 +86,26 @@ async function measure(
     }),
   )
   const seconds = (performance.now() - start) / 1000
+  const ownCpu = process.cpuUsage(ownCpuBefore)
+  const serverCpu = processCpuSeconds(serverPid) - serverCpuBefore
   agent.destroy()
   if (failures > 0) throw new Error(`${failures} requests failed`)
-  return { rps: latencies.length / seconds, p50: median(latencies), p99: quantile(latencies, 0.99) }
+  const perRequest = (cpuSeconds: number) =>
+    Number.isNaN(cpuSeconds) ? '-' : Math.round((cpuSeconds * 1e6) / latencies.length)
+  return {
+    rps: latencies.length / seconds,
+    p50: median(latencies),
+    p99: quantile(latencies, 0.99),
+    serverCpu: perRequest(serverCpu),
+    clientCpu: perRequest((ownCpu.user + ownCpu.system) / 1e6),
+  }
 }
 
 const rows: (string | number)[][] = []
+
+function cells(result: Awaited<ReturnType<typeof measure>>): (string | number)[] {
+  return [Math.round(result.rps), result.p50, result.p99, result.serverCpu, result.clientCpu]
+}
 
 async function benchVault(engine: string, dbUrl: string | undefined) {
   const seeded = await startVaultServer({ dbUrl })
@@ -95,20 +123,27 @@ async function benchVault(engine: string, dbUrl: string | undefined) {
   try {
     const target = { base: server.url, token: await seeded.token(seeded.deploymentCredentials, server.url) }
     for (const clients of [1, 16]) {
-      const list = await measure(target, clients, (agent) =>
-        send(agent, target, 'GET', '/api/v1/secrets?environment=dev'),
+      const list = await measure(
+        target,
+        clients,
+        (agent) => send(agent, target, 'GET', '/api/v1/secrets?environment=dev'),
+        server.child.pid,
       )
-      rows.push([engine, 'list 100 secrets', clients, Math.round(list.rps), list.p50, list.p99])
-      const patch = await measure(target, clients, (agent, client, index) =>
-        send(
-          agent,
-          target,
-          'PATCH',
-          `/api/v1/secrets/BENCH_${client}?environment=dev`,
-          JSON.stringify({ value: `new-${index}` }),
-        ),
+      rows.push([engine, 'list 100 secrets', clients, ...cells(list)])
+      const patch = await measure(
+        target,
+        clients,
+        (agent, client, index) =>
+          send(
+            agent,
+            target,
+            'PATCH',
+            `/api/v1/secrets/BENCH_${client}?environment=dev`,
+            JSON.stringify({ value: `new-${index}` }),
+          ),
+        server.child.pid,
       )
-      rows.push([engine, 'PATCH', clients, Math.round(patch.rps), patch.p50, patch.p99])
+      rows.push([engine, 'PATCH', clients, ...cells(patch)])
     }
   } finally {
     await server.stop()
@@ -135,14 +170,7 @@ async function benchBaseline() {
   const target = { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, token: 'none' }
   for (const clients of [1, 16]) {
     const result = await measure(target, clients, (agent) => send(agent, target, 'GET', '/'))
-    rows.push([
-      'baseline: bare node:http, same body',
-      'list',
-      clients,
-      Math.round(result.rps),
-      result.p50,
-      result.p99,
-    ])
+    rows.push(['baseline: bare node:http, same body', 'list', clients, ...cells(result)])
   }
   server.close()
 }
@@ -164,4 +192,7 @@ if (pgReason) {
     await stopPostgres(cluster)
   }
 }
-printTable(['engine', 'operation', 'clients', 'req/s', 'p50 ms', 'p99 ms'], rows)
+printTable(
+  ['engine', 'operation', 'clients', 'req/s', 'p50 ms', 'p99 ms', 'server cpu µs/req', 'load-gen cpu µs/req'],
+  rows,
+)

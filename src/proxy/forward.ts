@@ -4,11 +4,9 @@
  * buffering or idle timeout. Request bodies are re-framed, so no smuggled bytes reach the engine.
  */
 import type http from 'node:http'
-import { clientOf, logRequest, type ProxyContext } from './context.js'
+import { clientOf, clockMs, logRequest, type ProxyContext } from './context.js'
 import { endToEndHeaders, messageBody, refusalMessage } from './headers.js'
 import { decideTarget } from './rules.js'
-
-const maxHeaderSize = 1 << 20
 
 function sendMessage(res: http.ServerResponse, status: number, message: string, close: boolean): void {
   const body = messageBody(message)
@@ -18,6 +16,14 @@ function sendMessage(res: http.ServerResponse, status: number, message: string, 
     ...(close ? { Connection: 'close' } : {}),
   })
   res.end(body)
+}
+
+function hasHeader(rawHeaders: readonly string[], lowerCaseName: string): boolean {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!
+    if (name.length === lowerCaseName.length && name.toLowerCase() === lowerCaseName) return true
+  }
+  return false
 }
 
 function hasBody(req: http.IncomingMessage): boolean {
@@ -30,9 +36,8 @@ export function handleRequest(
   req: http.IncomingMessage,
   res: http.ServerResponse,
 ): void {
-  const startedAt = performance.now()
+  const startedAt = clockMs()
   const method = req.method!
-  const client = clientOf(req.socket)
   const decision = decideTarget(context.rules, method, req.url!)
   if (!decision.valid) {
     const status = req.url === '*' ? 403 : 400
@@ -42,7 +47,7 @@ export function handleRequest(
       path: req.url!,
       status,
       decision: 'invalid',
-      client,
+      client: clientOf(req.socket),
       startedAt,
       reason: decision.reason,
     })
@@ -51,66 +56,87 @@ export function handleRequest(
   const path = decision.canonicalPath
   if (!decision.allowed) {
     sendMessage(res, 403, refusalMessage(method, path), hasBody(req))
-    logRequest(context, { method, path, status: 403, decision: 'deny', client, startedAt })
+    logRequest(context, {
+      method,
+      path,
+      status: 403,
+      decision: 'deny',
+      client: clientOf(req.socket),
+      startedAt,
+    })
     return
   }
   const transferEncoding = req.headers['transfer-encoding']
   if (transferEncoding !== undefined && transferEncoding.trim().toLowerCase() !== 'chunked') {
     const reason = 'only "Transfer-Encoding: chunked" is accepted'
     sendMessage(res, 400, refusalMessage(method, path, reason), true)
-    logRequest(context, { method, path, status: 400, decision: 'invalid', client, startedAt, reason })
-    return
-  }
-  const headers = endToEndHeaders(req.rawHeaders)
-  if (transferEncoding !== undefined) headers.push('Transfer-Encoding', 'chunked')
-  const engineRequest = context.backend.request({
-    method,
-    path: decision.forwardTarget,
-    headers,
-    maxHeaderSize,
-  })
-  engineRequest.on('response', (engineResponse) => {
-    const responseHeaders = endToEndHeaders(engineResponse.rawHeaders)
-    if (context.shuttingDown) responseHeaders.push('Connection', 'close')
-    res.writeHead(engineResponse.statusCode!, engineResponse.statusMessage, responseHeaders)
-    if (engineResponse.headers['content-length'] === undefined) res.flushHeaders()
     logRequest(context, {
       method,
       path,
-      status: engineResponse.statusCode!,
-      decision: 'allow',
-      client,
+      status: 400,
+      decision: 'invalid',
+      client: clientOf(req.socket),
       startedAt,
-      rule: decision.rule,
-    })
-    engineResponse.on('error', () => res.destroy())
-    engineResponse.pipe(res)
-  })
-  engineRequest.on('error', (error: NodeJS.ErrnoException) => {
-    if (res.headersSent) {
-      res.destroy()
-      return
-    }
-    const reason = `the engine is unreachable (${error.code ?? error.message})`
-    sendMessage(res, 502, `vault proxy: ${reason}`, true)
-    logRequest(context, {
-      method,
-      path,
-      status: 502,
-      decision: 'error',
-      client,
-      startedAt,
-      rule: decision.rule,
       reason,
     })
-  })
-  res.on('close', () => {
-    if (!res.writableFinished) engineRequest.destroy()
-  })
-  req.on('error', () => engineRequest.destroy())
-  if (hasBody(req)) req.pipe(engineRequest)
-  else {
-    engineRequest.end()
-    req.resume()
+    return
   }
+  const body = hasBody(req) ? req : undefined
+  const exchange = context.backend.exchange(
+    {
+      method,
+      target: decision.forwardTarget,
+      headers: endToEndHeaders(req.rawHeaders),
+      body,
+      chunked: transferEncoding !== undefined,
+    },
+    {
+      onHead(status, statusMessage, rawHeaders) {
+        const responseHeaders = endToEndHeaders(rawHeaders)
+        if (context.shuttingDown) responseHeaders.push('Connection', 'close')
+        res.writeHead(status, statusMessage, responseHeaders)
+        if (!hasHeader(rawHeaders, 'content-length')) res.flushHeaders()
+        if (context.logger.enabled('debug')) {
+          logRequest(context, {
+            method,
+            path,
+            status,
+            decision: 'allow',
+            client: clientOf(req.socket),
+            startedAt,
+            rule: decision.rule,
+          })
+        }
+      },
+      onBody(chunk) {
+        if (res.write(chunk)) return true
+        res.once('drain', () => exchange.resume())
+        return false
+      },
+      onEnd: () => res.end(),
+      onError(error, afterHead) {
+        if (afterHead || res.headersSent) {
+          res.destroy()
+          return
+        }
+        const reason = `the engine is unreachable (${error.code ?? error.message})`
+        sendMessage(res, 502, `vault proxy: ${reason}`, true)
+        logRequest(context, {
+          method,
+          path,
+          status: 502,
+          decision: 'error',
+          client: clientOf(req.socket),
+          startedAt,
+          rule: decision.rule,
+          reason,
+        })
+      },
+    },
+  )
+  res.on('close', () => {
+    if (!res.writableFinished) exchange.abort()
+  })
+  if (body) req.on('error', () => exchange.abort())
+  else req.resume()
 }

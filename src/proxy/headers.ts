@@ -14,22 +14,30 @@ const hopByHop = new Set([
   'expect',
 ])
 
+/** Lengths of the hop-by-hop names: other names need no lower-casing to be kept. */
+const hopByHopLengths = new Set([...hopByHop].map((name) => name.length))
+
 /** Raw headers (flat `[name, value, ...]`) without hop-by-hop headers. */
 export function endToEndHeaders(rawHeaders: readonly string[]): string[] {
+  const kept: string[] = []
   let named: Set<string> | undefined
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]!.toLowerCase() === 'connection') {
-      named ??= new Set()
-      for (const token of rawHeaders[i + 1]!.split(',')) named.add(token.trim().toLowerCase())
+    const name = rawHeaders[i]!
+    if (hopByHopLengths.has(name.length)) {
+      const lowerCaseName = name.toLowerCase()
+      if (hopByHop.has(lowerCaseName)) {
+        if (lowerCaseName === 'connection') {
+          named ??= new Set()
+          for (const token of rawHeaders[i + 1]!.split(',')) named.add(token.trim().toLowerCase())
+        }
+        continue
+      }
     }
+    kept.push(name, rawHeaders[i + 1]!)
   }
-  const kept: string[] = []
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!.toLowerCase()
-    if (hopByHop.has(name) || named?.has(name)) continue
-    kept.push(rawHeaders[i]!, rawHeaders[i + 1]!)
-  }
-  return kept
+  if (named === undefined) return kept
+  const listed = named
+  return kept.filter((_, i) => !listed.has(kept[i - (i % 2)]!.toLowerCase()))
 }
 
 /** The JSON body the Docker CLI prints as `Error response from daemon: <message>`. */

@@ -1,11 +1,11 @@
 /**
  * The lean entry point of the proxy process (container ENTRYPOINT, and what `vault proxy serve`
  * re-executes with small V8 semi-spaces): configuration from PROXY_* variables only, no oclif.
- * `main.js healthcheck` probes the first frontend instead.
+ * `main.js healthcheck` probes the first frontend instead (its module is loaded only then: every
+ * module the serving process loads costs resident memory).
  */
 import { VaultError } from '../errors.js'
 import { resolveProxyConfig, settingsFromEnv, parseAddress, defaultFrontendAddr } from './config.js'
-import { checkProxyHealth } from './healthcheck.js'
 import { createLogger } from './log.js'
 import { runProxy } from './run.js'
 
@@ -19,6 +19,7 @@ function fail(error: unknown): never {
 async function main(): Promise<void> {
   const settings = settingsFromEnv(process.env)
   if (process.argv[2] === 'healthcheck') {
+    const { checkProxyHealth } = await import('./healthcheck.js')
     const frontend = parseAddress(settings.frontendAddrs?.[0] ?? defaultFrontendAddr, 'PROXY_FRONTEND_ADDR')
     const result = await checkProxyHealth(frontend, Boolean(settings.frontendTlsCert))
     if (!result.healthy) process.stderr.write(`unhealthy: ${result.reason}\n`)

@@ -1,7 +1,8 @@
 /**
  * Node's HTTP modules loaded through `require`: an ESM import of `node:http` builds its namespace and
  * so runs the lazy getters (WebSocket, EventSource, ...) that load undici, about 13 MB of RSS the proxy
- * never uses. Types come from the ordinary type imports.
+ * never uses. Types come from the ordinary type imports. Also Node's own HTTP parser (llhttp), which
+ * the lean engine client uses.
  */
 import { createRequire } from 'node:module'
 
@@ -19,3 +20,41 @@ export function loadHttps(): typeof import('node:https') {
 export function loadTls(): typeof import('node:tls') {
   return require('node:tls') as typeof import('node:tls')
 }
+
+/** The parts of Node's HTTPParser (from `_http_common`, the parser node:http itself uses) used here. */
+export interface Parser {
+  initialize(type: number, resource: object, maxHeaderSize: number, lenient: number): void
+  execute(data: Buffer): number | Error
+  finish(): number | Error | undefined
+  close(): void
+  [slot: number]: unknown
+}
+export interface ParserConstructor {
+  new (): Parser
+  RESPONSE: number
+  kOnHeaders: number
+  kOnHeadersComplete: number
+  kOnBody: number
+  kOnMessageComplete: number
+  kLenientNone: number
+}
+
+function loadParser(): ParserConstructor | undefined {
+  try {
+    const { HTTPParser } = require('_http_common') as { HTTPParser?: ParserConstructor }
+    const usable =
+      typeof HTTPParser === 'function' &&
+      [
+        HTTPParser.kOnHeaders,
+        HTTPParser.kOnHeadersComplete,
+        HTTPParser.kOnBody,
+        HTTPParser.kOnMessageComplete,
+      ].every((slot) => typeof slot === 'number')
+    return usable ? HTTPParser : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Node's HTTP parser, or undefined on a Node that no longer exposes it (callers then use node:http). */
+export const HTTPParser = loadParser()

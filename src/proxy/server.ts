@@ -8,7 +8,7 @@ import type net from 'node:net'
 import type { Backend } from './backend.js'
 import { http as nodeHttp, loadHttps } from './node-http.js'
 import type { TlsMaterial } from './config.js'
-import { clientOf, logRequest, type ProxyContext } from './context.js'
+import { clientOf, clockMs, logRequest, type ProxyContext } from './context.js'
 import { handleRequest } from './forward.js'
 import { rawJsonResponse, refusalMessage } from './headers.js'
 import type { ProxyLogger } from './log.js'
@@ -78,7 +78,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       status: 403,
       decision: 'invalid',
       client: clientOf(socket),
-      startedAt: performance.now(),
+      startedAt: clockMs(),
     })
   })
   server.on('clientError', (error: NodeJS.ErrnoException, socket: net.Socket) => {

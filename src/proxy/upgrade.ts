@@ -6,7 +6,7 @@
  */
 import type http from 'node:http'
 import type net from 'node:net'
-import { clientOf, logRequest, type ProxyContext, type RequestRecord } from './context.js'
+import { clientOf, clockMs, logRequest, type ProxyContext, type RequestRecord } from './context.js'
 import { endToEndHeaders, rawJsonResponse, refusalMessage } from './headers.js'
 import { decideTarget } from './rules.js'
 
@@ -86,7 +86,7 @@ export async function handleUpgrade(
   socket: net.Socket,
   head: Buffer,
 ): Promise<void> {
-  const startedAt = performance.now()
+  const startedAt = clockMs()
   const method = req.method!
   const client = clientOf(socket)
   socket.pause()

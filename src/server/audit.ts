@@ -3,7 +3,7 @@
  * never a value. Each event's hash is an HMAC (server-held key) over the previous hash and the event,
  * so an edited, inserted or deleted row breaks `verifyAuditChain`.
  */
-import { createHmac } from 'node:crypto'
+import { hmacSha256 } from './hmac.js'
 import type { SqlDriver, SqlExecutor, SqlRow } from './store/index.js'
 
 export interface AuditEvent {
@@ -48,7 +48,7 @@ function eventHash(
     event.ip,
     event.detail,
   ])
-  return createHmac('sha256', key).update(previous).update('\n').update(body).digest('hex')
+  return hmacSha256(key).update(previous).update('\n').update(body).digest('hex')
 }
 
 function complete(event: AuditEvent): Required<AuditEvent> {

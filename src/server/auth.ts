@@ -9,7 +9,7 @@ import type { VaultContext } from './context.js'
 import { ApiError, readFormOrJson } from './http.js'
 import type { PermissionMap } from './identities.js'
 import type { SqlExecutor } from './store/index.js'
-import { signAccessToken, verifyAccessToken, type AccessClaims } from './tokens.js'
+import { signAccessToken, verifyAccessToken, verifyAccessTokenCached, type AccessClaims } from './tokens.js'
 
 export interface Principal {
   identityId: string
@@ -199,7 +199,7 @@ export async function verifyBearer(
 ): Promise<AccessClaims> {
   const header = request.headers.authorization
   if (!header?.startsWith('Bearer ')) throw unauthorized('a bearer token is required')
-  const claims = verifyAccessToken(context.jwtSecret, header.slice(7).trim())
+  const claims = verifyAccessTokenCached(context.jwtSecret, header.slice(7).trim())
   if (claims) return claims
   await recordAudit(context.driver, context.keyring.auditKey, {
     projectId: null,

@@ -2,11 +2,15 @@
  * The server's key hierarchy: ENCRYPTION_KEY (never stored) wraps a random root key; the root key wraps
  * per-project data keys (versioned); secret versions are sealed under a data key with associated data
  * binding project, environment, name and version. Also the sub-keys for client-secret hashes and the
- * audit chain, and the startup check of the key fingerprint.
+ * audit chain, and the startup check of the key fingerprint. Unwrapped data keys and opened values are
+ * kept in memory for the life of the keyring (values bounded, see opened-values.ts); the process holds
+ * the root key anyway, so they give nothing that the process could not decrypt at will.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { timingSafeEqual } from 'node:crypto'
 import { deriveKey, keyFingerprint, open, randomKey, seal } from '../crypto/envelope.js'
 import { IntegrityError } from '../errors.js'
+import { hmacSha256 } from './hmac.js'
+import { OpenedValueCache } from './opened-values.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
 
 export interface Keyring {
@@ -19,6 +23,8 @@ export interface Keyring {
   ): Promise<{ ciphertext: string; keyVersion: number }>
   /** Opens a secret value of one exact row; IntegrityError when it was tampered with or moved. */
   openValue(tx: SqlExecutor, at: ValueAddress, ciphertext: string, keyVersion: number): Promise<string>
+  /** The value of one exact row when this keyring has opened exactly this ciphertext there before. */
+  openedBefore(at: ValueAddress, ciphertext: string, keyVersion: number): string | undefined
   /** Keyed hash of a high-entropy client secret. */
   hashClientSecret(secret: string): string
   /** Constant-time comparison of a client secret with its stored hash. */
@@ -134,6 +140,7 @@ function createKeyring(root: Buffer, fingerprint: string): Keyring {
   }
 
   const valueLabel = (at: ValueAddress) => `secret|${at.projectId}|${at.environment}|${at.name}|${at.version}`
+  const opened = new OpenedValueCache()
   return {
     fingerprint,
     auditKey: deriveKey(root, 'audit-chain'),
@@ -144,18 +151,23 @@ function createKeyring(root: Buffer, fingerprint: string): Keyring {
         keyVersion: key.version,
       }
     },
+    openedBefore: (at, ciphertext, keyVersion) => opened.get(at, ciphertext, keyVersion),
     async openValue(tx, at, ciphertext, keyVersion) {
+      const known = opened.get(at, ciphertext, keyVersion)
+      if (known !== undefined) return known
       const key = await dataKey(tx, at.projectId, keyVersion)
-      return open(
+      const value = open(
         key.key,
         ciphertext,
         valueLabel(at),
         `the value of ${at.name} version ${at.version}`,
       ).toString('utf8')
+      opened.set(at, ciphertext, keyVersion, value)
+      return value
     },
-    hashClientSecret: (secret) => createHmac('sha256', clientSecretKey).update(secret).digest('hex'),
+    hashClientSecret: (secret) => hmacSha256(clientSecretKey).update(secret).digest('hex'),
     clientSecretMatches(secret, storedHash) {
-      const actual = createHmac('sha256', clientSecretKey).update(secret).digest()
+      const actual = hmacSha256(clientSecretKey).update(secret).digest()
       const expected = Buffer.from(storedHash, 'hex')
       return expected.length === actual.length && timingSafeEqual(actual, expected)
     },

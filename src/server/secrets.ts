@@ -49,30 +49,29 @@ export async function listSecrets(
   scope: SecretScope,
   withValues: boolean,
 ) {
-  const rows = await tx.all<SecretRow & { ciphertext: string | null; key_version: number | null }>(
-    `SELECT s.id, s.name, s.version, s.deleted, s.created_at, s.updated_at, v.ciphertext, v.key_version
+  const rows = await tx.values(
+    `SELECT s.name, s.version, s.created_at, s.updated_at, v.ciphertext, v.key_version
      FROM secrets s JOIN secret_versions v ON v.secret_id = s.id AND v.version = s.version
      WHERE s.project_id = ? AND s.environment = ? AND s.deleted = 0 ORDER BY s.name`,
     [scope.projectId, scope.environment],
   )
   const secrets: (SecretMetadata & { value?: string })[] = []
   for (const row of rows) {
-    const { name, ...rest } = metadata(row)
-    const entry: SecretMetadata & { value?: string } = { name, ...(withValues ? { value: '' } : {}), ...rest }
-    if (withValues) {
-      entry.value = await context.keyring.openValue(
-        tx,
-        {
-          projectId: scope.projectId,
-          environment: scope.environment,
-          name: row.name,
-          version: Number(row.version),
-        },
-        String(row.ciphertext),
-        Number(row.key_version),
-      )
+    const name = String(row[0])
+    const version = Number(row[1])
+    const createdAt = String(row[2])
+    const updatedAt = String(row[3])
+    if (!withValues) {
+      secrets.push({ name, version, createdAt, updatedAt })
+      continue
     }
-    secrets.push(entry)
+    const at = { projectId: scope.projectId, environment: scope.environment, name, version }
+    const ciphertext = String(row[4])
+    const keyVersion = Number(row[5])
+    const value =
+      context.keyring.openedBefore(at, ciphertext, keyVersion) ??
+      (await context.keyring.openValue(tx, at, ciphertext, keyVersion))
+    secrets.push({ name, value, version, createdAt, updatedAt })
   }
   await audit(
     context,

@@ -257,12 +257,12 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
   })
 
   describe.skipIf(!available)('crypto at rest', () => {
-    async function storedVersion(name: string) {
+    async function storedVersion(name: string, environment = 'dev') {
       const [row] = await rows(
         vault.dbUrl,
         `SELECT v.secret_id, v.version, v.ciphertext FROM secret_versions v JOIN secrets s ON s.id = v.secret_id
-         WHERE s.name = ? AND s.environment = 'dev' AND v.version = s.version`,
-        [name],
+         WHERE s.name = ? AND s.environment = ? AND v.version = s.version`,
+        [name, environment],
       )
       return row as { secret_id: string; version: number; ciphertext: string }
     }
@@ -299,6 +299,33 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
       expect((await call(vault, token, 'GET', '/api/v1/secrets/SOURCE_ROW?environment=dev')).body.value).toBe(
         'source-value',
       )
+    })
+
+    it('checks the stored ciphertext on every read, also of values this process has opened before', async () => {
+      const path = (name: string) => `/api/v1/secrets/${name}?environment=staging`
+      await call(vault, token, 'PUT', path('OPENED_BEFORE'), { value: 'opened-canary-value' })
+      await call(vault, token, 'PUT', path('OPENED_OTHER'), { value: 'other-canary-value' })
+      const list = () => call(vault, token, 'GET', '/api/v1/secrets?environment=staging')
+      expect((await call(vault, token, 'GET', path('OPENED_BEFORE'))).body.value).toBe('opened-canary-value')
+      expect((await list()).status).toBe(200)
+      const original = await storedVersion('OPENED_BEFORE', 'staging')
+      const raw = Buffer.from(original.ciphertext.slice(3), 'base64')
+      raw[raw.length - 1]! ^= 0x01
+      const tampered = [
+        `v1.${raw.toString('base64')}`,
+        (await storedVersion('OPENED_OTHER', 'staging')).ciphertext,
+      ]
+      for (const ciphertext of tampered) {
+        await overwrite(original, ciphertext)
+        for (const response of [await call(vault, token, 'GET', path('OPENED_BEFORE')), await list()]) {
+          expect(response.status).toBe(500)
+          expect(response.body.error.code).toBe('integrity_error')
+          expect(response.text).not.toMatch(/opened-canary|other-canary/)
+        }
+      }
+      await overwrite(original, original.ciphertext)
+      expect((await call(vault, token, 'GET', path('OPENED_BEFORE'))).body.value).toBe('opened-canary-value')
+      expect((await list()).status).toBe(200)
     })
 
     it('stops startup on a wrong ENCRYPTION_KEY, naming both fingerprints, and writes nothing', async () => {

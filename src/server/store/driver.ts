@@ -11,6 +11,8 @@ export type SqlRow = Record<string, SqlValue>
 export interface SqlExecutor {
   /** Rows of a SELECT (or of a statement with RETURNING). */
   all<T extends SqlRow = SqlRow>(sql: string, params?: SqlValue[]): Promise<T[]>
+  /** Rows of a SELECT as arrays in column order (cheaper than `all` for many rows). */
+  values(sql: string, params?: SqlValue[]): Promise<SqlValue[][]>
   /** Runs a statement and returns the number of changed rows. */
   run(sql: string, params?: SqlValue[]): Promise<number>
   /** Like `all`, holding a write lock on the selected rows until the transaction ends. */

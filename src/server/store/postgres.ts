@@ -33,6 +33,8 @@ export function openPostgres(url: string, poolSize = 10): SqlDriver {
       (await client.query<R>({ text: toPostgres(sql), values: params })).rows
     const executor: SqlExecutor = {
       all: query,
+      values: async (sql, params = []) =>
+        (await client.query<SqlValue[]>({ text: toPostgres(sql), values: params, rowMode: 'array' })).rows,
       run: async (sql, params = []) =>
         (await client.query({ text: toPostgres(sql), values: params })).rowCount ?? 0,
       lockRows: (sql, params) => query(`${sql} FOR UPDATE`, params),

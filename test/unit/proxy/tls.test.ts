@@ -139,3 +139,71 @@ describe.skipIf(!hasOpenssl)('mutual TLS frontend', () => {
     expect(await ping(false)).toMatch(/^error /)
   })
 })
+
+describe.skipIf(!hasOpenssl)('engine behind mutual TLS (tcp:// backend with client settings)', () => {
+  it.each<[string, string, Record<string, string> | undefined, string | undefined]>([
+    ['a GET', 'GET', undefined, undefined],
+    ['a body with its Content-Length', 'POST', { 'Content-Length': '5' }, 'hello'],
+    ['a chunked body', 'POST', { 'Transfer-Encoding': 'chunked' }, 'hello'],
+  ])('forwards %s over the TLS keep-alive pool', async (_name, method, headers, body) => {
+    const tlsEngine = https.createServer(
+      {
+        cert: readFileSync(file('server.pem')),
+        key: readFileSync(file('server.key')),
+        ca: readFileSync(file('ca.pem')),
+        requestCert: true,
+        rejectUnauthorized: true,
+      },
+      (req, res) => {
+        let text = ''
+        req.on('data', (chunk) => (text += chunk))
+        req.on('end', () =>
+          res.end(`${req.method} ${req.url} ${req.headers['transfer-encoding'] ?? '-'} ${text}`),
+        )
+      },
+    )
+    await new Promise<void>((resolve) => tlsEngine.listen(0, '127.0.0.1', resolve))
+    const enginePort = (tlsEngine.address() as net.AddressInfo).port
+    const backend = await createBackend(
+      { kind: 'tcp', host: '127.0.0.1', port: enginePort },
+      {
+        ca: readFileSync(file('ca.pem')),
+        cert: readFileSync(file('client.pem')),
+        key: readFileSync(file('client.key')),
+      },
+    )
+    const front = await createProxyServer({
+      rules: resolveRules({}),
+      backend,
+      logger: createLogger(0, 'text'),
+    })
+    await new Promise<void>((resolve) => front.server.listen(0, '127.0.0.1', resolve))
+    const frontPort = (front.server.address() as net.AddressInfo).port
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port: frontPort,
+            method,
+            path: '/v1.41/containers/create',
+            headers,
+            agent: false,
+          },
+          (res) => {
+            let text = ''
+            res.on('data', (chunk) => (text += chunk))
+            res.on('end', () => resolve(`${res.statusCode} ${text}`))
+          },
+        )
+        req.on('error', reject)
+        req.end(body)
+      })
+      const chunked = headers?.['Transfer-Encoding'] ? 'chunked' : '-'
+      expect(answer).toBe(`200 ${method} /v1.41/containers/create ${chunked} ${body ?? ''}`)
+    } finally {
+      await front.shutdown(100)
+      tlsEngine.close()
+    }
+  })
+})

@@ -36,6 +36,30 @@ describe('SQLite adapter', () => {
     expect(keys.map((row) => row.key)).toEqual(['a', 'b'])
   })
 
+  it('reads rows as named objects with `all` and as arrays in column order with `values`', async () => {
+    await driver.transaction((tx) => tx.run(`INSERT INTO meta (key, value) VALUES ('a', 'x'), ('b', 'y')`))
+    const sql = `SELECT value, key, LENGTH(key) AS size FROM meta WHERE key IN (?, ?) ORDER BY key`
+    const [objects, arrays] = await driver.transaction(
+      async (tx) => [await tx.all(sql, ['a', 'b']), await tx.values(sql, ['a', 'b'])] as const,
+    )
+    expect(objects).toEqual([
+      { value: 'x', key: 'a', size: 1 },
+      { value: 'y', key: 'b', size: 1 },
+    ])
+    expect(arrays).toEqual([
+      ['x', 'a', 1],
+      ['y', 'b', 1],
+    ])
+  })
+
+  it('names the columns of a cached SELECT * again after a column was added', async () => {
+    await driver.transaction((tx) => tx.run(`INSERT INTO meta (key, value) VALUES ('a', 'x')`))
+    const select = () => driver.transaction((tx) => tx.all(`SELECT * FROM meta`))
+    expect(await select()).toEqual([{ key: 'a', value: 'x' }])
+    await driver.transaction((tx) => tx.run(`ALTER TABLE meta ADD COLUMN note TEXT DEFAULT 'n'`))
+    expect(await select()).toEqual([{ key: 'a', value: 'x', note: 'n' }])
+  })
+
   it('refuses a database whose schema is newer than this binary', async () => {
     const path = newPath()
     const first = await openStore(`sqlite://${path}`)

@@ -1,0 +1,229 @@
+/**
+ * The lean engine client of the proxy: a keep-alive pool of plain connections (unix socket or TCP)
+ * on which each request head is written as one string and the answer is parsed by Node's own HTTP
+ * parser (llhttp, strict, 1 MB of headers), then handed to the exchange callbacks chunk by chunk with
+ * back-pressure. It replaces node:http's ClientRequest and Agent on the hot path, which cost about
+ * as much CPU per request as the whole rest of the proxy. A connection returns to the pool only after
+ * a complete answer the engine allows to keep alive, and after the whole request body was sent.
+ */
+import type net from 'node:net'
+import type { EngineRequest, Exchange, ExchangeHandlers } from './exchange.js'
+import type { Parser, ParserConstructor } from './node-http.js'
+
+/** A pool of engine connections. */
+export interface EnginePool {
+  /** Sends one request on an idle (or new) connection. */
+  exchange(request: EngineRequest, handlers: ExchangeHandlers): Exchange
+  /** Destroys the idle connections. */
+  close(): void
+}
+
+interface Connection {
+  socket: net.Socket
+  parser: Parser
+  /** The exchange in progress; undefined while idle or after an abort. */
+  current?: Pending
+}
+
+interface Pending {
+  handlers: ExchangeHandlers
+  isHead: boolean
+  headSeen: boolean
+  keepAlive: boolean
+  bodySent: boolean
+  headers: string[]
+}
+
+function connectionLost(): NodeJS.ErrnoException {
+  return Object.assign(new Error('the engine closed the connection'), { code: 'ECONNRESET' })
+}
+
+function requestHead(request: EngineRequest): string {
+  let head = `${request.method} ${request.target} HTTP/1.1\r\n`
+  let hasHost = false
+  const headers = request.headers
+  for (let i = 0; i < headers.length; i += 2) {
+    const name = headers[i]!
+    if (name.length === 4 && name.toLowerCase() === 'host') hasHost = true
+    head += `${name}: ${headers[i + 1]!}\r\n`
+  }
+  if (!hasHost) head += 'Host: localhost\r\n'
+  if (request.chunked) head += 'Transfer-Encoding: chunked\r\n'
+  return `${head}\r\n`
+}
+
+/** Builds a pool over `connect` (a fresh socket to the engine per call); keeps up to `maxFree` idle. */
+export function createEnginePool(
+  parserConstructor: ParserConstructor,
+  connect: () => net.Socket,
+  maxHeaderSize: number,
+  maxFree = 64,
+): EnginePool {
+  const idle: Connection[] = []
+  const resource = {}
+
+  const release = (connection: Connection) => {
+    if (idle.length >= maxFree || connection.socket.destroyed) {
+      connection.socket.destroy()
+      return
+    }
+    connection.socket.unref()
+    connection.socket.resume()
+    idle.push(connection)
+  }
+
+  const fail = (connection: Connection, error: NodeJS.ErrnoException) => {
+    const pending = connection.current
+    connection.current = undefined
+    connection.socket.destroy()
+    if (pending) pending.handlers.onError(error, pending.headSeen)
+  }
+
+  const open = (): Connection => {
+    const socket = connect()
+    const parser = new parserConstructor()
+    const connection: Connection = { socket, parser }
+    parser[parserConstructor.kOnHeaders] = (headers: string[]) => {
+      connection.current?.headers.push(...headers)
+    }
+    parser[parserConstructor.kOnHeadersComplete] = (
+      _major: number,
+      _minor: number,
+      headers: string[] | undefined,
+      _method: unknown,
+      _url: unknown,
+      status: number,
+      statusMessage: string,
+      upgrade: boolean,
+      keepAlive: boolean,
+    ) => {
+      const pending = connection.current
+      if (!pending) return 0
+      if (status >= 100 && status < 200 && status !== 101) {
+        pending.headers = []
+        return 0
+      }
+      if (upgrade || status === 101) {
+        fail(connection, new Error('the engine switched protocols on a plain request'))
+        return 0
+      }
+      pending.headSeen = true
+      pending.keepAlive = keepAlive
+      const rawHeaders = headers
+        ? pending.headers.length
+          ? [...pending.headers, ...headers]
+          : headers
+        : pending.headers
+      pending.handlers.onHead(status, statusMessage ?? '', rawHeaders)
+      return pending.isHead ? 1 : 0
+    }
+    parser[parserConstructor.kOnBody] = (chunk: Buffer) => {
+      const pending = connection.current
+      if (pending && !pending.handlers.onBody(chunk)) socket.pause()
+    }
+    parser[parserConstructor.kOnMessageComplete] = () => {
+      const pending = connection.current
+      if (!pending || !pending.headSeen) return
+      connection.current = undefined
+      pending.handlers.onEnd()
+      if (pending.keepAlive && pending.bodySent) release(connection)
+      else socket.destroy()
+    }
+    socket.on('data', (chunk: Buffer) => {
+      if (!connection.current) {
+        socket.destroy()
+        return
+      }
+      let result: number | Error
+      try {
+        result = parser.execute(chunk)
+      } catch (error) {
+        result = error as Error
+      }
+      if (result instanceof Error) fail(connection, result)
+    })
+    socket.on('end', () => {
+      const result = parser.finish()
+      if (result instanceof Error) fail(connection, result)
+      socket.destroy()
+    })
+    socket.on('error', (error: NodeJS.ErrnoException) => fail(connection, error))
+    socket.on('close', () => {
+      const index = idle.indexOf(connection)
+      if (index !== -1) idle.splice(index, 1)
+      if (connection.current) fail(connection, connectionLost())
+      parser.close()
+    })
+    return connection
+  }
+
+  const sendBody = (
+    connection: Connection,
+    pending: Pending,
+    body: NonNullable<EngineRequest['body']>,
+    chunked: boolean,
+  ) => {
+    const socket = connection.socket
+    const onDrain = () => body.resume()
+    socket.on('drain', onDrain)
+    body.on('data', (chunk: Buffer) => {
+      if (connection.current !== pending || chunk.length === 0) return
+      let written: boolean
+      if (chunked) {
+        socket.cork()
+        socket.write(`${chunk.length.toString(16)}\r\n`)
+        socket.write(chunk)
+        written = socket.write('\r\n')
+        socket.uncork()
+      } else written = socket.write(chunk)
+      if (!written) body.pause()
+    })
+    body.on('end', () => {
+      socket.off('drain', onDrain)
+      if (chunked && !socket.destroyed) socket.write('0\r\n\r\n')
+      pending.bodySent = true
+    })
+    body.on('error', () => {
+      socket.off('drain', onDrain)
+      if (connection.current === pending) fail(connection, connectionLost())
+      else socket.destroy()
+    })
+  }
+
+  return {
+    exchange(request, handlers) {
+      const connection = idle.pop() ?? open()
+      const pending: Pending = {
+        handlers,
+        isHead: request.method === 'HEAD',
+        headSeen: false,
+        keepAlive: false,
+        bodySent: request.body === undefined,
+        headers: [],
+      }
+      connection.current = pending
+      connection.parser.initialize(
+        parserConstructor.RESPONSE,
+        resource,
+        maxHeaderSize,
+        parserConstructor.kLenientNone,
+      )
+      connection.socket.ref()
+      connection.socket.write(requestHead(request), 'latin1')
+      if (request.body) sendBody(connection, pending, request.body, request.chunked)
+      return {
+        resume: () => {
+          if (connection.current === pending) connection.socket.resume()
+        },
+        abort: () => {
+          if (connection.current !== pending) return
+          connection.current = undefined
+          connection.socket.destroy()
+        },
+      }
+    },
+    close() {
+      for (const connection of idle.splice(0)) connection.socket.destroy()
+    },
+  }
+}
