@@ -2,14 +2,14 @@
  * Serves the repository's openapi.yaml (shipped in the package) as YAML and as JSON.
  */
 import { readFile } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
+import { packagePath } from '../package-root.js'
 
 let cached: Promise<{ yaml: string; json: unknown }> | undefined
 
 /** The OpenAPI document of the vault API, read once. */
 export function openApiDocument(): Promise<{ yaml: string; json: unknown }> {
   cached ??= (async () => {
-    const yaml = await readFile(fileURLToPath(new URL('../../openapi.yaml', import.meta.url)), 'utf8')
+    const yaml = await readFile(packagePath('openapi.yaml'), 'utf8')
     const { parse } = await import('yaml')
     return { yaml, json: parse(yaml) as unknown }
   })()
