@@ -103,6 +103,12 @@ describe('admin commands through the built CLI', () => {
     ])
     expect(audit.stdout).not.toContain(JSON.parse(rotated.stdout).clientSecret)
     expect((await runCli(['audit', 'verify'], { env })).exitCode).toBe(0)
+    const people = await runCli(['identity', 'list', '-p', 'homelab'], { env })
+    expect(people.stdout.split('\n')[0]).toMatch(/^NAME +CLIENT ID +STATE +PERMISSIONS$/)
+    expect(people.stdout).toMatch(/^ci +\S+ +revoked +prod=read$/m)
+    const events = await runCli(['audit', 'list'], { env })
+    expect(events.stdout.split('\n')[0]).toMatch(/^SEQ +AT +ACTOR +ACTION +ENV +TARGET +RESULT$/)
+    expect(events.stdout).toMatch(/ identity\.revoke +/)
   })
 
   it('reports a tampered audit log with exit code 8 and a wrong key with exit code 8', async () => {
