@@ -3,6 +3,7 @@
  */
 import { readFile } from 'node:fs/promises'
 import { packagePath } from '../package-root.js'
+import { yamlModule } from '../yaml-module.js'
 
 let cached: Promise<{ yaml: string; json: unknown }> | undefined
 
@@ -10,7 +11,7 @@ let cached: Promise<{ yaml: string; json: unknown }> | undefined
 export function openApiDocument(): Promise<{ yaml: string; json: unknown }> {
   cached ??= (async () => {
     const yaml = await readFile(packagePath('openapi.yaml'), 'utf8')
-    const { parse } = await import('yaml')
+    const { parse } = yamlModule()
     return { yaml, json: parse(yaml) as unknown }
   })()
   return cached

@@ -425,6 +425,11 @@ describe('vault server --dev (built CLI, real process)', () => {
       })
       expect(token.status).toBe(200)
       expect((await fetch(url, { method: 'HEAD' })).status).toBe(200)
+      const openapi = await fetch(`${url}/api/v1/openapi.json`)
+      expect(openapi.status).toBe(200)
+      const document = (await openapi.json()) as { openapi: string; paths: Record<string, unknown> }
+      expect(document.openapi).toMatch(/^3\./)
+      expect(Object.keys(document.paths)).toContain('/api/v1/secrets/{name}')
     } finally {
       child.kill('SIGTERM')
       await new Promise((resolve) => child.once('exit', resolve))
