@@ -10,7 +10,7 @@ const bootstrapped = fileURLToPath(new URL('../.tools/node_modules/.bin/node', i
 
 if (major >= 24) {
   nodeModule.enableCompileCache?.()
-  import('@oclif/core/execute').then(({ execute }) => execute({ dir: import.meta.url }))
+  import('../dist/cli/main.js').then(({ runCli }) => runCli(import.meta.url))
 } else if (existsSync(bootstrapped)) {
   const { spawn } = await import('node:child_process')
   const { constants } = await import('node:os')

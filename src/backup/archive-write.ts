@@ -4,13 +4,13 @@
  * temporary name in the target directory, fsynced, then renamed into place, so a reader never sees a
  * half-written archive and a failure (a full disk) leaves no partial file behind.
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { createWriteStream } from 'node:fs'
-import { chmod, rename, rm, stat } from 'node:fs/promises'
-import { basename, dirname, join } from 'node:path'
+import { stat } from 'node:fs/promises'
 import { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
+import { replaceFileAtomically } from '../fs/atomic-file.js'
 import { tablesInOrder, type SqlRow } from '../server/store/index.js'
 import {
   appVersion,
@@ -23,7 +23,6 @@ import {
   type TableSummary,
 } from './manifest.js'
 import { fileWriteError } from './file-errors.js'
-import { syncDirectory, syncFile } from './fs-sync.js'
 
 export interface EncodedArchive {
   manifest: BackupManifest
@@ -76,21 +75,12 @@ export function encodeTable(table: string, tableRows: SqlRow[]): { lines: Buffer
 
 /** Writes encoded lines, gzip-compressed, to `path` atomically with mode 600; returns the size in bytes. */
 export async function writeArchiveFile(path: string, lines: Buffer[]): Promise<number> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`)
   try {
-    await pipeline(
-      Readable.from(lines),
-      createGzip({ level: 6 }),
-      createWriteStream(temporary, { flags: 'wx', mode: 0o600 }),
+    await replaceFileAtomically(path, (temporary) =>
+      pipeline(Readable.from(lines), createGzip({ level: 6 }), createWriteStream(temporary)),
     )
-    await chmod(temporary, 0o600)
-    await syncFile(temporary)
-    const { size } = await stat(temporary)
-    await rename(temporary, path)
-    await syncDirectory(dirname(path))
-    return size
+    return (await stat(path)).size
   } catch (error) {
-    await rm(temporary, { force: true })
     throw fileWriteError(error, path)
   }
 }

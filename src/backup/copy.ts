@@ -2,12 +2,12 @@
  * `--copy-to`: copying an archive off the host's data directory and proving the copy is good (same
  * bytes, and it reads back as a complete archive). The copy is atomic and mode 600 like the original.
  */
-import { createHash, randomBytes } from 'node:crypto'
-import { copyFile, chmod, readFile, rename, rm, stat } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { copyFile, readFile, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { IntegrityError, NotFoundError } from '../errors.js'
+import { replaceFileAtomically } from '../fs/atomic-file.js'
 import { readArchive } from './archive-read.js'
-import { syncDirectory, syncFile } from './fs-sync.js'
 import { fileWriteError } from './file-errors.js'
 
 export interface CopyResult {
@@ -30,15 +30,9 @@ export async function copyArchive(
       hint: 'create it (or mount it) first',
     })
   }
-  const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.partial`)
   try {
-    await copyFile(archive, temporary)
-    await chmod(temporary, 0o600)
-    await syncFile(temporary)
-    await rename(temporary, target)
-    await syncDirectory(dirname(target))
+    await replaceFileAtomically(target, (temporary) => copyFile(archive, temporary))
   } catch (error) {
-    await rm(temporary, { force: true })
     throw fileWriteError(error, target)
   }
   const [original, copy] = await Promise.all([sha256Of(archive), sha256Of(target)])

@@ -4,6 +4,7 @@
  * checksums are computed over, so an export from SQLite and one from PostgreSQL hash the same.
  */
 import { readFileSync } from 'node:fs'
+import { packagePath } from '../package-root.js'
 import type { SqlRow } from '../server/store/index.js'
 
 /** Identifies a vault backup archive. */
@@ -41,11 +42,11 @@ export interface TableSnapshot {
 
 let cachedAppVersion: string | undefined
 
-/** The version of this vault build (from package.json, two levels above src/backup and dist/backup). */
+/** The version of this vault build (from its package.json). */
 export function appVersion(): string {
   if (cachedAppVersion === undefined) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as {
         version?: string
       }
       cachedAppVersion = pkg.version ?? 'unknown'

@@ -17,7 +17,7 @@ import { ConflictError, IntegrityError } from '../errors.js'
 import { openStore, type SqlRow } from '../server/store/index.js'
 import { sqliteUrl } from './db-url.js'
 import { fileWriteError } from './file-errors.js'
-import { syncDirectory, syncFile } from './fs-sync.js'
+import { syncDirectory, syncFile } from '../fs/atomic-file.js'
 import { insertTables } from './insert-rows.js'
 import type { RestoreHooks, RestoreOutcome } from './restore-types.js'
 

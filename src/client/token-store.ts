@@ -7,7 +7,7 @@
 import { mkdir, readFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { writeFileAtomic600 } from '../export/write-file.js'
+import { writeFileAtomic600 } from '../fs/atomic-file.js'
 
 export interface CachedToken {
   accessToken: string

@@ -3,19 +3,10 @@
  * resolved) plus the line of every node by its path, so later stages can say `file:line`.
  */
 import { readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
 import type { LineCounter as LineCounterType, Node } from 'yaml'
 import { ComposeFileNotFoundError, ComposeInputError } from './errors.js'
+import { yamlModule } from '../yaml-module.js'
 import { parseSimpleYaml, UnsupportedYaml } from './fast-yaml.js'
-
-type YamlModule = typeof import('yaml')
-let yamlModule: YamlModule | undefined
-
-/** The full `yaml` parser, loaded only when a file needs it (it is slow to load and to run). */
-function fullYaml(): YamlModule {
-  yamlModule ??= createRequire(import.meta.url)('yaml') as YamlModule
-  return yamlModule
-}
 
 /** A parsed compose file: its values and the 1-based line of each path (`services.web.image`). */
 export interface YamlSource {
@@ -76,7 +67,7 @@ export function parseComposeYaml(text: string, file: string): YamlSource {
 
 /** The full parser: anchors, aliases, `<<` merge keys, block scalars and exact error positions. */
 export function parseWithFullParser(text: string, file: string): YamlSource {
-  const { LineCounter, parseDocument } = fullYaml()
+  const { LineCounter, parseDocument } = yamlModule()
   const lineCounter = new LineCounter()
   const document = parseDocument(text, { lineCounter, merge: true, prettyErrors: false })
   const problem = document.errors[0]
@@ -94,7 +85,7 @@ export function parseWithFullParser(text: string, file: string): YamlSource {
 }
 
 function recordLines(node: Node, path: string, lines: Map<string, number>, counter: LineCounterType): void {
-  const { isAlias, isMap, isPair, isScalar, isSeq } = fullYaml()
+  const { isAlias, isMap, isPair, isScalar, isSeq } = yamlModule()
   if (isAlias(node)) return
   if (node.range && !lines.has(path)) lines.set(path, counter.linePos(node.range[0]).line)
   if (isMap(node)) {

@@ -5,7 +5,7 @@
 import type { VaultApi } from '../client/vault-api.js'
 import type { EnvFileReader } from './dotenv.js'
 import { formatSecrets, type ExportFormat } from './format.js'
-import { writeFileAtomic600 } from './write-file.js'
+import { writeFileAtomic600 } from '../fs/atomic-file.js'
 
 export interface ExportOptions {
   environment?: string

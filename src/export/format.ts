@@ -2,6 +2,7 @@
  * The output formats of `vault export`: dotenv (default), json, yaml and shell (`export K='v'`).
  * Pure functions from a name-to-value map to text; nothing here writes anywhere.
  */
+import { yamlModule } from '../yaml-module.js'
 import { formatDotenv, type EnvFileReader } from './dotenv.js'
 
 /** The formats `vault export --format` accepts. */
@@ -25,7 +26,7 @@ export async function formatSecrets(
     case 'json':
       return { text: `${JSON.stringify(secrets, null, 2)}\n`, caveats: {} }
     case 'yaml': {
-      const { stringify } = await import('yaml')
+      const { stringify } = yamlModule()
       const text = Object.keys(secrets).length === 0 ? '{}\n' : stringify(secrets, { lineWidth: 0 })
       return { text, caveats: {} }
     }

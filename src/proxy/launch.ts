@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process'
 import { constants } from 'node:os'
-import { fileURLToPath } from 'node:url'
+import { packagePath } from '../package-root.js'
 import { settingsEnvNames, settingsToEnv, type ProxySettings } from './config.js'
 
 /**
@@ -23,8 +23,8 @@ export const proxyNodeFlags = [
   '--no-sparkplug',
 ]
 
-/** Path of the lean entry point next to this module. */
-const proxyMainPath = fileURLToPath(new URL('./main.js', import.meta.url))
+/** Path of the lean entry point: compiled by tsc, never bundled, so that it loads nothing else. */
+const proxyMainPath = packagePath('dist', 'proxy', 'main.js')
 
 /** Runs the proxy in a child process until it exits; resolves with its exit code. */
 export function launchProxyProcess(settings: ProxySettings, extraArgs: string[] = []): Promise<number> {

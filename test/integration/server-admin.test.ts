@@ -103,6 +103,12 @@ describe('admin commands through the built CLI', () => {
     ])
     expect(audit.stdout).not.toContain(JSON.parse(rotated.stdout).clientSecret)
     expect((await runCli(['audit', 'verify'], { env })).exitCode).toBe(0)
+    const people = await runCli(['identity', 'list', '-p', 'homelab'], { env })
+    expect(people.stdout.split('\n')[0]).toMatch(/^NAME +CLIENT ID +STATE +PERMISSIONS$/)
+    expect(people.stdout).toMatch(/^ci +\S+ +revoked +prod=read$/m)
+    const events = await runCli(['audit', 'list'], { env })
+    expect(events.stdout.split('\n')[0]).toMatch(/^SEQ +AT +ACTOR +ACTION +ENV +TARGET +RESULT$/)
+    expect(events.stdout).toMatch(/ identity\.revoke +/)
   })
 
   it('reports a tampered audit log with exit code 8 and a wrong key with exit code 8', async () => {
@@ -419,6 +425,11 @@ describe('vault server --dev (built CLI, real process)', () => {
       })
       expect(token.status).toBe(200)
       expect((await fetch(url, { method: 'HEAD' })).status).toBe(200)
+      const openapi = await fetch(`${url}/api/v1/openapi.json`)
+      expect(openapi.status).toBe(200)
+      const document = (await openapi.json()) as { openapi: string; paths: Record<string, unknown> }
+      expect(document.openapi).toMatch(/^3\./)
+      expect(Object.keys(document.paths)).toContain('/api/v1/secrets/{name}')
     } finally {
       child.kill('SIGTERM')
       await new Promise((resolve) => child.once('exit', resolve))

@@ -2,6 +2,7 @@ import * as Flags from '@oclif/core/flags'
 import { adminConnection, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { adminListAudit } from '../../server/admin.js'
 import type { AuditRecord } from '../../server/audit.js'
+import { formatColumns } from '../../ui/columns.js'
 
 export interface AuditListResult {
   events: AuditRecord[]
@@ -24,20 +25,17 @@ export default class AuditList extends BaseCommand<typeof AuditList> {
   async run(): Promise<AuditListResult> {
     const { flags } = this
     const events = await adminListAudit(adminConnection(flags), flags.project, flags.after, flags.limit)
-    if (!this.jsonEnabled()) {
-      for (const event of events) {
-        this.out(
-          [
-            event.seq,
-            event.at,
-            event.actor,
-            event.action,
-            event.environment ?? '-',
-            event.target ?? '-',
-            event.result,
-          ].join('\t'),
-        )
-      }
+    if (!this.jsonEnabled() && events.length > 0) {
+      const rows = events.map((event) => [
+        String(event.seq),
+        event.at,
+        event.actor,
+        event.action,
+        event.environment ?? '-',
+        event.target ?? '-',
+        event.result,
+      ])
+      this.out(formatColumns(rows, ['SEQ', 'AT', 'ACTOR', 'ACTION', 'ENV', 'TARGET', 'RESULT']))
     }
     return { events }
   }

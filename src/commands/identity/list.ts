@@ -1,6 +1,7 @@
 import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { adminListIdentities } from '../../server/admin.js'
 import type { IdentitySummary } from '../../server/identities.js'
+import { formatColumns } from '../../ui/columns.js'
 
 export interface IdentityListResult {
   identities: IdentitySummary[]
@@ -15,15 +16,16 @@ export default class IdentityList extends BaseCommand<typeof IdentityList> {
   async run(): Promise<IdentityListResult> {
     const { flags } = this
     const identities = await adminListIdentities(adminConnection(flags), flags.project)
-    if (!this.jsonEnabled()) {
-      for (const identity of identities) {
-        const permissions = Object.entries(identity.permissions)
+    if (!this.jsonEnabled() && identities.length > 0) {
+      const rows = identities.map((identity) => [
+        identity.name,
+        identity.clientId,
+        identity.revokedAt ? 'revoked' : 'active',
+        Object.entries(identity.permissions)
           .map(([slug, levels]) => `${slug}=${levels.join(',')}`)
-          .join(' ')
-        this.out(
-          `${identity.name}\t${identity.clientId}\t${identity.revokedAt ? 'revoked' : 'active'}\t${permissions}`,
-        )
-      }
+          .join(' '),
+      ])
+      this.out(formatColumns(rows, ['NAME', 'CLIENT ID', 'STATE', 'PERMISSIONS']))
     }
     return { identities }
   }

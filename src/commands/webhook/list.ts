@@ -1,5 +1,6 @@
 import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { adminListWebhooks } from '../../server/admin.js'
+import { formatColumns } from '../../ui/columns.js'
 
 export interface WebhookListResult {
   webhooks: { id: string; url: string; createdAt: string; disabled: boolean }[]
@@ -20,8 +21,15 @@ export default class WebhookList extends BaseCommand<typeof WebhookList> {
       createdAt: row.created_at,
       disabled: row.disabled_at !== null,
     }))
-    if (!this.jsonEnabled())
-      for (const hook of webhooks) this.out(`${hook.id}\t${hook.url}${hook.disabled ? '\tdisabled' : ''}`)
+    if (!this.jsonEnabled() && webhooks.length > 0) {
+      const table = webhooks.map((hook) => [
+        hook.id,
+        hook.url,
+        hook.createdAt,
+        hook.disabled ? 'disabled' : 'active',
+      ])
+      this.out(formatColumns(table, ['ID', 'URL', 'CREATED', 'STATE']))
+    }
     return { webhooks }
   }
 }

@@ -1,11 +1,10 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import { formatSecrets, shellQuote } from '../../../src/export/format.js'
-import { writeFileAtomic600 } from '../../../src/export/write-file.js'
 
 const hostile = {
   A: `it's "x" $HOME \`id\` \\ \\\\`,
@@ -47,23 +46,5 @@ describe('formatSecrets', () => {
     expect((await formatSecrets({}, 'dotenv')).text).toBe('')
     expect(JSON.parse((await formatSecrets({}, 'json')).text)).toEqual({})
     expect(parseYaml((await formatSecrets({}, 'yaml')).text)).toEqual({})
-  })
-})
-
-describe('writeFileAtomic600', () => {
-  it('creates the file with mode 600 and leaves no temporary file', async () => {
-    const file = join(work, 'out.env')
-    await writeFileAtomic600(file, 'A=1\n')
-    expect(statSync(file).mode & 0o777).toBe(0o600)
-    expect(readFileSync(file, 'utf8')).toBe('A=1\n')
-    expect(readdirSync(work).filter((name) => name.endsWith('.tmp'))).toEqual([])
-  })
-
-  it('replaces a world-readable file with a mode-600 one', async () => {
-    const file = join(work, 'loose.env')
-    writeFileSync(file, 'old', { mode: 0o644 })
-    await writeFileAtomic600(file, 'new')
-    expect(statSync(file).mode & 0o777).toBe(0o600)
-    expect(readFileSync(file, 'utf8')).toBe('new')
   })
 })
