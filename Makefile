@@ -28,15 +28,15 @@ node_modules/.package-lock.json: package-lock.json $(TOOLCHAIN)
 
 setup: $(TOOLCHAIN) node_modules/.package-lock.json ## Node 24 toolchain and npm packages
 
-dist/.built: $(shell find src -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json package.json scripts/bundle-cli.mjs | setup
+dist/.built: $(shell find src -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json package.json scripts/bundle.mjs | setup
 	@rm -rf dist/cli dist/commands dist/.tsbuildinfo
 	@$(NPM) run build --silent
-	@node scripts/bundle-cli.mjs
+	@node scripts/bundle.mjs
 	@npx --no-install oclif manifest >/dev/null
 	@node scripts/sort-manifest.mjs
 	@touch $@
 
-build: setup dist/.built ## compile TypeScript to dist/, bundle the CLI into dist/cli/, regenerate oclif.manifest.json
+build: setup dist/.built ## compile TypeScript to dist/, bundle the CLI and the proxy's serving process, regenerate oclif.manifest.json
 
 manifest: build ## regenerate oclif.manifest.json (part of every build; commit the result)
 

@@ -1,8 +1,11 @@
-// Bundles the CLI (the oclif runner and every command) into dist/cli/ with esbuild: ES modules split
-// into shared chunks, so a command loads @oclif/core and its own code from a few files instead of
-// hundreds. Start-up time is the reason (see bench/cli-startup.ts). Node's built-in modules are loaded
-// with require(), which avoids building an ES-module facade over every export of each one. The library
-// API (dist/index.js) and the lean proxy child (dist/proxy/main.js) stay tsc's output.
+// Bundles, with esbuild, the two programs vault runs (after tsc has compiled src/ to dist/):
+// - the CLI (the oclif runner and every command) into dist/cli/: ES modules split into shared chunks, so
+//   a command loads @oclif/core and its own code from a few files instead of hundreds (start-up time,
+//   see bench/cli-startup.ts);
+// - the proxy's serving process into the single file dist/proxy/main.js, replacing tsc's entry, so it
+//   loads one module (memory, see bench/proxy.ts). The rest of dist/ (the library API) stays tsc's output.
+// In both, Node's built-in modules are loaded with require(), which avoids building an ES-module facade
+// over every export of each one.
 import { build } from 'esbuild'
 import { globSync } from 'node:fs'
 import { isBuiltin } from 'node:module'
@@ -29,21 +32,32 @@ const entryPoints = [
   })),
 ]
 
-await build({
-  entryPoints,
-  outdir: 'dist/cli',
-  chunkNames: 'chunks/[name]-[hash]',
+const common = {
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node24',
   sourcemap: 'linked',
-  // typescript: oclif's optional TS-path support, never used by a built CLI; the rest hold native code.
-  external: ['typescript', '@napi-rs/keyring', 'pg-native'],
   plugins: [builtinsThroughRequire],
   banner: {
     js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);",
   },
   logLevel: 'warning',
+}
+
+await build({
+  ...common,
+  entryPoints,
+  outdir: 'dist/cli',
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
+  // typescript: oclif's optional TS-path support, never used by a built CLI; the rest hold native code.
+  external: ['typescript', '@napi-rs/keyring', 'pg-native'],
+})
+
+await build({
+  ...common,
+  entryPoints: ['src/proxy/main.ts'],
+  outfile: 'dist/proxy/main.js',
+  allowOverwrite: true,
 })
