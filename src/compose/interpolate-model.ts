@@ -22,7 +22,8 @@ export interface ModelInterpolationContext {
   /** When given, errors are recorded here and the value becomes empty, instead of a throw. */
   collect?: ComposeProblem[]
   warnings: ComposeProblem[]
-  references: ReferenceSite[]
+  /** Where each reference is recorded; without it none are (the reference index is not wanted). */
+  references?: ReferenceSite[]
 }
 
 /** The mask written in place of a vault value. */
@@ -40,9 +41,11 @@ export function interpolateModel(
 
 /** Records the references of every string value without substituting (`--no-interpolate`). */
 export function recordModelReferences(source: YamlSource, context: ModelInterpolationContext): void {
+  const references = context.references
+  if (!references) return
   visitStrings(source.value, '', (text, path) => {
     try {
-      recordReferences(text, path, source, context)
+      recordReferences(text, path, source, references)
     } catch {
       /* malformed references are reported only when interpolating */
     }
@@ -88,19 +91,13 @@ function fieldName(field: string, text: string): string {
   return `${listEntry[1]}.${key}`
 }
 
-function recordReferences(
-  text: string,
-  path: string,
-  source: YamlSource,
-  context: ModelInterpolationContext,
-): string[] {
-  const references = scanReferences(text)
+function recordReferences(text: string, path: string, source: YamlSource, references: ReferenceSite[]): void {
+  const found = scanReferences(text)
   const { service, field } = siteOf(path)
   const line = lineOf(source.lines, path)
-  for (const reference of references) {
-    context.references.push({ ...reference, service, field: fieldName(field, text), file: source.file, line })
+  for (const reference of found) {
+    references.push({ ...reference, service, field: fieldName(field, text), file: source.file, line })
   }
-  return references.map((reference) => reference.name)
 }
 
 function interpolateValue(
@@ -109,36 +106,38 @@ function interpolateValue(
   source: YamlSource,
   context: ModelInterpolationContext,
 ): string {
-  const line = lineOf(source.lines, path)
-  const { service } = siteOf(path)
+  const site = () => ({
+    service: siteOf(path).service || undefined,
+    file: source.file,
+    line: lineOf(source.lines, path),
+  })
   try {
-    const names = recordReferences(text, path, source, context)
+    if (context.references) recordReferences(text, path, source, context.references)
     const onUnset = (name: string) =>
       context.warnings.push({
         level: 'warning',
         code: 'unset_variable',
         message: unsetVariableWarning(name),
         variable: name,
-        service: service || undefined,
-        file: source.file,
-        line,
+        ...site(),
       })
     const value = interpolate(text, context.lookup, { onUnset })
     const maskNames = context.maskNames
-    if (!maskNames || !names.some((name) => maskNames.has(name))) return value
+    if (!maskNames || !scanReferences(text).some((reference) => maskNames.has(reference.name))) return value
     const maskedLookup: Lookup = (name) => (maskNames.has(name) ? maskText : context.lookup(name))
     return interpolate(text, maskedLookup)
   } catch (error) {
     if (!(error instanceof InterpolationError)) throw error
     const message = `error while interpolating ${path}: ${error.message}`
     const required = error.code === 'ERR_REQUIRED_VARIABLE'
+    const { service, line } = site()
     if (context.collect) {
       context.collect.push({
         level: 'error',
         code: required ? 'required_variable' : 'invalid_template',
         message: located(source.file, line, message),
         variable: error.variable,
-        service: service || undefined,
+        service,
         file: source.file,
         line,
       })

@@ -33,6 +33,8 @@ export interface LoadComposeOptions {
   mask?: boolean
   /** Record errors as problems instead of throwing on the first (`--check`). */
   collectProblems?: boolean
+  /** False skips building `references` (the reference index), which plain rendering does not show. */
+  referenceIndex?: boolean
 }
 
 const composeFileNames = ['compose.yaml', 'compose.yml', 'docker-compose.yml', 'docker-compose.yaml']
@@ -93,6 +95,7 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
     preferHostEnv: options.preferHostEnv,
   })
   const interpolating = options.interpolate !== false
+  const indexing = options.referenceIndex !== false
   const problems: ComposeProblem[] = []
   const warnings: ComposeProblem[] = []
   const sitesByFile = new Map<string, ReferenceSite[]>()
@@ -110,7 +113,7 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
       maskNames,
       collect: options.collectProblems ? problems : undefined,
       warnings,
-      references,
+      references: indexing ? references : undefined,
     }
     let model = source.value
     if (interpolating) model = interpolateModel(source, context)
@@ -164,7 +167,7 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
     files,
     envFiles: environment.envFiles,
     model,
-    references,
+    references: indexing ? references : [],
     problems: [...problems, ...warnings],
     variables: environment.variables,
     origins: environment.origins,

@@ -62,7 +62,12 @@ export async function renderStack(request: RenderRequest, secretLayer?: SecretLa
 function renderLoaded(request: RenderRequest): RenderResult {
   const collecting = request.mode !== 'config'
   const interpolating = request.mode === 'check' ? true : request.interpolate
-  const project = loadComposeProject({ ...request, interpolate: interpolating, collectProblems: collecting })
+  const project = loadComposeProject({
+    ...request,
+    interpolate: interpolating,
+    collectProblems: collecting,
+    referenceIndex: collecting,
+  })
   switch (request.mode) {
     case 'check':
       return { kind: 'check', ...checkProject(project) }

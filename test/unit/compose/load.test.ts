@@ -366,3 +366,20 @@ describe('bad input: one line with file and line', () => {
     expect(error.message).toMatch(/cannot be read \(EACCES\)$/)
   })
 })
+
+describe('without the reference index', () => {
+  const files = {
+    'compose.yaml': 'services:\n  web:\n    image: "app:${TAG:-1}"\n    environment:\n      A: $UNSET_ONE\n',
+  }
+
+  it('gives the same model and warnings (with their lines) and no references', () => {
+    const cwd = writeStack(files)
+    const indexed = loadComposeProject({ cwd, environment: {} })
+    const plain = loadComposeProject({ cwd, environment: {}, referenceIndex: false })
+    expect(plain.model).toEqual(indexed.model)
+    expect(plain.problems).toEqual(indexed.problems)
+    expect(plain.problems[0]).toMatchObject({ code: 'unset_variable', variable: 'UNSET_ONE', line: 5 })
+    expect(indexed.references.map((site) => site.name)).toEqual(['TAG', 'UNSET_ONE'])
+    expect(plain.references).toEqual([])
+  })
+})
