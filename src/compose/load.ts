@@ -148,6 +148,7 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
     interpolate: interpolating,
     references,
     maskNames,
+    envFiles: new Map(),
   }
   const services: Record<string, unknown> = {}
   const mergedServices = asRecord(merged.services)

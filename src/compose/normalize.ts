@@ -4,7 +4,7 @@
  * `build` as a mapping with an absolute context.
  */
 import { isAbsolute, resolve } from 'node:path'
-import { readEnvFile } from './env-file.js'
+import { readEnvFile, type EnvFileResult } from './env-file.js'
 import { ComposeInputError } from './errors.js'
 import type { Lookup } from './interpolate.js'
 import { asRecord, maskText } from './interpolate-model.js'
@@ -19,6 +19,8 @@ export interface NormalizeContext {
   interpolate: boolean
   references: ReferenceSite[]
   maskNames?: ReadonlySet<string>
+  /** Env files already read in this load, by absolute path (services often share one). */
+  envFiles: Map<string, EnvFileResult>
 }
 
 /** Env file entries of a service (`env_file`), absolute, with whether each must exist. */
@@ -53,17 +55,30 @@ function scalarText(value: unknown): unknown {
   return typeof value === 'string' ? value : String(value)
 }
 
+/** An env file, read once per load; undefined when an optional one cannot be read. */
+function readSharedEnvFile(
+  entry: { path: string; required: boolean },
+  context: NormalizeContext,
+): EnvFileResult | undefined {
+  const cached = context.envFiles.get(entry.path)
+  if (cached) return cached
+  let text: string
+  try {
+    text = readTextFile(entry.path, 'env file')
+  } catch (error) {
+    if (!entry.required) return undefined
+    throw error
+  }
+  const read = readEnvFile(text, context.lookup, { file: entry.path })
+  context.envFiles.set(entry.path, read)
+  return read
+}
+
 function resolveEnvironment(name: string, service: Model, context: NormalizeContext, file: string): Model {
   const environment: Model = {}
   for (const entry of envFileEntries(service.env_file, '/')) {
-    let text: string
-    try {
-      text = readTextFile(entry.path, 'env file')
-    } catch (error) {
-      if (!entry.required) continue
-      throw error
-    }
-    const read = readEnvFile(text, context.lookup, { file: entry.path })
+    const read = readSharedEnvFile(entry, context)
+    if (!read) continue
     for (const item of read.entries) {
       for (const reference of item.references) {
         context.references.push({

@@ -383,3 +383,23 @@ describe('without the reference index', () => {
     expect(plain.references).toEqual([])
   })
 })
+
+describe('an env file shared by services', () => {
+  it('gives each service its values and records its references once per service', () => {
+    const { project } = load(
+      {
+        'compose.yaml':
+          'services:\n  a:\n    image: x\n    env_file: common.env\n  b:\n    image: x\n    env_file: [common.env]\n',
+        'common.env': 'HOST=db\nURL=postgres://${HOST}/app\n',
+      },
+      { environment: {} },
+    )
+    expect(service(project, 'a').environment).toEqual({ HOST: 'db', URL: 'postgres://db/app' })
+    expect(service(project, 'b').environment).toEqual({ HOST: 'db', URL: 'postgres://db/app' })
+    const sites = project.references.filter((site) => site.field === 'env_file')
+    expect(sites.map((site) => [site.service, site.name, site.line])).toEqual([
+      ['a', 'HOST', 2],
+      ['b', 'HOST', 2],
+    ])
+  })
+})
