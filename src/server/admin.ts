@@ -18,7 +18,7 @@ import * as identities from './identities.js'
 import { rewrapRootKey, type Keyring } from './keyring.js'
 import { openVault } from './server.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
-import { createWebhook, listWebhooks } from './webhooks.js'
+import { createWebhook, disableWebhook, listWebhooks } from './webhooks.js'
 
 export interface AdminConnection {
   dbUrl?: string
@@ -183,6 +183,13 @@ export function adminVerifyAudit(connection: AdminConnection): Promise<AuditVeri
 export function adminCreateWebhook(connection: AdminConnection, project: string, url: string) {
   return inProject(connection, project, 'webhook.create', url, (tx, keyring, projectId) =>
     createWebhook(tx, keyring, projectId, url),
+  )
+}
+
+/** `vault webhook delete`: stops deliveries to a webhook. */
+export function adminDisableWebhook(connection: AdminConnection, project: string, id: string) {
+  return inProject(connection, project, 'webhook.delete', id, (tx, _keyring, projectId) =>
+    disableWebhook(tx, projectId, id),
   )
 }
 

@@ -5,7 +5,7 @@
  * hold values, and a slow receiver never blocks or rolls back a write (delivery runs after commit).
  */
 import { createHmac, randomBytes, randomUUID } from 'node:crypto'
-import { UsageError } from '../errors.js'
+import { NotFoundError, UsageError } from '../errors.js'
 import type { VaultContext } from './context.js'
 import type { Keyring } from './keyring.js'
 import type { SecretScope } from './secrets.js'
@@ -46,6 +46,21 @@ export async function listWebhooks(tx: SqlExecutor, projectId: string) {
   )
 }
 
+/**
+ * Stops a webhook of a project: no further deliveries, pending ones included. The row stays (listed as
+ * disabled) so the audit trail keeps naming it. Throws NotFoundError for an unknown or stopped webhook.
+ */
+export async function disableWebhook(tx: SqlExecutor, projectId: string, id: string): Promise<void> {
+  const changed = await tx.run(
+    `UPDATE webhooks SET disabled_at = ? WHERE id = ? AND project_id = ? AND disabled_at IS NULL`,
+    [new Date().toISOString(), id, projectId],
+  )
+  if (changed === 0)
+    throw new NotFoundError(`no active webhook ${id} in this project`, {
+      hint: 'see `vault webhook list` for the ids',
+    })
+}
+
 /** Delay before attempt `attempts + 1`: 1 s, 2 s, 4 s ... capped at 10 minutes. */
 export function backoffMs(attempts: number): number {
   return Math.min(1000 * 2 ** attempts, 600_000)
@@ -70,7 +85,7 @@ export function startWebhookWorker(driver: SqlDriver, keyring: Keyring, pollMs =
       }>(
         `SELECT o.id, o.webhook_id, o.body, o.attempts, w.url, w.sealed_secret FROM webhook_outbox o
          JOIN webhooks w ON w.id = o.webhook_id
-         WHERE o.delivered_at IS NULL AND o.next_attempt_at <= ? AND o.attempts < ? ORDER BY o.created_at LIMIT 20`,
+         WHERE w.disabled_at IS NULL AND o.delivered_at IS NULL AND o.next_attempt_at <= ? AND o.attempts < ? ORDER BY o.created_at LIMIT 20`,
         [now, maxAttempts],
       ),
     )

@@ -14,6 +14,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   adminCreateWebhook,
+  adminDisableWebhook,
+  adminListWebhooks,
   adminRotateEncryptionKey,
   adminRotateSecret,
   adminRevokeIdentity,
@@ -272,6 +274,22 @@ describe.each([
         })
         const [, stamp, mac] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(delivery!.signature)!
         expect(createHmac('sha256', hook.secret).update(`${stamp}.${delivery!.body}`).digest('hex')).toBe(mac)
+
+        failuresLeft = 1
+        expect((await patch(vault, token, 'PENDING', 'pending-value')).status).toBe(201)
+        const attempted = Date.now() + 10_000
+        while (failuresLeft > 0 && Date.now() < attempted)
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        expect(failuresLeft).toBe(0)
+        await adminDisableWebhook(admin(), vault.projectId, hook.id)
+        await expect(adminDisableWebhook(admin(), vault.projectId, hook.id)).rejects.toThrow(
+          /no active webhook/,
+        )
+        expect((await patch(vault, token, 'AFTER_DELETE', 'after-delete-value')).status).toBe(201)
+        await new Promise((resolve) => setTimeout(resolve, 4_000))
+        expect(deliveries).toHaveLength(1)
+        const listed = await adminListWebhooks(admin(), vault.projectId)
+        expect(listed.find((row) => row.id === hook.id)?.disabled_at).not.toBeNull()
       } finally {
         receiver.close()
       }
