@@ -12,9 +12,19 @@ import { namesOwnCommand } from './own-command.js'
 /** Runs the command line of this process; `binUrl` is bin/run.js's own URL (oclif finds package.json from it). */
 export async function runCli(binUrl: string): Promise<unknown> {
   const argv = process.argv.slice(2)
-  const vault = new Plugin({ root: fileURLToPath(new URL('..', binUrl)), isRoot: true })
-  await vault.load()
-  const ids = vault.commands.flatMap((command) => [command.id, ...(command.aliases ?? [])])
-  if (!namesOwnCommand(argv, ids)) return execute({ dir: binUrl })
+  const vault = await loadVaultPlugin(binUrl)
+  const ids = vault?.commands.flatMap((command) => [command.id, ...(command.aliases ?? [])]) ?? []
+  if (!vault || !namesOwnCommand(argv, ids)) return execute({ dir: binUrl })
   return execute({ loadOptions: { root: vault.root, plugins: new Map([[vault.name, vault]]) } })
+}
+
+/** Vault's own oclif plugin, or undefined when it cannot load (oclif's full path then reports why). */
+async function loadVaultPlugin(binUrl: string): Promise<Plugin | undefined> {
+  const vault = new Plugin({ root: fileURLToPath(new URL('..', binUrl)), isRoot: true })
+  try {
+    await vault.load()
+    return vault
+  } catch {
+    return undefined
+  }
 }
