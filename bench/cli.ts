@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { createSession } from '../src/client/session.js'
 import { VaultApi } from '../src/client/vault-api.js'
 import { spawnVaultProcess, startVaultServer } from '../test/helpers/vault-server.js'
-import { median, printTable, quantile } from './lib/timing.js'
+import { median, printTable, quantile, timeInterleaved } from './lib/timing.js'
 
 const runJs = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const runs = Math.min(Number(process.env.BENCH_RUNS ?? 30), 200)
@@ -86,22 +86,4 @@ try {
   await served.stop()
   await server.stop()
   rmSync(home, { recursive: true, force: true })
-}
-
-/**
- * Wall times (ms) of each command, run round-robin (one of each per round, after one warm-up round)
- * so that every command sees the same background load on a shared machine.
- */
-function timeInterleaved(commands: [string, string[]][], rounds: number, env: NodeJS.ProcessEnv): number[][] {
-  const samples = commands.map((): number[] => [])
-  for (let round = -1; round < rounds; round++) {
-    commands.forEach(([file, args], index) => {
-      const start = process.hrtime.bigint()
-      const result = spawnSync(file, args, { stdio: 'ignore', env })
-      const elapsed = Number(process.hrtime.bigint() - start) / 1e6
-      if (result.status !== 0) throw new Error(`${file} ${args.join(' ')} exited with ${result.status}`)
-      if (round >= 0) samples[index]!.push(elapsed)
-    })
-  }
-  return samples
 }

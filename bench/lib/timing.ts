@@ -8,13 +8,27 @@ export async function timeCommand(
   runs: number,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number[]> {
-  spawnSync(file, args, { stdio: 'ignore', env })
-  const samples: number[] = []
-  for (let i = 0; i < runs; i++) {
-    const start = process.hrtime.bigint()
-    const result = spawnSync(file, args, { stdio: 'ignore', env })
-    samples.push(Number(process.hrtime.bigint() - start) / 1e6)
-    if (result.status !== 0) throw new Error(`${file} ${args.join(' ')} exited with ${result.status}`)
+  return timeInterleaved([[file, args]], runs, env)[0]!
+}
+
+/**
+ * Wall times (ms) of each command, run round-robin (one of each per round, after one warm-up round)
+ * so that every command sees the same background load on a shared machine.
+ */
+export function timeInterleaved(
+  commands: [string, string[]][],
+  rounds: number,
+  env: NodeJS.ProcessEnv = process.env,
+): number[][] {
+  const samples = commands.map((): number[] => [])
+  for (let round = -1; round < rounds; round++) {
+    commands.forEach(([file, args], index) => {
+      const start = process.hrtime.bigint()
+      const result = spawnSync(file, args, { stdio: 'ignore', env })
+      const elapsed = Number(process.hrtime.bigint() - start) / 1e6
+      if (result.status !== 0) throw new Error(`${file} ${args.join(' ')} exited with ${result.status}`)
+      if (round >= 0) samples[index]!.push(elapsed)
+    })
   }
   return samples
 }
