@@ -9,9 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createSession } from '../src/client/session.js'
-import { VaultApi } from '../src/client/vault-api.js'
-import { spawnVaultProcess, startVaultServer } from '../test/helpers/vault-server.js'
+import { deploymentApi, spawnVaultProcess, startVaultServer } from '../test/helpers/vault-server.js'
 import { median, printTable, quantile, timeInterleaved } from './lib/timing.js'
 
 const runJs = fileURLToPath(new URL('../bin/run.js', import.meta.url))
@@ -23,16 +21,7 @@ const served = await spawnVaultProcess(server)
 const home = mkdtempSync(join(tmpdir(), 'vault-bench-'))
 try {
   const credentials = server.deploymentCredentials
-  const settings = {
-    domain: server.url,
-    projectId: server.projectId,
-    clientId: credentials.clientId,
-    clientSecret: credentials.clientSecret,
-    insecure: false,
-  }
-  const seed = new VaultApi(
-    createSession(settings, { VAULT_KEYCHAIN: 'off', XDG_STATE_HOME: join(home, 'seed-state') }),
-  )
+  const seed = deploymentApi(server, join(home, 'seed-state'))
   for (let i = 0; i < secretCount; i++) {
     await seed.putSecret(`BENCH_SECRET_${String(i).padStart(3, '0')}`, `value-${i}-${'x'.repeat(32)}`, 'dev')
   }

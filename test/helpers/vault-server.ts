@@ -10,6 +10,8 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { createSession } from '../../src/client/session.js'
+import { VaultApi } from '../../src/client/vault-api.js'
 import { initialiseVault } from '../../src/server/bootstrap.js'
 import type { VaultLimits } from '../../src/server/context.js'
 import { createIdentity, parsePermissions, type PermissionMap } from '../../src/server/identities.js'
@@ -197,4 +199,19 @@ export async function spawnVaultProcess(env: {
       await exited
     },
   }
+}
+
+/**
+ * A vault API client acting as `vault`'s deployment identity (to seed secrets over HTTP), with no keychain
+ * and its token cache under `stateDir`. `url` defaults to the in-process server's.
+ */
+export function deploymentApi(vault: TestVault, stateDir: string, url = vault.url): VaultApi {
+  const settings = {
+    domain: url,
+    projectId: vault.projectId,
+    clientId: vault.deploymentCredentials.clientId,
+    clientSecret: vault.deploymentCredentials.clientSecret,
+    insecure: false,
+  }
+  return new VaultApi(createSession(settings, { VAULT_KEYCHAIN: 'off', XDG_STATE_HOME: stateDir }))
 }

@@ -12,13 +12,12 @@ import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createSession } from '../../src/client/session.js'
 import { tokenFilePath } from '../../src/client/token-store.js'
 import { VaultApi } from '../../src/client/vault-api.js'
 import { parseEnvFile } from '../../src/compose/env-file.js'
 import { runCli, runJs } from '../helpers/cli.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
-import { startVaultServer } from '../helpers/vault-server.js'
+import { deploymentApi, startVaultServer } from '../helpers/vault-server.js'
 
 const hostile: Record<string, string> = {
   H_DOLLAR: 'pa$word $HOME $$ ${NOT_EXPANDED} end$',
@@ -50,16 +49,7 @@ beforeAll(async () => {
     VAULT_CLIENT_ID: credentials.clientId,
     VAULT_CLIENT_SECRET: credentials.clientSecret,
   }
-  const settings = {
-    domain: server.url,
-    projectId: server.projectId,
-    clientId: credentials.clientId,
-    clientSecret: credentials.clientSecret,
-    insecure: false,
-  }
-  api = new VaultApi(
-    createSession(settings, { VAULT_KEYCHAIN: 'off', XDG_STATE_HOME: join(work, 'seed-state') }),
-  )
+  api = deploymentApi(server, join(work, 'seed-state'))
   for (const [name, value] of Object.entries({ ...hostile, ...canaries, DATABASE_PASSWORD: 'db-pw-1' })) {
     await api.putSecret(name, value, 'dev')
   }
