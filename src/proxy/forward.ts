@@ -4,8 +4,8 @@
  * buffering or idle timeout. Request bodies are re-framed, so no smuggled bytes reach the engine.
  */
 import type http from 'node:http'
-import { clientOf, clockMs, logRequest, type ProxyContext } from './context.js'
-import { endToEndHeaders, messageBody, refusalMessage } from './headers.js'
+import { clientOf, clockMs, logRequest, type ProxyContext, type RequestRecord } from './context.js'
+import { endToEndHeaders, messageBody, refusalMessage, unreachableReason } from './headers.js'
 import { decideTarget } from './rules.js'
 
 function sendMessage(res: http.ServerResponse, status: number, message: string, close: boolean): void {
@@ -38,47 +38,26 @@ export function handleRequest(
 ): void {
   const startedAt = clockMs()
   const method = req.method!
+  const record = (fields: Omit<RequestRecord, 'method' | 'client' | 'startedAt'>) =>
+    logRequest(context, { method, client: clientOf(req.socket), startedAt, ...fields })
   const decision = decideTarget(context.rules, method, req.url!)
   if (!decision.valid) {
     const status = req.url === '*' ? 403 : 400
     sendMessage(res, status, refusalMessage(method, req.url!, decision.reason), true)
-    logRequest(context, {
-      method,
-      path: req.url!,
-      status,
-      decision: 'invalid',
-      client: clientOf(req.socket),
-      startedAt,
-      reason: decision.reason,
-    })
+    record({ path: req.url!, status, decision: 'invalid', reason: decision.reason })
     return
   }
   const path = decision.canonicalPath
   if (!decision.allowed) {
     sendMessage(res, 403, refusalMessage(method, path), hasBody(req))
-    logRequest(context, {
-      method,
-      path,
-      status: 403,
-      decision: 'deny',
-      client: clientOf(req.socket),
-      startedAt,
-    })
+    record({ path, status: 403, decision: 'deny' })
     return
   }
   const transferEncoding = req.headers['transfer-encoding']
   if (transferEncoding !== undefined && transferEncoding.trim().toLowerCase() !== 'chunked') {
     const reason = 'only "Transfer-Encoding: chunked" is accepted'
     sendMessage(res, 400, refusalMessage(method, path, reason), true)
-    logRequest(context, {
-      method,
-      path,
-      status: 400,
-      decision: 'invalid',
-      client: clientOf(req.socket),
-      startedAt,
-      reason,
-    })
+    record({ path, status: 400, decision: 'invalid', reason })
     return
   }
   const body = hasBody(req) ? req : undefined
@@ -96,17 +75,7 @@ export function handleRequest(
         if (context.shuttingDown) responseHeaders.push('Connection', 'close')
         res.writeHead(status, statusMessage, responseHeaders)
         if (!hasHeader(rawHeaders, 'content-length')) res.flushHeaders()
-        if (context.logger.enabled('debug')) {
-          logRequest(context, {
-            method,
-            path,
-            status,
-            decision: 'allow',
-            client: clientOf(req.socket),
-            startedAt,
-            rule: decision.rule,
-          })
-        }
+        if (context.logger.enabled('debug')) record({ path, status, decision: 'allow', rule: decision.rule })
       },
       onBody(chunk) {
         if (res.write(chunk)) return true
@@ -119,18 +88,9 @@ export function handleRequest(
           res.destroy()
           return
         }
-        const reason = `the engine is unreachable (${error.code ?? error.message})`
+        const reason = unreachableReason(error)
         sendMessage(res, 502, `vault proxy: ${reason}`, true)
-        logRequest(context, {
-          method,
-          path,
-          status: 502,
-          decision: 'error',
-          client: clientOf(req.socket),
-          startedAt,
-          rule: decision.rule,
-          reason,
-        })
+        record({ path, status: 502, decision: 'error', rule: decision.rule, reason })
       },
     },
   )

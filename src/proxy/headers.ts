@@ -50,6 +50,11 @@ export function refusalMessage(method: string, path: string, reason = 'no rule a
   return `vault proxy refused ${method} ${path}: ${reason}`
 }
 
+/** The reason logged and answered (with a 502) when the engine cannot be reached. */
+export function unreachableReason(error: NodeJS.ErrnoException): string {
+  return `the engine is unreachable (${error.code ?? error.message})`
+}
+
 const reasonPhrases: Record<number, string> = {
   400: 'Bad Request',
   403: 'Forbidden',

@@ -4,7 +4,7 @@
  * `main.js healthcheck` probes the first frontend instead (its module is loaded only then: every
  * module the serving process loads costs resident memory).
  */
-import { VaultError } from '../errors.js'
+import { exitCodeOf, VaultError } from '../errors.js'
 import { resolveProxyConfig, settingsFromEnv, parseAddress, defaultFrontendAddr } from './config.js'
 import { createLogger } from './log.js'
 import { runProxy } from './run.js'
@@ -13,7 +13,7 @@ function fail(error: unknown): never {
   const message = error instanceof Error ? error.message : String(error)
   const hint = error instanceof VaultError && error.hint ? `\nhint: ${error.hint}` : ''
   process.stderr.write(`error: ${message}${hint}\n`)
-  process.exit(error instanceof VaultError ? error.exitCode : 1)
+  process.exit(exitCodeOf(error))
 }
 
 async function main(): Promise<void> {

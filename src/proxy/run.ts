@@ -5,7 +5,7 @@
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs'
 import type { ProxyAddress, ProxyConfig } from './config.js'
 import { createBackend } from './backend.js'
-import { createLogger, type ProxyLogger } from './log.js'
+import type { ProxyLogger } from './log.js'
 import { exposureWarnings } from './presets.js'
 import { createProxyServer, type ProxyServer } from './server.js'
 
@@ -41,10 +41,7 @@ function listen(proxy: ProxyServer, address: ProxyAddress): Promise<void> {
 }
 
 /** Starts the proxy; resolves once every frontend listens. Returns a function that shuts it down. */
-export async function runProxy(
-  config: ProxyConfig,
-  logger: ProxyLogger = createLogger(config.logLevel, config.logFormat),
-) {
+export async function runProxy(config: ProxyConfig, logger: ProxyLogger) {
   const backend = await createBackend(config.backend, config.backendTls)
   const proxies: ProxyServer[] = []
   for (const frontend of config.frontends) {

@@ -7,7 +7,7 @@
 import type http from 'node:http'
 import type net from 'node:net'
 import { clientOf, clockMs, logRequest, type ProxyContext, type RequestRecord } from './context.js'
-import { endToEndHeaders, rawJsonResponse, refusalMessage } from './headers.js'
+import { endToEndHeaders, rawJsonResponse, refusalMessage, unreachableReason } from './headers.js'
 import { decideTarget } from './rules.js'
 
 const maxUpgradeBody = 1 << 20
@@ -147,7 +147,7 @@ export async function handleUpgrade(
     response.on('error', () => socket.destroy())
   })
   engineRequest.on('error', (error: NodeJS.ErrnoException) => {
-    const reason = `the engine is unreachable (${error.code ?? error.message})`
+    const reason = unreachableReason(error)
     refuse(socket, 502, `vault proxy: ${reason}`)
     record({ path, status: 502, decision: 'error', rule: decision.rule, reason })
   })

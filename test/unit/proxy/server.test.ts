@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createBackend } from '../../../src/proxy/backend.js'
-import { resolveRules } from '../../../src/proxy/config.js'
 import { createLogger } from '../../../src/proxy/log.js'
-import { createProxyServer, type ProxyServer } from '../../../src/proxy/server.js'
+import type { ProxyServer } from '../../../src/proxy/server.js'
+import { startProxy } from './start-proxy.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'proxy-unit-'))
 const engineSocket = join(dir, 'engine.sock')
@@ -59,9 +59,7 @@ beforeAll(async () => {
   await startFakeEngine()
   const backend = await createBackend({ kind: 'unix', path: engineSocket, mode: 0o660 })
   const logger = createLogger(7, 'text', (line) => logLines.push(line))
-  proxy = await createProxyServer({ rules: resolveRules({}), backend, logger })
-  await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve))
-  port = (proxy.server.address() as net.AddressInfo).port
+  ;({ proxy, port } = await startProxy(backend, { logger }))
 })
 
 afterAll(async () => {
@@ -276,13 +274,7 @@ async function restartUpgradeHandler(): Promise<void> {
 describe('engine unreachable and shutdown', () => {
   it('answers 502 with a JSON message when the engine socket does not exist', async () => {
     const backend = await createBackend({ kind: 'unix', path: join(dir, 'missing.sock'), mode: 0o660 })
-    const lonely = await createProxyServer({
-      rules: resolveRules({}),
-      backend,
-      logger: createLogger(0, 'text'),
-    })
-    await new Promise<void>((resolve) => lonely.server.listen(0, '127.0.0.1', resolve))
-    const lonelyPort = (lonely.server.address() as net.AddressInfo).port
+    const { proxy: lonely, port: lonelyPort } = await startProxy(backend)
     const result = await new Promise<{ status: number; body: string }>((resolve) => {
       http.get({ host: '127.0.0.1', port: lonelyPort, path: '/_ping', agent: false }, (res) => {
         let text = ''
@@ -297,13 +289,7 @@ describe('engine unreachable and shutdown', () => {
 
   it('closes an open stream at the end of a bounded grace period', async () => {
     const backend = await createBackend({ kind: 'unix', path: engineSocket, mode: 0o660 })
-    const second = await createProxyServer({
-      rules: resolveRules({}),
-      backend,
-      logger: createLogger(0, 'text'),
-    })
-    await new Promise<void>((resolve) => second.server.listen(0, '127.0.0.1', resolve))
-    const secondPort = (second.server.address() as net.AddressInfo).port
+    const { proxy: second, port: secondPort } = await startProxy(backend)
     const socket = net.connect(secondPort, '127.0.0.1')
     socket.write(
       'POST /v1.41/containers/c/attach HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n',

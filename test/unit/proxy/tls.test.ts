@@ -11,9 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createBackend } from '../../../src/proxy/backend.js'
-import { resolveRules } from '../../../src/proxy/config.js'
-import { createLogger } from '../../../src/proxy/log.js'
-import { createProxyServer, type ProxyServer } from '../../../src/proxy/server.js'
+import type { ProxyServer } from '../../../src/proxy/server.js'
+import { startProxy } from './start-proxy.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'proxy-tls-'))
 const file = (name: string) => join(dir, name)
@@ -95,9 +94,7 @@ beforeAll(async () => {
     key: readFileSync(file('server.key')),
     ca: readFileSync(file('ca.pem')),
   }
-  proxy = await createProxyServer({ rules: resolveRules({}), backend, logger: createLogger(0, 'text'), tls })
-  await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve))
-  port = (proxy.server.address() as net.AddressInfo).port
+  ;({ proxy, port } = await startProxy(backend, { tls }))
 })
 
 afterAll(async () => {
@@ -172,13 +169,7 @@ describe.skipIf(!hasOpenssl)('engine behind mutual TLS (tcp:// backend with clie
         key: readFileSync(file('client.key')),
       },
     )
-    const front = await createProxyServer({
-      rules: resolveRules({}),
-      backend,
-      logger: createLogger(0, 'text'),
-    })
-    await new Promise<void>((resolve) => front.server.listen(0, '127.0.0.1', resolve))
-    const frontPort = (front.server.address() as net.AddressInfo).port
+    const { proxy: front, port: frontPort } = await startProxy(backend)
     try {
       const answer = await new Promise<string>((resolve, reject) => {
         const req = http.request(
