@@ -12,8 +12,8 @@ import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
 import { replaceFileAtomically } from '../fs/atomic-file.js'
 import { tablesInOrder, type SqlRow } from '../server/store/index.js'
+import { appVersion } from '../server/version.js'
 import {
-  appVersion,
   archiveFormat,
   archiveFormatVersion,
   canonicalRows,

@@ -43,14 +43,17 @@ export async function backupDatabase(options: BackupOptions): Promise<BackupResu
   const encoded = encodeArchive(snapshot, fingerprint, now)
   const path = resolve(options.output ?? defaultArchiveName(now))
   const bytes = await writeArchiveFile(path, encoded.lines)
+  const sha256 = await sha256Of(path)
   const copies: CopyResult[] = []
   for (const directory of options.copyTo ?? []) {
-    copies.push(await copyArchive(path, directory, target.engine === 'sqlite' ? target.path : undefined))
+    copies.push(
+      await copyArchive(path, sha256, directory, target.engine === 'sqlite' ? target.path : undefined),
+    )
   }
   return {
     path,
     bytes,
-    sha256: await sha256Of(path),
+    sha256,
     rows: totalRows(encoded.manifest),
     manifest: encoded.manifest,
     copies,

@@ -17,9 +17,13 @@ export interface CopyResult {
   sameDeviceAsDatabase: boolean
 }
 
-/** Copies `archive` into `directory`, verifies the copy, and says whether it shares the database's disk. */
+/**
+ * Copies `archive` (whose SHA-256 is `archiveSha256`) into `directory`, verifies the copy, and says
+ * whether it shares the database's disk.
+ */
 export async function copyArchive(
   archive: string,
+  archiveSha256: string,
   directory: string,
   databasePath?: string,
 ): Promise<CopyResult> {
@@ -35,8 +39,8 @@ export async function copyArchive(
   } catch (error) {
     throw fileWriteError(error, target)
   }
-  const [original, copy] = await Promise.all([sha256Of(archive), sha256Of(target)])
-  if (original !== copy) {
+  const copy = await sha256Of(target)
+  if (archiveSha256 !== copy) {
     throw new IntegrityError(`the copy ${target} differs from ${archive}`, {
       hint: 'check the destination disk, then copy again',
     })

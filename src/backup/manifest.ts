@@ -3,8 +3,6 @@
  * fingerprint, per-table row counts and checksums) and the canonical form of table rows that the
  * checksums are computed over, so an export from SQLite and one from PostgreSQL hash the same.
  */
-import { readFileSync } from 'node:fs'
-import { packagePath } from '../package-root.js'
 import type { SqlRow } from '../server/store/index.js'
 
 /** Identifies a vault backup archive. */
@@ -38,23 +36,6 @@ export interface TableSnapshot {
   schemaVersion: number
   engine: string
   tables: Record<string, SqlRow[]>
-}
-
-let cachedAppVersion: string | undefined
-
-/** The version of this vault build (from its package.json). */
-export function appVersion(): string {
-  if (cachedAppVersion === undefined) {
-    try {
-      const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as {
-        version?: string
-      }
-      cachedAppVersion = pkg.version ?? 'unknown'
-    } catch {
-      cachedAppVersion = 'unknown'
-    }
-  }
-  return cachedAppVersion
 }
 
 /**

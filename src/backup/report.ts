@@ -7,7 +7,7 @@ import type { RestoreResult } from './restore.js'
 import type { VerifyResult } from './verify.js'
 
 /** The reminder printed after every backup: the key is not in the archive. */
-export const keyReminder =
+const keyReminder =
   'Reminder: ENCRYPTION_KEY is NOT in this archive and the archive cannot be restored without it. ' +
   'Keep a copy of the key apart from the archive (a password manager, not the same disk or bucket).'
 

@@ -70,7 +70,6 @@ export function adminInit(connection: AdminConnection, options: InitOptions): Pr
   return withVault(connection, (driver, keyring) => initialiseVault(driver, keyring, options))
 }
 
-/** `vault identity create`. */
 /**
  * `vault server --dev --init-project NAME`: creates the project (dev, staging, prod), its deployment identity
  * and an admin account with a random password nobody sees; returns undefined when the project already exists.
@@ -94,6 +93,7 @@ export async function initDevProject(
   }
 }
 
+/** `vault identity create`. */
 export async function adminCreateIdentity(
   connection: AdminConnection,
   project: string,

@@ -18,6 +18,13 @@ type Handler = (state: RequestState) => Promise<void>
 
 const namePattern = /^[A-Z][A-Z0-9_]*$/
 
+function checkedName(name: string): string {
+  if (!namePattern.test(name) || name.length > 256) {
+    throw new ApiError(400, 'invalid_name', 'secret names match ^[A-Z][A-Z0-9_]*$ (UPPER_SNAKE_CASE)')
+  }
+  return name
+}
+
 /** Builds the request handler of the vault API. */
 export function createVaultApp(context: VaultContext): RequestListener {
   const limiter = new RateLimiter(context.limits.tokenRequestsPerMinute)
@@ -31,10 +38,7 @@ export function createVaultApp(context: VaultContext): RequestListener {
     } catch {
       name = ''
     }
-    if (!namePattern.test(name) || name.length > 256) {
-      throw new ApiError(400, 'invalid_name', 'secret names match ^[A-Z][A-Z0-9_]*$ (UPPER_SNAKE_CASE)')
-    }
-    return name
+    return checkedName(name)
   }
 
   function valueOf(body: Record<string, unknown>): string {
@@ -68,10 +72,7 @@ export function createVaultApp(context: VaultContext): RequestListener {
     }
 
   function bodyName(body: Record<string, unknown>): string {
-    if (typeof body.name !== 'string' || !namePattern.test(body.name) || body.name.length > 256) {
-      throw new ApiError(400, 'invalid_name', 'secret names match ^[A-Z][A-Z0-9_]*$ (UPPER_SNAKE_CASE)')
-    }
-    return body.name
+    return checkedName(typeof body.name === 'string' ? body.name : '')
   }
 
   function versionParam(text: string | undefined): number {

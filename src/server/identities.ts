@@ -187,6 +187,13 @@ async function findIdentity(tx: SqlExecutor, projectId: string, nameOrClientId: 
   return row.id
 }
 
+async function revokeTokensOf(tx: SqlExecutor, identityId: string, now: string): Promise<void> {
+  await tx.run(`UPDATE access_tokens SET revoked_at = ? WHERE identity_id = ? AND revoked_at IS NULL`, [
+    now,
+    identityId,
+  ])
+}
+
 /** Revokes an identity and every token it holds. */
 export async function revokeIdentity(
   tx: SqlExecutor,
@@ -196,10 +203,7 @@ export async function revokeIdentity(
   const id = await findIdentity(tx, projectId, nameOrClientId)
   const now = new Date().toISOString()
   await tx.run(`UPDATE identities SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, [now, id])
-  await tx.run(`UPDATE access_tokens SET revoked_at = ? WHERE identity_id = ? AND revoked_at IS NULL`, [
-    now,
-    id,
-  ])
+  await revokeTokensOf(tx, id, now)
 }
 
 /** Gives an identity a new client secret; its old secret and all its tokens stop working at once. */
@@ -216,10 +220,7 @@ export async function rotateIdentitySecret(
     keyring.hashClientSecret(clientSecret),
     id,
   ])
-  await tx.run(`UPDATE access_tokens SET revoked_at = ? WHERE identity_id = ? AND revoked_at IS NULL`, [
-    now,
-    id,
-  ])
+  await revokeTokensOf(tx, id, now)
   const [row] = await tx.all<{ client_id: string }>(`SELECT client_id FROM identities WHERE id = ?`, [id])
   return { clientId: row!.client_id, clientSecret }
 }

@@ -15,8 +15,6 @@ import {
   notFound,
   readValue,
   requireSecretRow,
-  secretColumns,
-  type SecretRow,
 } from './secret-rows.js'
 import type { SqlExecutor } from './store/index.js'
 import { queueWebhookEvents } from './webhooks.js'
@@ -91,11 +89,8 @@ export async function getSecret(
   scope: SecretScope,
   name: string,
 ): Promise<SecretWithValue> {
-  const [row] = await tx.all<SecretRow>(
-    `SELECT ${secretColumns} FROM secrets WHERE project_id = ? AND environment = ? AND name = ?`,
-    [scope.projectId, scope.environment, name],
-  )
-  if (!row || Number(row.deleted)) throw notFound(name, scope.environment)
+  const row = await requireSecretRow(tx, scope, name)
+  if (Number(row.deleted)) throw notFound(name, scope.environment)
   const value = await readValue(context, tx, scope, row.id, name, Number(row.version))
   await audit(context, tx, scope, 'secret.read', name)
   const { version, createdAt, updatedAt } = metadata(row)

@@ -10,7 +10,9 @@ import { createVaultApp } from './app.js'
 import type { ServerConfig } from './config.js'
 import { defaultLimits, type VaultContext, type VaultLimits } from './context.js'
 import { loadKeyring } from './keyring.js'
-import { openDriver, openStore } from './store/index.js'
+import { openDriver, type SqlDriver } from './store/index.js'
+import { migrate } from './store/migrations.js'
+import { appVersion } from './version.js'
 import { startWebhookWorker } from './webhooks.js'
 
 export interface RunningVault {
@@ -21,23 +23,12 @@ export interface RunningVault {
   close(): Promise<void>
 }
 
-/** The package version, for the health endpoint. */
-export const vaultVersion = '0.1.0'
-
 /** Opens the store and the keyring for a configuration (the admin commands use this too). */
-export async function openVault(config: Pick<ServerConfig, 'dbUrl' | 'encryptionKey'>) {
-  return openStoreChecked(config.dbUrl, config.encryptionKey)
-}
-
-async function openStoreChecked(dbUrl: string, encryptionKey: Buffer) {
-  const probe = openDriver(dbUrl)
+export async function openVault({ dbUrl, encryptionKey }: Pick<ServerConfig, 'dbUrl' | 'encryptionKey'>) {
+  const driver = openDriver(dbUrl)
   try {
-    await assertKeyBeforeMigrating(probe, encryptionKey)
-  } finally {
-    await probe.close()
-  }
-  const driver = await openStore(dbUrl)
-  try {
+    await assertKeyBeforeMigrating(driver, encryptionKey)
+    await migrate(driver)
     const keyring = await loadKeyring(driver, encryptionKey)
     return { driver, keyring }
   } catch (error) {
@@ -46,7 +37,7 @@ async function openStoreChecked(dbUrl: string, encryptionKey: Buffer) {
   }
 }
 
-async function assertKeyBeforeMigrating(driver: ReturnType<typeof openDriver>, encryptionKey: Buffer) {
+async function assertKeyBeforeMigrating(driver: SqlDriver, encryptionKey: Buffer) {
   const hasMeta = await driver
     .transaction((tx) => tx.all(`SELECT value FROM meta WHERE key = 'kek_fingerprint'`))
     .catch(() => undefined)
@@ -58,7 +49,7 @@ export async function startVault(
   config: ServerConfig,
   limits: Partial<VaultLimits> = {},
 ): Promise<RunningVault> {
-  const { driver, keyring } = await openStoreChecked(config.dbUrl, config.encryptionKey)
+  const { driver, keyring } = await openVault(config)
   const worker = startWebhookWorker(driver, keyring)
   const context: VaultContext = {
     driver,
@@ -70,7 +61,7 @@ export async function startVault(
       tokenTtlSeconds: Math.min(limits.tokenTtlSeconds ?? defaultLimits.tokenTtlSeconds, 3600),
     },
     behindProxy: config.behindProxy,
-    version: vaultVersion,
+    version: appVersion(),
     onOutbox: () => worker.poke(),
   }
   const app = createVaultApp(context)

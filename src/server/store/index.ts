@@ -24,18 +24,28 @@ export async function openStore(dbUrl: string): Promise<SqlDriver> {
   return driver
 }
 
-/** Opens the engine for a DB_URL without migrating. */
-export function openDriver(dbUrl: string): SqlDriver {
-  if (/^postgres(ql)?:\/\//.test(dbUrl)) return openPostgres(dbUrl)
-  if (dbUrl.startsWith('sqlite://'))
-    return openSqlite(resolve(decodeURIComponent(dbUrl.slice('sqlite://'.length))))
+/** Where a DB_URL points: a SQLite file or a PostgreSQL connection string. */
+export type DbTarget = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string }
+
+/** The engine and location of `dbUrl` (`sqlite:///path`, a bare path or `postgres://`); refuses other schemes. */
+export function parseDbUrl(dbUrl: string): DbTarget {
+  if (/^postgres(ql)?:\/\//.test(dbUrl)) return { engine: 'postgres', url: dbUrl }
+  if (dbUrl.startsWith('sqlite://')) {
+    return { engine: 'sqlite', path: resolve(decodeURIComponent(dbUrl.slice('sqlite://'.length))) }
+  }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(dbUrl)) {
     const scheme = dbUrl.slice(0, dbUrl.indexOf(':'))
     throw new UsageError(`DB_URL scheme '${scheme}' is not supported`, {
       hint: 'use sqlite:///path/vault.db (or a bare path) or postgres://user:pass@host/db',
     })
   }
-  return openSqlite(resolve(dbUrl))
+  return { engine: 'sqlite', path: resolve(dbUrl) }
+}
+
+/** Opens the engine for a DB_URL without migrating. */
+export function openDriver(dbUrl: string): SqlDriver {
+  const target = parseDbUrl(dbUrl)
+  return target.engine === 'postgres' ? openPostgres(target.url) : openSqlite(target.path)
 }
 
 /** Every row of every table, engine-neutral (JSON-safe), with the schema version. */
