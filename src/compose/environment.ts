@@ -31,7 +31,7 @@ export interface ProjectEnvironment {
 }
 
 /** The env files compose reads for a project: the given ones, else `.env` when it exists. */
-export function projectEnvFiles(
+function projectEnvFiles(
   options: Pick<EnvironmentOptions, 'cwd' | 'projectDirectory' | 'envFiles'>,
 ): string[] {
   if (options.envFiles && options.envFiles.length > 0)

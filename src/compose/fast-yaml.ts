@@ -56,7 +56,8 @@ function toLines(text: string): Line[] {
   return result
 }
 
-function childPath(path: string, key: string | number): string {
+/** Joins a path and a key the way compose names locations (`services.web.environment.KEY`). */
+export function childPath(path: string, key: string | number): string {
   return path === '' ? String(key) : `${path}.${key}`
 }
 

@@ -12,7 +12,8 @@ import {
   type Lookup,
 } from './interpolate.js'
 import type { ComposeProblem, ReferenceSite } from './types.js'
-import { childPath, lineOf, type YamlSource } from './yaml-source.js'
+import { childPath } from './fast-yaml.js'
+import { lineOf, type YamlSource } from './yaml-source.js'
 
 /** What interpolation reads and where it records its findings. */
 export interface ModelInterpolationContext {

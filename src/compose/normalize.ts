@@ -24,7 +24,7 @@ export interface NormalizeContext {
 }
 
 /** Env file entries of a service (`env_file`), absolute, with whether each must exist. */
-export function envFileEntries(value: unknown, baseDir: string): { path: string; required: boolean }[] {
+function envFileEntries(value: unknown, baseDir: string): { path: string; required: boolean }[] {
   const list = value === undefined || value === null ? [] : Array.isArray(value) ? value : [value]
   return list.map((entry) => {
     const spec = typeof entry === 'string' ? { path: entry } : asRecord(entry)
@@ -123,7 +123,7 @@ function maskedIfVault(
 }
 
 /** Short port syntax (`[ip:][published:]target[/proto]`) to compose's long syntax. */
-export function parsePort(entry: unknown, file: string): Model[] {
+function parsePort(entry: unknown, file: string): Model[] {
   if (typeof entry === 'number') return [{ mode: 'ingress', target: entry, protocol: 'tcp' }]
   if (typeof entry !== 'string') return [asRecord(entry)]
   const [spec = '', protocol = 'tcp'] = entry.split('/')

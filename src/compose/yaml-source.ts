@@ -6,18 +6,13 @@ import { readFileSync } from 'node:fs'
 import type { LineCounter as LineCounterType, Node } from 'yaml'
 import { ComposeFileNotFoundError, ComposeInputError } from './errors.js'
 import { yamlModule } from '../yaml-module.js'
-import { parseSimpleYaml, UnsupportedYaml } from './fast-yaml.js'
+import { childPath, parseSimpleYaml, UnsupportedYaml } from './fast-yaml.js'
 
 /** A parsed compose file: its values and the 1-based line of each path (`services.web.image`). */
 export interface YamlSource {
   file: string
   value: Record<string, unknown>
   lines: Map<string, number>
-}
-
-/** Joins a path and a key the way compose names locations (`services.web.environment.KEY`). */
-export function childPath(path: string, key: string | number): string {
-  return path === '' ? String(key) : `${path}.${key}`
 }
 
 /** The line of `path`, or of its nearest ancestor that has one. */

@@ -25,7 +25,7 @@ export async function exportSecrets(api: VaultApi, options: ExportOptions): Prom
   const values = Object.fromEntries(
     [...secrets].sort((a, b) => (a.name < b.name ? -1 : 1)).map((secret) => [secret.name, secret.value]),
   )
-  const formatted = await formatSecrets(values, options.format)
+  const formatted = formatSecrets(values, options.format)
   if (options.outputFile) await writeFileAtomic600(options.outputFile, formatted.text)
   return { text: formatted.text, count: secrets.length, caveats: formatted.caveats }
 }

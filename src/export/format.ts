@@ -16,10 +16,7 @@ export interface FormattedExport {
 }
 
 /** Formats the secrets in `format`; the order of `secrets` is kept. */
-export async function formatSecrets(
-  secrets: Record<string, string>,
-  format: ExportFormat,
-): Promise<FormattedExport> {
+export function formatSecrets(secrets: Record<string, string>, format: ExportFormat): FormattedExport {
   switch (format) {
     case 'dotenv':
       return formatDotenv(secrets)
