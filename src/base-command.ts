@@ -5,6 +5,7 @@
 import { Command } from '@oclif/core/command'
 import * as Flags from '@oclif/core/flags'
 import type * as Interfaces from '@oclif/core/interfaces'
+import { NotConfiguredError } from './errors.js'
 import { formatErrorReport, reportError } from './ui/errors.js'
 
 export type InferredFlags<T extends typeof Command> = Interfaces.InferredFlags<
@@ -91,13 +92,24 @@ function scrubStack(stack: string): string {
     .join('\n')
 }
 
-/** Flags of the server-side admin commands, which open the vault database directly. */
 /** The store connection of the admin commands (`src/server/admin.ts`), from the `adminStoreFlags`. */
 export function adminConnection(flags: { 'db-url'?: string; 'encryption-key'?: string }): {
   dbUrl?: string
   encryptionKey?: string
 } {
   return { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] }
+}
+
+/** Flags of the server-side admin commands, which open the vault database directly. */
+/** The `--db-url` of `vault backup` and `vault restore`, which open the database themselves. */
+export function requireDbUrl(flags: { 'db-url'?: string }): string {
+  const dbUrl = flags['db-url']
+  if (!dbUrl) {
+    throw new NotConfiguredError('DB_URL is not set', {
+      hint: 'pass --db-url or set DB_URL to the vault database',
+    })
+  }
+  return dbUrl
 }
 
 export const adminStoreFlags = {

@@ -1,8 +1,7 @@
 import * as Flags from '@oclif/core/flags'
-import { adminStoreFlags, BaseCommand } from '../base-command.js'
+import { adminStoreFlags, BaseCommand, requireDbUrl } from '../base-command.js'
 import { backupDatabase, type BackupResult } from '../backup/backup.js'
 import { backupSummary } from '../backup/report.js'
-import { NotConfiguredError } from '../errors.js'
 
 export type { BackupResult } from '../backup/backup.js'
 
@@ -35,12 +34,7 @@ export default class Backup extends BaseCommand<typeof Backup> {
   }
 
   async run(): Promise<BackupResult> {
-    const dbUrl = this.flags['db-url']
-    if (!dbUrl) {
-      throw new NotConfiguredError('DB_URL is not set', {
-        hint: 'pass --db-url or set DB_URL to the vault database',
-      })
-    }
+    const dbUrl = requireDbUrl(this.flags)
     const showProgress = process.stderr.isTTY === true
     const result = await backupDatabase({
       dbUrl,

@@ -1,11 +1,10 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import { adminStoreFlags, BaseCommand } from '../base-command.js'
+import { adminStoreFlags, BaseCommand, requireDbUrl } from '../base-command.js'
 import { restoreWithCompose } from '../backup/compose-restore.js'
 import { restoreSummary, verifyListing } from '../backup/report.js'
 import { restoreArchive, type RestoreResult } from '../backup/restore.js'
 import { verifyArchive, type VerifyResult } from '../backup/verify.js'
-import { NotConfiguredError } from '../errors.js'
 
 export default class Restore extends BaseCommand<typeof Restore> {
   static override summary = 'restore a vault backup archive, or check one with --verify'
@@ -71,14 +70,9 @@ export default class Restore extends BaseCommand<typeof Restore> {
       if (!this.jsonEnabled()) this.out(verifyListing(result).join('\n'))
       return result
     }
-    if (!flags['db-url']) {
-      throw new NotConfiguredError('DB_URL is not set', {
-        hint: 'pass --db-url or set DB_URL to the vault database',
-      })
-    }
     const options = {
       file: this.args.file,
-      dbUrl: flags['db-url'],
+      dbUrl: requireDbUrl(flags),
       encryptionKey,
       step: (message: string) => this.note(`==> ${message}`),
       progress: (table: string, rows: number) => {

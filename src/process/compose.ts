@@ -61,7 +61,7 @@ export async function recreateServices(target: ComposeTarget, services: string[]
   await compose(target, ['up', '-d', '--no-deps', '--force-recreate', ...services])
 }
 
-/** The containers of `services` with their state (one `docker inspect` for all). */
+/** The containers of `services` with their state (`compose ps` per service, `docker inspect` per container). */
 export async function serviceStates(target: ComposeTarget, services: string[]): Promise<ContainerState[]> {
   const states: ContainerState[] = []
   for (const service of services) {

@@ -19,8 +19,6 @@ export interface RunOptions {
 }
 
 export interface PreparedRun {
-  /** The names injected into the child (never values). */
-  injected: string[]
   /** Starts the child and resolves with the exit code the CLI ends with. */
   start(command: string, args: string[]): Promise<number>
 }
@@ -46,7 +44,6 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
   }
   const env = buildChildEnvironment(process.env, secrets, { preferHost: options.preferHost })
   return {
-    injected: Object.keys(secrets),
     start: (command, args) => runChild(command, args, { env }),
   }
 }

@@ -21,7 +21,7 @@ export async function readSecretValue(options: ReadSecretOptions): Promise<strin
     return options.value
   }
   const stdin = options.stdin ?? process.stdin
-  if (!stdin.isTTY) return (await readAll(stdin)).replace(/\r?\n$/, '')
+  if (!stdin.isTTY) return readPipedValue(stdin)
   const { password } = await import('@inquirer/prompts')
   const value = await password(
     { message: `value of ${options.name}`, mask: true },
@@ -29,6 +29,11 @@ export async function readSecretValue(options: ReadSecretOptions): Promise<strin
   )
   if (value === '') throw new UsageError('no value entered', { hint: 'type the value, or pipe it on stdin' })
   return value
+}
+
+/** All of `stream` as text, less one trailing newline (a value piped with `echo`). */
+export async function readPipedValue(stream: NodeJS.ReadableStream = process.stdin): Promise<string> {
+  return (await readAll(stream)).replace(/\r?\n$/, '')
 }
 
 async function readAll(stream: NodeJS.ReadableStream): Promise<string> {

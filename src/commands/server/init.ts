@@ -2,6 +2,7 @@ import * as Flags from '@oclif/core/flags'
 import { adminConnection, adminStoreFlags, BaseCommand } from '../../base-command.js'
 import { UsageError } from '../../errors.js'
 import { adminInit } from '../../server/admin.js'
+import { readPipedValue } from '../../ui/read-secret.js'
 import type { InitResult } from '../../server/bootstrap.js'
 
 export type ServerInitResult = InitResult
@@ -42,7 +43,7 @@ export default class ServerInit extends BaseCommand<typeof ServerInit> {
     }
     const adminUser = await ask(flags['admin-user'], 'admin user name', 'admin')
     const adminPassword = flags['admin-password-stdin']
-      ? (await readStdin()).replace(/\r?\n$/, '')
+      ? await readPipedValue()
       : interactive
         ? await password({ message: 'admin password (at least 12 characters)', mask: true })
         : ''
@@ -68,10 +69,4 @@ export default class ServerInit extends BaseCommand<typeof ServerInit> {
     }
     return result
   }
-}
-
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString('utf8')
 }
