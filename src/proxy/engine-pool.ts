@@ -4,11 +4,15 @@
  * parser (llhttp, strict, 1 MB of headers), then handed to the exchange callbacks chunk by chunk with
  * back-pressure. It replaces node:http's ClientRequest and Agent on the hot path, which cost about
  * as much CPU per request as the whole rest of the proxy. A connection returns to the pool only after
- * a complete answer the engine allows to keep alive, and after the whole request body was sent.
+ * a complete answer the engine allows to keep alive, after the whole request body was sent with exactly
+ * the framing the head announced, and only when no byte followed the answer (any byte the engine sends
+ * after a complete answer, or before a request, destroys the connection): both directions end on a
+ * message boundary, so one client's bytes can never be read as part of another client's exchange.
  */
 import type net from 'node:net'
 import type { EngineRequest, Exchange, ExchangeHandlers } from './exchange.js'
 import type { Parser, ParserConstructor } from './node-http.js'
+import { requestHead } from './request-head.js'
 
 /** A pool of engine connections. */
 export interface EnginePool {
@@ -23,12 +27,18 @@ interface Connection {
   parser: Parser
   /** The exchange in progress; undefined while idle or after an abort. */
   current?: Pending
+  /** The engine sent a byte outside the answer to the current request: never reused. */
+  stray?: boolean
 }
 
 interface Pending {
   handlers: ExchangeHandlers
   isHead: boolean
+  /** The engine's answer (or a 1xx before it) has begun: a second begin is a stray message. */
+  messageBegun: boolean
   headSeen: boolean
+  /** The final answer was parsed to its end. */
+  complete: boolean
   keepAlive: boolean
   bodySent: boolean
   headers: string[]
@@ -36,20 +46,6 @@ interface Pending {
 
 function connectionLost(): NodeJS.ErrnoException {
   return Object.assign(new Error('the engine closed the connection'), { code: 'ECONNRESET' })
-}
-
-function requestHead(request: EngineRequest): string {
-  let head = `${request.method} ${request.target} HTTP/1.1\r\n`
-  let hasHost = false
-  const headers = request.headers
-  for (let i = 0; i < headers.length; i += 2) {
-    const name = headers[i]!
-    if (name.length === 4 && name.toLowerCase() === 'host') hasHost = true
-    head += `${name}: ${headers[i + 1]!}\r\n`
-  }
-  if (!hasHost) head += 'Host: localhost\r\n'
-  if (request.chunked) head += 'Transfer-Encoding: chunked\r\n'
-  return `${head}\r\n`
 }
 
 /** Builds a pool over `connect` (a fresh socket to the engine per call); keeps up to `maxFree` idle. */
@@ -79,10 +75,24 @@ export function createEnginePool(
     if (pending) pending.handlers.onError(error, pending.headSeen)
   }
 
+  /** Ends a complete exchange: pooled only on a message boundary in both directions. */
+  const settle = (connection: Connection, pending: Pending) => {
+    connection.current = undefined
+    pending.handlers.onEnd()
+    if (pending.keepAlive && pending.bodySent) release(connection)
+    else connection.socket.destroy()
+  }
+
   const open = (): Connection => {
     const socket = connect()
     const parser = new parserConstructor()
     const connection: Connection = { socket, parser }
+    parser[parserConstructor.kOnMessageBegin] = () => {
+      const pending = connection.current
+      if (!pending || pending.messageBegun) connection.stray = true
+      else pending.messageBegun = true
+      return 0
+    }
     parser[parserConstructor.kOnHeaders] = (headers: string[]) => {
       connection.current?.headers.push(...headers)
     }
@@ -98,9 +108,10 @@ export function createEnginePool(
       keepAlive: boolean,
     ) => {
       const pending = connection.current
-      if (!pending) return 0
+      if (!pending || connection.stray) return 0
       if (status >= 100 && status < 200 && status !== 101) {
         pending.headers = []
+        pending.messageBegun = false
         return 0
       }
       if (upgrade || status === 101) {
@@ -119,18 +130,16 @@ export function createEnginePool(
     }
     parser[parserConstructor.kOnBody] = (chunk: Buffer) => {
       const pending = connection.current
-      if (pending && !pending.handlers.onBody(chunk)) socket.pause()
+      if (pending && !connection.stray && !pending.handlers.onBody(chunk)) socket.pause()
     }
     parser[parserConstructor.kOnMessageComplete] = () => {
       const pending = connection.current
-      if (!pending || !pending.headSeen) return
-      connection.current = undefined
-      pending.handlers.onEnd()
-      if (pending.keepAlive && pending.bodySent) release(connection)
-      else socket.destroy()
+      if (!pending || !pending.headSeen || connection.stray) return
+      pending.complete = true
     }
     socket.on('data', (chunk: Buffer) => {
-      if (!connection.current) {
+      const pending = connection.current
+      if (!pending || pending.complete) {
         socket.destroy()
         return
       }
@@ -140,11 +149,18 @@ export function createEnginePool(
       } catch (error) {
         result = error as Error
       }
-      if (result instanceof Error) fail(connection, result)
+      if (connection.stray) fail(connection, new Error('the engine sent bytes outside an answer'))
+      else if (result instanceof Error) fail(connection, result)
+      else if (pending.complete && connection.current === pending) settle(connection, pending)
     })
     socket.on('end', () => {
       const result = parser.finish()
+      const pending = connection.current
       if (result instanceof Error) fail(connection, result)
+      else if (pending?.complete && !connection.stray) {
+        pending.keepAlive = false
+        settle(connection, pending)
+      }
       socket.destroy()
     })
     socket.on('error', (error: NodeJS.ErrnoException) => fail(connection, error))
@@ -157,17 +173,21 @@ export function createEnginePool(
     return connection
   }
 
-  const sendBody = (
-    connection: Connection,
-    pending: Pending,
-    body: NonNullable<EngineRequest['body']>,
-    chunked: boolean,
-  ) => {
+  /** Streams the body with back-pressure, framed as the head announced; a length mismatch fails. */
+  const sendBody = (connection: Connection, pending: Pending, request: EngineRequest) => {
     const socket = connection.socket
+    const body = request.body!
+    const chunked = request.bodyLength === undefined
+    let sent = 0
     const onDrain = () => body.resume()
     socket.on('drain', onDrain)
     body.on('data', (chunk: Buffer) => {
       if (connection.current !== pending || chunk.length === 0) return
+      sent += chunk.length
+      if (!chunked && sent > request.bodyLength!) {
+        fail(connection, new Error('the request body is longer than its Content-Length'))
+        return
+      }
       let written: boolean
       if (chunked) {
         socket.cork()
@@ -180,6 +200,12 @@ export function createEnginePool(
     })
     body.on('end', () => {
       socket.off('drain', onDrain)
+      if (connection.current !== pending) return
+      if (!chunked && sent !== request.bodyLength) {
+        if (connection.current === pending) fail(connection, connectionLost())
+        else socket.destroy()
+        return
+      }
       if (chunked && !socket.destroyed) socket.write('0\r\n\r\n')
       pending.bodySent = true
     })
@@ -192,11 +218,20 @@ export function createEnginePool(
 
   return {
     exchange(request, handlers) {
+      let head: string
+      try {
+        head = requestHead(request)
+      } catch (error) {
+        process.nextTick(() => handlers.onError(error as NodeJS.ErrnoException, false))
+        return { resume: () => {}, abort: () => {} }
+      }
       const connection = idle.pop() ?? open()
       const pending: Pending = {
         handlers,
         isHead: request.method === 'HEAD',
+        messageBegun: false,
         headSeen: false,
+        complete: false,
         keepAlive: false,
         bodySent: request.body === undefined,
         headers: [],
@@ -209,8 +244,8 @@ export function createEnginePool(
         parserConstructor.kLenientNone,
       )
       connection.socket.ref()
-      connection.socket.write(requestHead(request), 'latin1')
-      if (request.body) sendBody(connection, pending, request.body, request.chunked)
+      connection.socket.write(head, 'latin1')
+      if (request.body) sendBody(connection, pending, request)
       return {
         resume: () => {
           if (connection.current === pending) connection.socket.resume()

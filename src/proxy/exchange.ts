@@ -12,11 +12,12 @@ export interface EngineRequest {
   method: string
   /** The request target (canonical path, encoded, plus the original query). */
   target: string
-  /** End-to-end headers, flat `[name, value, ...]`. */
+  /** End-to-end headers, flat `[name, value, ...]`, without framing headers: the proxy frames the body. */
   headers: string[]
-  /** The request body; re-framed: chunked when `chunked`, else sent as is (Content-Length is kept). */
+  /** The request body, exactly as Node's parser delivered it. */
   body?: Readable
-  chunked: boolean
+  /** The body's length when the client declared one (sent as the proxy's Content-Length); else chunked. */
+  bodyLength?: number
 }
 
 /** Where the engine's answer goes. */
@@ -46,7 +47,10 @@ export function exchangeViaRequest(
   maxHeaderSize: number,
 ): Exchange {
   const headers = [...engineRequest.headers]
-  if (engineRequest.chunked) headers.push('Transfer-Encoding', 'chunked')
+  if (engineRequest.body) {
+    if (engineRequest.bodyLength === undefined) headers.push('Transfer-Encoding', 'chunked')
+    else headers.push('Content-Length', String(engineRequest.bodyLength))
+  }
   let response: IncomingMessage | undefined
   let done = false
   const finish = (report: () => void) => {

@@ -1,12 +1,19 @@
 /**
  * Plain HTTP forwarding: decide on the canonical path, refuse with a JSON message the Docker CLI
- * prints, or forward over the keep-alive pool, streaming both bodies with back-pressure and no
- * buffering or idle timeout. Request bodies are re-framed, so no smuggled bytes reach the engine.
+ * prints, or forward over the keep-alive pool, streaming both bodies with back-pressure. The proxy
+ * frames what it forwards: the request body exactly as Node's parser delivered it, under the proxy's
+ * own Content-Length or chunked encoding; a framing it cannot be sure of is refused with 400 and the
+ * connection closed. `100 Continue` is sent only for a request that will be forwarded. The engine's
+ * answer reaches the client through `relayResponse`, the one place a response transform plugs in.
  */
 import type http from 'node:http'
 import { clientOf, clockMs, logRequest, type ProxyContext, type RequestRecord } from './context.js'
-import { endToEndHeaders, messageBody, refusalMessage, unreachableReason } from './headers.js'
-import { decideTarget } from './rules.js'
+import type { ExchangeHandlers, Exchange } from './exchange.js'
+import { endToEndHeaders, framedLength, messageBody, refusalMessage, unreachableReason } from './headers.js'
+import { decideTarget, type Rule } from './rules.js'
+
+/** How long a request body may stall (no byte from the client) before the connection is closed. */
+const bodyStallMs = 30_000
 
 function sendMessage(res: http.ServerResponse, status: number, message: string, close: boolean): void {
   const body = messageBody(message)
@@ -18,23 +25,70 @@ function sendMessage(res: http.ServerResponse, status: number, message: string, 
   res.end(body)
 }
 
-function hasHeader(rawHeaders: readonly string[], lowerCaseName: string): boolean {
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!
-    if (name.length === lowerCaseName.length && name.toLowerCase() === lowerCaseName) return true
+/** Why a request's framing cannot be forwarded safely, or undefined when it can. */
+function framingProblem(req: http.IncomingMessage): string | undefined {
+  const transferEncoding = req.headers['transfer-encoding']
+  const contentLength = req.headers['content-length']
+  if (transferEncoding !== undefined) {
+    if (contentLength !== undefined) return 'Content-Length together with Transfer-Encoding'
+    if (transferEncoding.trim().toLowerCase() !== 'chunked')
+      return 'only "Transfer-Encoding: chunked" is accepted'
+  } else if (contentLength !== undefined && !/^[0-9]{1,15}$/.test(contentLength)) {
+    return 'the Content-Length is not one decimal number'
   }
-  return false
+  return undefined
 }
 
-function hasBody(req: http.IncomingMessage): boolean {
-  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0
+/** The body length to announce upstream: a number (Content-Length), 'chunked', or 0 (no body). */
+function bodyLengthOf(req: http.IncomingMessage): number | 'chunked' {
+  if (req.headers['transfer-encoding'] !== undefined) return 'chunked'
+  return Number(req.headers['content-length'] ?? 0)
 }
 
-/** Handles one ordinary (non-upgrade) request. */
+/**
+ * The handlers that carry the engine's answer to the client: status and end-to-end headers with the
+ * proxy's own framing (the engine's Content-Length when its body was framed by it, else chunked),
+ * then the body with back-pressure. A response transform (a filtered inspect body) belongs here.
+ */
+function relayResponse(
+  context: ProxyContext,
+  res: http.ServerResponse,
+  getExchange: () => Exchange,
+  onError: (error: NodeJS.ErrnoException) => void,
+  onHeadSent: (status: number) => void,
+): ExchangeHandlers {
+  return {
+    onHead(status, statusMessage, rawHeaders) {
+      const responseHeaders = endToEndHeaders(rawHeaders)
+      const length = framedLength(rawHeaders)
+      if (length !== undefined) responseHeaders.push('Content-Length', length)
+      if (context.shuttingDown) responseHeaders.push('Connection', 'close')
+      res.writeHead(status, statusMessage, responseHeaders)
+      if (length === undefined) res.flushHeaders()
+      onHeadSent(status)
+    },
+    onBody(chunk) {
+      if (res.write(chunk)) return true
+      res.once('drain', () => getExchange().resume())
+      return false
+    },
+    onEnd: () => res.end(),
+    onError(error, afterHead) {
+      if (afterHead || res.headersSent) res.destroy()
+      else onError(error)
+    },
+  }
+}
+
+/**
+ * Handles one ordinary (non-upgrade) request; `expectsContinue` when the client waits for
+ * `100 Continue`, which is sent only once the request is going to be forwarded.
+ */
 export function handleRequest(
   context: ProxyContext,
   req: http.IncomingMessage,
   res: http.ServerResponse,
+  expectsContinue = false,
 ): void {
   const startedAt = clockMs()
   const method = req.method!
@@ -48,55 +102,77 @@ export function handleRequest(
     return
   }
   const path = decision.canonicalPath
+  const problem = framingProblem(req)
+  if (problem !== undefined) {
+    sendMessage(res, 400, refusalMessage(method, path, problem), true)
+    record({ path, status: 400, decision: 'invalid', reason: problem })
+    return
+  }
+  const bodyLength = bodyLengthOf(req)
   if (!decision.allowed) {
-    sendMessage(res, 403, refusalMessage(method, path), hasBody(req))
+    sendMessage(res, 403, refusalMessage(method, path), bodyLength !== 0 || expectsContinue)
     record({ path, status: 403, decision: 'deny' })
     return
   }
-  const transferEncoding = req.headers['transfer-encoding']
-  if (transferEncoding !== undefined && transferEncoding.trim().toLowerCase() !== 'chunked') {
-    const reason = 'only "Transfer-Encoding: chunked" is accepted'
-    sendMessage(res, 400, refusalMessage(method, path, reason), true)
-    record({ path, status: 400, decision: 'invalid', reason })
-    return
-  }
-  const body = hasBody(req) ? req : undefined
+  forward(
+    context,
+    req,
+    res,
+    { path, target: decision.forwardTarget, rule: decision.rule, bodyLength },
+    record,
+  )
+  if (expectsContinue && !res.headersSent) res.writeContinue()
+}
+
+interface Forwarded {
+  path: string
+  target: string
+  rule: Rule | undefined
+  bodyLength: number | 'chunked'
+}
+
+function forward(
+  context: ProxyContext,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  forwarded: Forwarded,
+  record: (fields: Omit<RequestRecord, 'method' | 'client' | 'startedAt'>) => void,
+): void {
+  const { path, rule, bodyLength } = forwarded
+  const body = bodyLength === 0 ? undefined : req
+  const handlers = relayResponse(
+    context,
+    res,
+    () => exchange,
+    (error) => {
+      const reason = unreachableReason(error)
+      sendMessage(res, 502, `vault proxy: ${reason}`, true)
+      record({ path, status: 502, decision: 'error', rule, reason })
+    },
+    (status) => {
+      if (context.logger.enabled('debug')) record({ path, status, decision: 'allow', rule })
+    },
+  )
   const exchange = context.backend.exchange(
     {
-      method,
-      target: decision.forwardTarget,
+      method: req.method!,
+      target: forwarded.target,
       headers: endToEndHeaders(req.rawHeaders),
       body,
-      chunked: transferEncoding !== undefined,
+      bodyLength: bodyLength === 'chunked' ? undefined : bodyLength,
     },
-    {
-      onHead(status, statusMessage, rawHeaders) {
-        const responseHeaders = endToEndHeaders(rawHeaders)
-        if (context.shuttingDown) responseHeaders.push('Connection', 'close')
-        res.writeHead(status, statusMessage, responseHeaders)
-        if (!hasHeader(rawHeaders, 'content-length')) res.flushHeaders()
-        if (context.logger.enabled('debug')) record({ path, status, decision: 'allow', rule: decision.rule })
-      },
-      onBody(chunk) {
-        if (res.write(chunk)) return true
-        res.once('drain', () => exchange.resume())
-        return false
-      },
-      onEnd: () => res.end(),
-      onError(error, afterHead) {
-        if (afterHead || res.headersSent) {
-          res.destroy()
-          return
-        }
-        const reason = unreachableReason(error)
-        sendMessage(res, 502, `vault proxy: ${reason}`, true)
-        record({ path, status: 502, decision: 'error', rule: decision.rule, reason })
-      },
-    },
+    handlers,
   )
   res.on('close', () => {
     if (!res.writableFinished) exchange.abort()
   })
-  if (body) req.on('error', () => exchange.abort())
-  else req.resume()
+  if (!body) {
+    req.resume()
+    return
+  }
+  req.on('error', () => exchange.abort())
+  req.setTimeout(bodyStallMs, () => {
+    if (!req.complete) req.socket.destroy()
+  })
+  req.once('end', () => req.setTimeout(0))
 }

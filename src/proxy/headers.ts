@@ -1,8 +1,12 @@
 /**
- * Header handling shared by plain forwarding and upgrades: hop-by-hop headers are dropped (including
- * those a Connection header names), raw responses for refusals are built here.
+ * Header handling shared by plain forwarding and upgrades. The proxy owns the framing of everything it
+ * forwards: hop-by-hop headers and the framing headers (Content-Length, Transfer-Encoding) are always
+ * dropped and re-created by the proxy, and a Connection header may name further end-to-end headers to
+ * drop but never a framing or routing header (Content-Length, Transfer-Encoding, Host, Upgrade,
+ * Connection). Raw responses for refusals are built here.
  */
 
+/** Dropped from every forwarded message; the proxy writes its own framing and connection headers. */
 const hopByHop = new Set([
   'connection',
   'keep-alive',
@@ -10,14 +14,18 @@ const hopByHop = new Set([
   'te',
   'trailer',
   'transfer-encoding',
+  'content-length',
   'upgrade',
   'expect',
 ])
 
+/** Headers a `Connection` header can never remove (it used to be a way to strip Content-Length). */
+const notNameable = new Set(['content-length', 'transfer-encoding', 'host', 'upgrade', 'connection'])
+
 /** Lengths of the hop-by-hop names: other names need no lower-casing to be kept. */
 const hopByHopLengths = new Set([...hopByHop].map((name) => name.length))
 
-/** Raw headers (flat `[name, value, ...]`) without hop-by-hop headers. */
+/** Raw headers (flat `[name, value, ...]`) without hop-by-hop and framing headers. */
 export function endToEndHeaders(rawHeaders: readonly string[]): string[] {
   const kept: string[] = []
   let named: Set<string> | undefined
@@ -27,8 +35,10 @@ export function endToEndHeaders(rawHeaders: readonly string[]): string[] {
       const lowerCaseName = name.toLowerCase()
       if (hopByHop.has(lowerCaseName)) {
         if (lowerCaseName === 'connection') {
-          named ??= new Set()
-          for (const token of rawHeaders[i + 1]!.split(',')) named.add(token.trim().toLowerCase())
+          for (const token of rawHeaders[i + 1]!.split(',')) {
+            const listed = token.trim().toLowerCase()
+            if (!notNameable.has(listed)) (named ??= new Set()).add(listed)
+          }
         }
         continue
       }
@@ -38,6 +48,20 @@ export function endToEndHeaders(rawHeaders: readonly string[]): string[] {
   if (named === undefined) return kept
   const listed = named
   return kept.filter((_, i) => !listed.has(kept[i - (i % 2)]!.toLowerCase()))
+}
+
+/**
+ * The Content-Length of a parsed message (llhttp has already refused differing or malformed ones) when
+ * its body was framed by it, i.e. it has no Transfer-Encoding; else undefined.
+ */
+export function framedLength(rawHeaders: readonly string[]): string | undefined {
+  let length: string | undefined
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!
+    if (name.length === 17 && name.toLowerCase() === 'transfer-encoding') return undefined
+    if (name.length === 14 && name.toLowerCase() === 'content-length') length = rawHeaders[i + 1]!.trim()
+  }
+  return length
 }
 
 /** The JSON body the Docker CLI prints as `Error response from daemon: <message>`. */
@@ -58,6 +82,7 @@ export function unreachableReason(error: NodeJS.ErrnoException): string {
 const reasonPhrases: Record<number, string> = {
   400: 'Bad Request',
   403: 'Forbidden',
+  408: 'Request Timeout',
   431: 'Request Header Fields Too Large',
   502: 'Bad Gateway',
   503: 'Service Unavailable',

@@ -32,6 +32,7 @@ export interface Parser {
 export interface ParserConstructor {
   new (): Parser
   RESPONSE: number
+  kOnMessageBegin: number
   kOnHeaders: number
   kOnHeadersComplete: number
   kOnBody: number
@@ -45,6 +46,7 @@ function loadParser(): ParserConstructor | undefined {
     const usable =
       typeof HTTPParser === 'function' &&
       [
+        HTTPParser.kOnMessageBegin,
         HTTPParser.kOnHeaders,
         HTTPParser.kOnHeadersComplete,
         HTTPParser.kOnBody,

@@ -1,7 +1,9 @@
 /**
  * Builds the proxy's HTTP (or HTTPS, optionally mutual-TLS) server: large headers and long uploads
- * accepted, no request or idle timeouts, malformed requests answered on their own connection only,
- * CONNECT refused, and a bounded graceful shutdown. Started by `runProxy`; tests call listen(0).
+ * accepted, heads that stall answered 408 after 10 s, malformed requests answered on their own
+ * connection only (and that connection closed), connections beyond the cap answered 503, pipelined
+ * requests run one at a time, CONNECT refused, and a bounded graceful shutdown. Started by `runProxy`;
+ * tests call listen(0).
  */
 import type http from 'node:http'
 import type net from 'node:net'
@@ -13,6 +15,7 @@ import { handleRequest } from './forward.js'
 import { rawJsonResponse, refusalMessage } from './headers.js'
 import type { ProxyLogger } from './log.js'
 import type { Rule } from './rules.js'
+import { oneAtATime } from './in-order.js'
 import { handleUpgrade } from './upgrade.js'
 
 export interface ProxyServerOptions {
@@ -21,7 +24,12 @@ export interface ProxyServerOptions {
   logger: ProxyLogger
   /** Certificate and key for HTTPS; with `ca`, clients must present a certificate signed by it. */
   tls?: TlsMaterial
+  /** Open client connections beyond which a new one is answered 503 and closed. */
+  maxConnections?: number
 }
+
+/** The default connection cap (each open connection costs a few KB; 1,024 stay well under 64 MB). */
+export const defaultMaxConnections = 1024
 
 export interface ProxyServer {
   server: http.Server
@@ -32,9 +40,18 @@ export interface ProxyServer {
 const serverOptions: http.ServerOptions = {
   maxHeaderSize: 1 << 20,
   requestTimeout: 0,
-  headersTimeout: 60_000,
+  headersTimeout: 10_000,
+  connectionsCheckingInterval: 1_000,
   keepAliveTimeout: 5_000,
   noDelay: true,
+}
+
+/** Answers 503 on a connection over the cap without reading from it, then closes it. */
+function refuseConnection(socket: net.Socket, maxConnections: number): void {
+  socket.pause()
+  socket.on('error', () => socket.destroy())
+  socket.end(rawJsonResponse(503, `vault proxy: too many connections (at most ${maxConnections})`))
+  socket.setTimeout(2_000, () => socket.destroy())
 }
 
 /** Builds (does not start) a proxy server. */
@@ -46,7 +63,8 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     tunnels: new Set(),
     shuttingDown: false,
   }
-  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => handleRequest(context, req, res)
+  const inOrder = oneAtATime((req, res, expectsContinue) => handleRequest(context, req, res, expectsContinue))
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => inOrder(req, res, false)
   let server: http.Server
   if (options.tls) {
     const https = loadHttps()
@@ -66,6 +84,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     server = nodeHttp.createServer(serverOptions, onRequest)
   }
   server.timeout = 0
+  server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => inOrder(req, res, true))
   server.on('upgrade', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
     handleUpgrade(context, req, socket, head).catch(() => socket.destroy())
   })
@@ -86,7 +105,8 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       socket.destroy()
       return
     }
-    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400
+    const status =
+      error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400
     socket.end(rawJsonResponse(status, `vault proxy: malformed request (${error.code ?? 'parse error'})`))
     options.logger.log('warning', 'malformed request', {
       status,
@@ -95,7 +115,16 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     })
   })
   const sockets = new Set<net.Socket>()
+  const maxConnections = options.maxConnections ?? defaultMaxConnections
   server.on('connection', (socket: net.Socket) => {
+    if (sockets.size >= maxConnections) {
+      refuseConnection(socket, maxConnections)
+      options.logger.log('warning', 'connection refused', {
+        client: clientOf(socket),
+        reason: 'connection cap',
+      })
+      return
+    }
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
   })

@@ -1,61 +1,72 @@
 /**
- * Upgrades (attach, exec start): the request is decided like any other, its declared body is passed
- * on, and a raw two-way tunnel opens only when the engine really answers 101. Bytes that follow the
- * body wait until then; half-closes pass both ways. A non-101 answer is relayed and the connection
- * closed, so upgrade headers cannot be used to slip a second request to the engine.
+ * Upgrades (attach, exec start): the request is decided like any other, its declared body is streamed
+ * to the engine under the proxy's own Content-Length (never buffered), and a raw two-way tunnel opens
+ * only when the engine really answers 101. Bytes that follow the body stay in the client socket (paused)
+ * until then; half-closes pass both ways. A non-101 answer is relayed and the connection closed, so
+ * upgrade headers cannot be used to slip a second request to the engine. A body that stalls, or an
+ * engine that does not answer, times out.
  */
 import type http from 'node:http'
 import type net from 'node:net'
 import { clientOf, clockMs, logRequest, type ProxyContext, type RequestRecord } from './context.js'
-import { endToEndHeaders, rawJsonResponse, refusalMessage, unreachableReason } from './headers.js'
+import {
+  endToEndHeaders,
+  framedLength,
+  rawJsonResponse,
+  refusalMessage,
+  unreachableReason,
+} from './headers.js'
 import { decideTarget } from './rules.js'
 
+/** The largest body an upgrade request may declare (exec start and attach send a few hundred bytes). */
 const maxUpgradeBody = 1 << 20
+/** How long the declared body may stall, and how long the engine may take to answer. */
+const upgradeBodyStallMs = 10_000
+const upgradeAnswerMs = 30_000
 
 function refuse(socket: net.Socket, status: number, message: string): void {
   socket.end(rawJsonResponse(status, message))
   socket.setTimeout(5_000, () => socket.destroy())
 }
 
-function readBody(
-  socket: net.Socket,
-  head: Buffer,
-  length: number,
-): Promise<{ body: Buffer; early: Buffer }> {
-  if (head.length >= length)
-    return Promise.resolve({ body: head.subarray(0, length), early: head.subarray(length) })
-  return new Promise((resolve, reject) => {
-    const chunks = [head]
-    let received = head.length
-    const onData = (chunk: Buffer) => {
-      chunks.push(chunk)
-      received += chunk.length
-      if (received < length) return
-      socket.pause()
-      socket.off('data', onData)
-      socket.off('end', onEnd)
-      const all = Buffer.concat(chunks)
-      resolve({ body: all.subarray(0, length), early: all.subarray(length) })
-    }
-    const onEnd = () => reject(new Error('the client closed before sending the whole body'))
-    socket.on('data', onData)
-    socket.once('end', onEnd)
-    socket.resume()
-  })
+/**
+ * Streams exactly `length` body bytes (those in `head` first) from the client to the engine request with
+ * back-pressure, then ends it; any byte after the body goes back into the paused client socket.
+ */
+function streamBody(socket: net.Socket, head: Buffer, length: number, engineRequest: http.ClientRequest) {
+  let remaining = length
+  const take = (chunk: Buffer): boolean => {
+    const part = chunk.subarray(0, remaining)
+    remaining -= part.length
+    const written = part.length === 0 || engineRequest.write(part)
+    if (chunk.length > part.length) socket.unshift(chunk.subarray(part.length))
+    return written
+  }
+  const finish = () => {
+    socket.pause()
+    socket.off('data', onData)
+    socket.setTimeout(upgradeAnswerMs)
+    engineRequest.end()
+  }
+  const onData = (chunk: Buffer) => {
+    socket.pause()
+    const written = take(chunk)
+    if (remaining === 0) finish()
+    else if (written) socket.resume()
+    else engineRequest.once('drain', () => socket.resume())
+  }
+  if (head.length > 0) take(head)
+  if (remaining === 0) return finish()
+  socket.setTimeout(upgradeBodyStallMs)
+  socket.on('data', onData)
+  socket.resume()
 }
 
-function tunnel(
-  context: ProxyContext,
-  client: net.Socket,
-  engine: net.Socket,
-  engineHead: Buffer,
-  early: Buffer,
-) {
+function tunnel(context: ProxyContext, client: net.Socket, engine: net.Socket, engineHead: Buffer) {
   context.tunnels.add(engine)
   client.setTimeout(0)
   engine.setTimeout(0)
   if (engineHead.length > 0) client.write(engineHead)
-  if (early.length > 0) engine.write(early)
   const closeBoth = () => {
     client.destroy()
     engine.destroy()
@@ -73,7 +84,12 @@ function tunnel(
 }
 
 function responseHead(response: http.IncomingMessage, extra: string[]): string {
-  const headers = [...endToEndHeaders(response.rawHeaders), ...extra]
+  const length = framedLength(response.rawHeaders)
+  const headers = [
+    ...endToEndHeaders(response.rawHeaders),
+    ...(length === undefined ? [] : ['Content-Length', length]),
+    ...extra,
+  ]
   let text = `HTTP/1.1 ${response.statusCode} ${response.statusMessage ?? ''}\r\n`
   for (let i = 0; i < headers.length; i += 2) text += `${headers[i]}: ${headers[i + 1]}\r\n`
   return `${text}\r\n`
@@ -91,6 +107,7 @@ export async function handleUpgrade(
   const client = clientOf(socket)
   socket.pause()
   socket.on('error', () => socket.destroy())
+  socket.on('timeout', () => socket.destroy())
   const record = (fields: Omit<RequestRecord, 'method' | 'client' | 'startedAt'>) =>
     logRequest(context, { method, client, startedAt, ...fields })
   const decision = decideTarget(context.rules, method, req.url!)
@@ -103,44 +120,42 @@ export async function handleUpgrade(
     refuse(socket, 403, refusalMessage(method, path))
     return record({ path, status: 403, decision: 'deny' })
   }
-  const length = Number(req.headers['content-length'] ?? 0)
+  const declared = req.headers['content-length'] ?? '0'
+  const length = Number(declared)
   if (
     req.headers['transfer-encoding'] !== undefined ||
-    !Number.isSafeInteger(length) ||
+    !/^[0-9]{1,7}$/.test(declared) ||
     length > maxUpgradeBody
   ) {
     const reason = 'an upgrade request needs a Content-Length body of at most 1 MB'
     refuse(socket, 400, refusalMessage(method, path, reason))
     return record({ path, status: 400, decision: 'invalid', reason })
   }
-  let body: Buffer
-  let early: Buffer
-  try {
-    ;({ body, early } = await readBody(socket, head, length))
-  } catch {
-    socket.destroy()
-    return
-  }
   const headers = [
     ...endToEndHeaders(req.rawHeaders),
+    ...(length > 0 ? ['Content-Length', String(length)] : []),
     'Connection',
     'Upgrade',
     'Upgrade',
     String(req.headers.upgrade ?? 'tcp'),
   ]
-  const engineRequest = context.backend.requestOnOwnConnection({
-    method,
-    path: decision.forwardTarget,
-    headers,
-  })
+  let engineRequest: http.ClientRequest
+  try {
+    engineRequest = context.backend.requestOnOwnConnection({ method, path: decision.forwardTarget, headers })
+  } catch (error) {
+    const reason = `the request cannot be forwarded (${(error as Error).message})`
+    refuse(socket, 400, refusalMessage(method, path, reason))
+    return record({ path, status: 400, decision: 'invalid', reason })
+  }
   engineRequest.on('upgrade', (response, engineSocket, engineHead) => {
     socket.write(
       responseHead(response, ['Connection', 'Upgrade', 'Upgrade', String(response.headers.upgrade ?? 'tcp')]),
     )
     record({ path, status: 101, decision: 'allow', rule: decision.rule })
-    tunnel(context, socket, engineSocket, engineHead, early)
+    tunnel(context, socket, engineSocket, engineHead)
   })
   engineRequest.on('response', (response) => {
+    socket.setTimeout(0)
     socket.write(responseHead(response, ['Connection', 'close']))
     record({ path, status: response.statusCode!, decision: 'allow', rule: decision.rule })
     response.pipe(socket)
@@ -152,5 +167,5 @@ export async function handleUpgrade(
     record({ path, status: 502, decision: 'error', rule: decision.rule, reason })
   })
   socket.on('close', () => engineRequest.destroy())
-  engineRequest.end(body)
+  streamBody(socket, head, length, engineRequest)
 }
