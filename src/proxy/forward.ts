@@ -25,17 +25,33 @@ function sendMessage(res: http.ServerResponse, status: number, message: string, 
   res.end(body)
 }
 
-/** Why a request's framing cannot be forwarded safely, or undefined when it can. */
-function framingProblem(req: http.IncomingMessage): string | undefined {
+/** Names that, with `_` read as `-`, are framing headers: a backend that normalises them would desync. */
+const disguisedFraming = /^(?:content_length|transfer_encoding)$/i
+
+/** Why a request's version or framing cannot be forwarded safely (status and reason), or undefined. */
+function framingProblem(req: http.IncomingMessage): [number, string] | undefined {
+  if (req.httpVersion !== '1.1' && req.httpVersion !== '1.0')
+    return [505, `HTTP/${req.httpVersion} is not supported`]
   const transferEncoding = req.headers['transfer-encoding']
   const contentLength = req.headers['content-length']
   if (transferEncoding !== undefined) {
-    if (contentLength !== undefined) return 'Content-Length together with Transfer-Encoding'
+    if (contentLength !== undefined) return [400, 'Content-Length together with Transfer-Encoding']
     if (transferEncoding.trim().toLowerCase() !== 'chunked')
-      return 'only "Transfer-Encoding: chunked" is accepted'
+      return [400, 'only "Transfer-Encoding: chunked" is accepted']
   } else if (contentLength !== undefined && !/^[0-9]{1,15}$/.test(contentLength)) {
-    return 'the Content-Length is not one decimal number'
+    return [400, 'the Content-Length is not one decimal number']
   }
+  let hosts = 0
+  const raw = req.rawHeaders
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!
+    if (name.length === 4 && name.toLowerCase() === 'host') hosts++
+    else if (name.includes('_') && disguisedFraming.test(name))
+      return [400, `a disguised framing header ${name}`]
+  }
+  if (hosts > 1) return [400, 'more than one Host header']
+  if ((req.method === 'GET' || req.method === 'HEAD') && bodyLengthOf(req) !== 0)
+    return [400, `a ${req.method} request with a body`]
   return undefined
 }
 
@@ -104,8 +120,9 @@ export function handleRequest(
   const path = decision.canonicalPath
   const problem = framingProblem(req)
   if (problem !== undefined) {
-    sendMessage(res, 400, refusalMessage(method, path, problem), true)
-    record({ path, status: 400, decision: 'invalid', reason: problem })
+    const [status, reason] = problem
+    sendMessage(res, status, refusalMessage(method, path, reason), true)
+    record({ path, status, decision: 'invalid', reason })
     return
   }
   const bodyLength = bodyLengthOf(req)

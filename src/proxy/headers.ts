@@ -86,6 +86,7 @@ const reasonPhrases: Record<number, string> = {
   431: 'Request Header Fields Too Large',
   502: 'Bad Gateway',
   503: 'Service Unavailable',
+  505: 'HTTP Version Not Supported',
 }
 
 /** A complete raw HTTP/1.1 response with a JSON message that closes the connection. */

@@ -2,7 +2,8 @@
  * Pipelined requests on one client connection run one at a time, in order: Node parses ahead and would
  * start every pipelined request at once (thousands of engine connections from one client, answers out
  * of order). Here the next request of a connection starts only when the previous response is closed,
- * and the connection stops being read while more than a few requests wait.
+ * and the connection stops being read while more than a few requests wait. After a response that closes
+ * the connection (a refusal with a body, a framing error), nothing that followed on it runs.
  */
 import type http from 'node:http'
 import type net from 'node:net'
@@ -20,7 +21,7 @@ export function oneAtATime(handler: Handler): Handler {
     const next = () => {
       const queue = waiting.get(socket)
       const following = queue?.shift()
-      if (following === undefined || socket.destroyed) {
+      if (following === undefined || socket.destroyed || !socket.writable) {
         waiting.delete(socket)
         return
       }
