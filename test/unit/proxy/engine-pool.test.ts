@@ -31,6 +31,13 @@ const answers: Record<string, string | ((socket: net.Socket) => void)> = {
   '/many-headers': `HTTP/1.1 200 OK\r\n${manyHeaders}Content-Length: 0\r\n\r\n`,
   '/early-hints':
     'HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nlate',
+  '/stray-in-same-chunk':
+    'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOKHTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nstolen',
+  '/stray-partial': 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOKHTTP/1.1 2',
+  '/stray-later': (socket) => {
+    socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK')
+    setTimeout(() => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nstolen'), 20)
+  },
   '/until-close': (socket) => socket.end('HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nwhole body'),
   '/cut': (socket) => {
     socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial')
@@ -150,6 +157,44 @@ describe('engine pool', () => {
       expect(outcome.ended).toBe(true)
     }
     expect(connections).toBe(expected)
+  })
+
+  it.each([
+    ['bytes after a complete answer in the same read', '/stray-in-same-chunk'],
+    ['the start of a second answer after a complete one', '/stray-partial'],
+    ['an unsolicited answer arriving after a complete one', '/stray-later'],
+  ])('never reuses a connection that sent %s: the next request gets its own answer', async (_name, path) => {
+    expect((await send({ target: path })).body).toBe('OK')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    const next = await send({ target: '/ok' })
+    expect(next.body).toBe('OK')
+    expect(connections).toBe(2)
+  })
+
+  it.each([
+    ['shorter', 'abc'],
+    ['longer', 'abcdefghijklmnop'],
+  ])(
+    'fails, and never reuses the connection, when a body is %s than its Content-Length',
+    async (_name, text) => {
+      const outcome = await send({
+        method: 'POST',
+        target: '/ok',
+        body: Readable.from([Buffer.from(text)]),
+        bodyLength: 10,
+      })
+      expect(outcome.error).toBeDefined()
+      expect((await send({ target: '/ok' })).body).toBe('OK')
+      expect(connections).toBe(2)
+      expect(received.join('')).not.toContain('abcdefghijk')
+    },
+  )
+
+  it('refuses to write a head a header could split, before anything reaches the engine', async () => {
+    const outcome = await send({ target: '/ok', headers: ['X-A', 'a\r\nContent-Length: 5'] })
+    expect(outcome.error?.code).toBe('EUNSAFEHEAD')
+    expect(received).toEqual([])
+    expect(connections).toBe(0)
   })
 
   it.each([
