@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The vault CLI. Under a Node older than 24 it hands over to the Node 24 that `make setup` installs into
+// The vault CLI. `vault proxy serve` replaces this process with the lean proxy (no oclif loaded).
+// Under a Node older than 24 it hands over to the Node 24 that `make setup` installs into
 // .tools/ (forwarding signals and the exit code), or says what to do when there is none.
 import { existsSync } from 'node:fs'
 import * as nodeModule from 'node:module'
@@ -8,7 +9,15 @@ import { fileURLToPath } from 'node:url'
 const major = Number(process.versions.node.split('.')[0])
 const bootstrapped = fileURLToPath(new URL('../.tools/node_modules/.bin/node', import.meta.url))
 
-if (major >= 24) {
+const argv = process.argv.slice(2)
+/** `vault proxy serve` (not its --help) becomes the lean serving process itself, without oclif. */
+const servesProxy =
+  argv[0] === 'proxy' && argv[1] === 'serve' && !argv.some((arg) => arg === '--help' || arg === '-h')
+
+if (major >= 24 && servesProxy) {
+  const { serveProxyInPlace } = await import('../dist/proxy/launch.js')
+  await serveProxyInPlace(argv.slice(2))
+} else if (major >= 24) {
   nodeModule.enableCompileCache?.()
   import('../dist/cli/main.js').then(({ runCli }) => runCli(import.meta.url))
 } else if (existsSync(bootstrapped)) {

@@ -1,5 +1,5 @@
 /**
- * Proxy configuration: raw settings (from flags or PROXY_* variables, all strings) are checked and
+ * Proxy configuration: raw settings (from flags or PROXY_* variables, read by settings.ts) are checked and
  * resolved into addresses, TLS material, a log level and the compiled rule list. Anything invalid
  * stops startup with a UsageError naming the setting (and the rule line) and the reason.
  */
@@ -9,7 +9,7 @@ import type { LogFormat } from './log.js'
 import { builtinRulesText, presetNames, presets, type PresetName } from './presets.js'
 import { parseRules, RuleSyntaxError, type Rule } from './rules.js'
 
-/** Settings as the user gave them; every field has a PROXY_* twin (see `settingsEnvNames`). */
+/** Settings as the user gave them; each is declared (flag, PROXY_* variable, help) in settings.ts. */
 export interface ProxySettings {
   backendAddr?: string
   backendTlsCa?: string
@@ -26,25 +26,7 @@ export interface ProxySettings {
   preset?: string
   noBuiltinRules?: boolean
   shutdownGrace?: string
-}
-
-/** The environment variable of each setting. */
-export const settingsEnvNames: Record<keyof ProxySettings, string> = {
-  backendAddr: 'PROXY_BACKEND_ADDR',
-  backendTlsCa: 'PROXY_BACKEND_TLS_CACERT',
-  backendTlsCert: 'PROXY_BACKEND_TLS_CERT',
-  backendTlsKey: 'PROXY_BACKEND_TLS_KEY',
-  frontendAddrs: 'PROXY_FRONTEND_ADDR',
-  frontendTlsCa: 'PROXY_FRONTEND_TLS_CACERT',
-  frontendTlsCert: 'PROXY_FRONTEND_TLS_CERT',
-  frontendTlsKey: 'PROXY_FRONTEND_TLS_KEY',
-  logLevel: 'PROXY_LOG_LEVEL',
-  logFormat: 'PROXY_LOG_FORMAT',
-  rules: 'PROXY_RULES',
-  rulesFile: 'PROXY_RULES_FILE',
-  preset: 'PROXY_PRESET',
-  noBuiltinRules: 'PROXY_NO_BUILTIN_RULES',
-  shutdownGrace: 'PROXY_SHUTDOWN_GRACE',
+  maxConnections?: string
 }
 
 export const defaultBackendAddr = 'unix:///var/run/docker.sock'
@@ -69,6 +51,7 @@ export interface ProxyConfig {
   logFormat: LogFormat
   rules: Rule[]
   shutdownGraceMs: number
+  maxConnections: number
 }
 
 const tcpAddress = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[a-zA-Z0-9.-]*):([0-9]{1,5})$/
@@ -85,30 +68,6 @@ export function parseAddress(address: string, setting: string): ProxyAddress {
   throw new UsageError(`${setting} "${address}" is not an address`, {
     hint: 'use unix:///path/to/socket (optionally ?mode=0660) or tcp://host:port (tcp://:2375 for all interfaces)',
   })
-}
-
-/** Reads PROXY_* variables into settings (PROXY_FRONTEND_ADDR may list several, comma-separated). */
-export function settingsFromEnv(env: NodeJS.ProcessEnv): ProxySettings {
-  const settings: ProxySettings = {}
-  for (const [key, name] of Object.entries(settingsEnvNames) as [keyof ProxySettings, string][]) {
-    const value = env[name]
-    if (value === undefined || value === '') continue
-    if (key === 'frontendAddrs') settings.frontendAddrs = value.split(/[\s,]+/).filter(Boolean)
-    else if (key === 'noBuiltinRules') settings.noBuiltinRules = /^(1|true|yes)$/i.test(value)
-    else settings[key] = value
-  }
-  return settings
-}
-
-/** The PROXY_* variables that carry these settings (for re-executing the lean proxy process). */
-export function settingsToEnv(settings: ProxySettings): Record<string, string> {
-  const env: Record<string, string> = {}
-  for (const [key, name] of Object.entries(settingsEnvNames) as [keyof ProxySettings, string][]) {
-    const value = settings[key]
-    if (value === undefined || value === false) continue
-    env[name] = Array.isArray(value) ? value.join(',') : value === true ? '1' : value
-  }
-  return env
 }
 
 function readSettingFile(path: string, setting: string): Buffer {
@@ -187,6 +146,10 @@ export function resolveProxyConfig(settings: ProxySettings): ProxyConfig {
   if (!/^[0-9]+(\.[0-9]+)?$/.test(grace)) {
     throw new UsageError(`PROXY_SHUTDOWN_GRACE "${grace}" is not a number of seconds`)
   }
+  const maxConnections = settings.maxConnections ?? '1024'
+  if (!/^[1-9][0-9]{0,6}$/.test(maxConnections)) {
+    throw new UsageError(`PROXY_MAX_CONNECTIONS "${maxConnections}" is not a positive integer`)
+  }
   const frontendTls = readTls(
     settings.frontendTlsCa,
     settings.frontendTlsCert,
@@ -213,5 +176,6 @@ export function resolveProxyConfig(settings: ProxySettings): ProxyConfig {
     logFormat,
     rules: resolveRules(settings),
     shutdownGraceMs: Math.round(Number(grace) * 1000),
+    maxConnections: Number(maxConnections),
   }
 }

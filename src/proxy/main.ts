@@ -1,13 +1,16 @@
 /**
- * The lean entry point of the proxy process (container ENTRYPOINT, and what `vault proxy serve`
- * re-executes with small V8 semi-spaces): configuration from PROXY_* variables only, no oclif.
- * `main.js healthcheck` probes the first frontend instead (its module is loaded only then: every
- * module the serving process loads costs resident memory).
+ * The lean entry point of the proxy process (container ENTRYPOINT, and what `vault proxy serve` becomes
+ * through process.execve): `main.js [--flag value ...]` with each flag's PROXY_* variable as fallback
+ * (settings.ts), no oclif. `main.js healthcheck` probes the first frontend instead (its module is
+ * loaded only then: every module the serving process loads costs resident memory).
  */
+import { realpathSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { exitCodeOf, VaultError } from '../errors.js'
-import { resolveProxyConfig, settingsFromEnv, parseAddress, defaultFrontendAddr } from './config.js'
+import { defaultFrontendAddr, parseAddress, resolveProxyConfig } from './config.js'
 import { createLogger } from './log.js'
 import { runProxy } from './run.js'
+import { settingsFromArgs } from './settings.js'
 
 function fail(error: unknown): never {
   const message = error instanceof Error ? error.message : String(error)
@@ -16,24 +19,37 @@ function fail(error: unknown): never {
   process.exit(exitCodeOf(error))
 }
 
-async function main(): Promise<void> {
-  const settings = settingsFromEnv(process.env)
-  if (process.argv[2] === 'healthcheck') {
-    const { checkProxyHealth } = await import('./healthcheck.js')
-    const frontend = parseAddress(settings.frontendAddrs?.[0] ?? defaultFrontendAddr, 'PROXY_FRONTEND_ADDR')
-    const result = await checkProxyHealth(frontend, Boolean(settings.frontendTlsCert))
-    if (!result.healthy) process.stderr.write(`unhealthy: ${result.reason}\n`)
-    process.exit(result.healthy ? 0 : 1)
+/** Serves (or, with `healthcheck` first, probes) with the settings of `args` over PROXY_* variables. */
+export async function runProxyMain(args: readonly string[]): Promise<void> {
+  try {
+    if (args[0] === 'healthcheck') {
+      const settings = settingsFromArgs(args.slice(1), process.env)
+      const { checkProxyHealth } = await import('./healthcheck.js')
+      const frontend = parseAddress(settings.frontendAddrs?.[0] ?? defaultFrontendAddr, 'PROXY_FRONTEND_ADDR')
+      const result = await checkProxyHealth(frontend, Boolean(settings.frontendTlsCert))
+      if (!result.healthy) process.stderr.write(`unhealthy: ${result.reason}\n`)
+      process.exit(result.healthy ? 0 : 1)
+    }
+    const config = resolveProxyConfig(settingsFromArgs(args, process.env))
+    const logger = createLogger(config.logLevel, config.logFormat)
+    process.on('uncaughtException', (error) =>
+      logger.log('error', 'unexpected error', { reason: error.message }),
+    )
+    const proxy = await runProxy(config, logger)
+    const stop = () => proxy.stop().then(() => process.exit(0))
+    process.once('SIGTERM', stop)
+    process.once('SIGINT', stop)
+  } catch (error) {
+    fail(error)
   }
-  const config = resolveProxyConfig(settings)
-  const logger = createLogger(config.logLevel, config.logFormat)
-  process.on('uncaughtException', (error) =>
-    logger.log('error', 'unexpected error', { reason: error.message }),
-  )
-  const proxy = await runProxy(config, logger)
-  const stop = () => proxy.stop().then(() => process.exit(0))
-  process.once('SIGTERM', stop)
-  process.once('SIGINT', stop)
 }
 
-main().catch(fail)
+function isEntryPoint(): boolean {
+  try {
+    return realpathSync(process.argv[1] ?? '') === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false
+  }
+}
+
+if (isEntryPoint()) void runProxyMain(process.argv.slice(2))

@@ -45,7 +45,13 @@ export async function runProxy(config: ProxyConfig, logger: ProxyLogger) {
   const backend = await createBackend(config.backend, config.backendTls)
   const proxies: ProxyServer[] = []
   for (const frontend of config.frontends) {
-    const proxy = await createProxyServer({ rules: config.rules, backend, logger, tls: config.frontendTls })
+    const proxy = await createProxyServer({
+      rules: config.rules,
+      backend,
+      logger,
+      tls: config.frontendTls,
+      maxConnections: config.maxConnections,
+    })
     proxy.server.on('error', (error) => logger.log('error', 'server error', { reason: error.message }))
     await listen(proxy, frontend)
     proxies.push(proxy)

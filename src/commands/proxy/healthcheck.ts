@@ -3,6 +3,7 @@ import { BaseCommand } from '../../base-command.js'
 import { UnreachableError } from '../../errors.js'
 import { defaultFrontendAddr, parseAddress } from '../../proxy/config.js'
 import { checkProxyHealth, type HealthResult } from '../../proxy/healthcheck.js'
+import { settingsFromArgs } from '../../proxy/settings.js'
 
 export default class ProxyHealthcheck extends BaseCommand<typeof ProxyHealthcheck> {
   static override summary = 'exit 0 when the proxy answers (for a container HEALTHCHECK)'
@@ -19,15 +20,16 @@ export default class ProxyHealthcheck extends BaseCommand<typeof ProxyHealthchec
   static override enableJsonFlag = true
   static override flags = {
     'frontend-addr': Flags.string({
-      env: 'PROXY_FRONTEND_ADDR',
-      summary: `the proxy's listen address (the first of a list) [default: ${defaultFrontendAddr}]`,
+      summary: `the proxy's listen address (the first of a list) [env: PROXY_FRONTEND_ADDR] [default: ${defaultFrontendAddr}]`,
     }),
     tls: Flags.boolean({ summary: 'the frontend speaks TLS (the certificate is not verified)' }),
     timeout: Flags.integer({ summary: 'milliseconds to wait', default: 3000, min: 1 }),
   }
 
   async run(): Promise<HealthResult> {
-    const address = (this.flags['frontend-addr'] ?? defaultFrontendAddr).split(',')[0]!
+    const given = this.flags['frontend-addr']
+    const settings = settingsFromArgs(given === undefined ? [] : ['--frontend-addr', given], process.env)
+    const address = settings.frontendAddrs?.[0] ?? defaultFrontendAddr
     const result = await checkProxyHealth(
       parseAddress(address, 'PROXY_FRONTEND_ADDR'),
       this.flags.tls,

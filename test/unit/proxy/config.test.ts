@@ -3,13 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { UsageError } from '../../../src/errors.js'
-import {
-  parseAddress,
-  resolveProxyConfig,
-  settingsFromEnv,
-  settingsToEnv,
-  type ProxySettings,
-} from '../../../src/proxy/config.js'
+import { parseAddress, resolveProxyConfig, type ProxySettings } from '../../../src/proxy/config.js'
+import { settingsFromEnv, settingsToEnv } from '../../../src/proxy/settings.js'
 
 describe('parseAddress', () => {
   it.each([
