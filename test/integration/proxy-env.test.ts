@@ -1,0 +1,307 @@
+/**
+ * Every PROXY_* variable documented in examples/proxy/README.md, given to the built CLI (`vault proxy
+ * serve`, bin/run.js) through the environment alone, as the example stack's compose file does, against a
+ * fake engine; each case shows the variable's effect. The walk fails when a documented variable has no
+ * case. (The example stack crashed on PROXY_FRONTEND_ADDR from the environment; the tests passed flags.)
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import https from 'node:https'
+import http from 'node:http'
+import net from 'node:net'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../harness/ports.js'
+import { runJs } from '../helpers/cli.js'
+import { startRecordingEngine, type RecordingEngine } from '../adversarial/proxy/recording-engine.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'proxy-env-'))
+const file = (name: string) => join(dir, name)
+const readme = readFileSync(new URL('../../examples/proxy/README.md', import.meta.url), 'utf8')
+const documented = [...new Set(readme.match(/PROXY_[A-Z_]+[A-Z]/g))].sort()
+let engine: RecordingEngine
+
+function makeCertificates(): void {
+  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' })
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=test-ca',
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.pem'),
+  )
+  writeFileSync(file('san.ext'), 'subjectAltName=IP:127.0.0.1\n')
+  for (const name of ['server', 'client']) {
+    openssl(
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-subj',
+      `/CN=${name}`,
+      '-keyout',
+      file(`${name}.key`),
+      '-out',
+      file(`${name}.csr`),
+    )
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      file(`${name}.csr`),
+      '-CA',
+      file('ca.pem'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      file('san.ext'),
+      '-out',
+      file(`${name}.pem`),
+    )
+  }
+}
+
+interface Served {
+  child: ChildProcess
+  log(): string
+  stop(): Promise<number | null>
+}
+
+/** `vault proxy serve` with no argument and `env` as its only configuration; resolves once it listens. */
+async function serveFromEnv(env: Record<string, string>, listeners = 1): Promise<Served> {
+  const child = spawn(process.execPath, [runJs, 'proxy', 'serve'], {
+    env: { PATH: process.env.PATH, PROXY_BACKEND_ADDR: `unix://${engine.socketPath}`, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let log = ''
+  child.stderr!.on('data', (chunk) => (log += chunk))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  for (let i = 0; i < 100 && (log.match(/listening/g) ?? []).length < listeners; i++) {
+    if (child.exitCode !== null) break
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  expect(log.match(/listening/g) ?? [], log).toHaveLength(listeners)
+  return {
+    child,
+    log: () => log,
+    stop: () => {
+      child.kill('SIGTERM')
+      return exited
+    },
+  }
+}
+
+function get(
+  options: http.RequestOptions & { tls?: https.RequestOptions },
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = options.tls ? https.request({ ...options, ...options.tls }) : http.request(options)
+    request.on('response', (res) => {
+      let body = ''
+      res.on('data', (chunk) => (body += chunk))
+      res.on('end', () => resolve({ status: res.statusCode!, body }))
+    })
+    request.on('error', reject)
+    request.end()
+  })
+}
+
+const cases: Record<string, () => Promise<void>> = {}
+const listPath = '/v1.41/containers/json'
+
+async function frontendAndLogs(): Promise<void> {
+  const port = await freePort()
+  const socket = file('proxy.sock')
+  const served = await serveFromEnv(
+    {
+      PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port},unix://${socket}`,
+      PROXY_LOG_LEVEL: '7',
+      PROXY_LOG_FORMAT: 'json',
+    },
+    2,
+  )
+  engine.reset()
+  expect((await get({ host: '127.0.0.1', port, path: listPath })).status).toBe(200)
+  expect((await get({ socketPath: socket, path: listPath })).status).toBe(200)
+  expect(engine.seen).toEqual([`GET ${listPath}`, `GET ${listPath}`])
+  await served.stop()
+  const requests = served
+    .log()
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+  expect(requests.filter((line) => line.msg === 'request' && line.level === 'debug')).toHaveLength(2)
+}
+cases.PROXY_BACKEND_ADDR = frontendAndLogs
+cases.PROXY_FRONTEND_ADDR = frontendAndLogs
+cases.PROXY_LOG_LEVEL = frontendAndLogs
+cases.PROXY_LOG_FORMAT = frontendAndLogs
+
+async function decisions(env: Record<string, string>, expected: [string, string, number][]): Promise<void> {
+  const port = await freePort()
+  const served = await serveFromEnv({ PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port}`, ...env })
+  try {
+    for (const [method, path, status] of expected) {
+      expect((await get({ host: '127.0.0.1', port, method, path })).status, `${method} ${path}`).toBe(status)
+    }
+  } finally {
+    await served.stop()
+  }
+}
+cases.PROXY_RULES = () =>
+  decisions({ PROXY_RULES: 'GET /only\nPOST /v1.41/exec/x/start' }, [
+    ['GET', '/only', 200],
+    ['POST', '/v1.41/exec/x/start', 200],
+    ['GET', listPath, 403],
+    ['GET', '/_ping', 200],
+  ])
+cases.PROXY_NO_BUILTIN_RULES = () =>
+  decisions({ PROXY_RULES: 'GET /only', PROXY_NO_BUILTIN_RULES: '1' }, [
+    ['GET', '/only', 200],
+    ['GET', '/_ping', 403],
+  ])
+cases.PROXY_RULES_FILE = () => {
+  writeFileSync(file('only.rules'), '# a rules file\nGET /from-file\n')
+  return decisions({ PROXY_RULES_FILE: file('only.rules') }, [
+    ['GET', '/from-file', 200],
+    ['GET', listPath, 403],
+  ])
+}
+cases.PROXY_PRESET = () =>
+  decisions({ PROXY_PRESET: 'read-only' }, [
+    ['GET', listPath, 200],
+    ['POST', '/v1.41/containers/x/restart', 403],
+  ])
+
+cases.PROXY_SHUTDOWN_GRACE = async () => {
+  const port = await freePort()
+  const served = await serveFromEnv({
+    PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port}`,
+    PROXY_SHUTDOWN_GRACE: '0.25',
+  })
+  expect(await served.stop()).toBe(0)
+  expect(served.log()).toContain('msg="shutting down" graceMs=250')
+}
+
+cases.PROXY_MAX_CONNECTIONS = async () => {
+  const port = await freePort()
+  const served = await serveFromEnv({
+    PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port}`,
+    PROXY_MAX_CONNECTIONS: '1',
+  })
+  const held = net.connect({ port, host: '127.0.0.1' })
+  await new Promise((resolve) => held.once('connect', resolve))
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  const second = await get({ host: '127.0.0.1', port, path: listPath, agent: false })
+  held.destroy()
+  await served.stop()
+  expect(second.status).toBe(503)
+  expect(JSON.parse(second.body).message).toContain('too many connections (at most 1)')
+}
+
+async function frontendTls(): Promise<void> {
+  const port = await freePort()
+  const served = await serveFromEnv({
+    PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port}`,
+    PROXY_FRONTEND_TLS_CERT: file('server.pem'),
+    PROXY_FRONTEND_TLS_KEY: file('server.key'),
+    PROXY_FRONTEND_TLS_CACERT: file('ca.pem'),
+  })
+  try {
+    const ca = readFileSync(file('ca.pem'))
+    const withCertificate = {
+      ca,
+      cert: readFileSync(file('client.pem')),
+      key: readFileSync(file('client.key')),
+    }
+    expect((await get({ host: '127.0.0.1', port, path: listPath, tls: withCertificate })).status).toBe(200)
+    await expect(get({ host: '127.0.0.1', port, path: listPath, tls: { ca } })).rejects.toThrow()
+  } finally {
+    await served.stop()
+  }
+}
+cases.PROXY_FRONTEND_TLS_CERT = frontendTls
+cases.PROXY_FRONTEND_TLS_KEY = frontendTls
+cases.PROXY_FRONTEND_TLS_CACERT = frontendTls
+
+async function backendTls(): Promise<void> {
+  const engineTls = https.createServer(
+    {
+      cert: readFileSync(file('server.pem')),
+      key: readFileSync(file('server.key')),
+      ca: readFileSync(file('ca.pem')),
+      requestCert: true,
+      rejectUnauthorized: true,
+    },
+    (req, res) =>
+      res.end(
+        JSON.stringify({
+          url: req.url,
+          peer: (req.socket as import('node:tls').TLSSocket).getPeerCertificate().subject?.CN,
+        }),
+      ),
+  )
+  await new Promise<void>((resolve) => engineTls.listen(0, '127.0.0.1', resolve))
+  const enginePort = (engineTls.address() as net.AddressInfo).port
+  const port = await freePort()
+  const served = await serveFromEnv({
+    PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port}`,
+    PROXY_BACKEND_ADDR: `tcp://127.0.0.1:${enginePort}`,
+    PROXY_BACKEND_TLS_CACERT: file('ca.pem'),
+    PROXY_BACKEND_TLS_CERT: file('client.pem'),
+    PROXY_BACKEND_TLS_KEY: file('client.key'),
+  })
+  try {
+    const answer = await get({ host: '127.0.0.1', port, path: listPath })
+    expect(answer.status).toBe(200)
+    expect(JSON.parse(answer.body)).toEqual({ url: listPath, peer: 'client' })
+  } finally {
+    await served.stop()
+    engineTls.close()
+  }
+}
+cases.PROXY_BACKEND_TLS_CACERT = backendTls
+cases.PROXY_BACKEND_TLS_CERT = backendTls
+cases.PROXY_BACKEND_TLS_KEY = backendTls
+
+beforeAll(async () => {
+  makeCertificates()
+  engine = await startRecordingEngine()
+})
+
+afterAll(async () => {
+  await engine.close()
+})
+
+describe('vault proxy serve configured from PROXY_* variables only', () => {
+  it('has a case for every variable the README documents', () => {
+    expect(Object.keys(cases).sort()).toEqual(documented)
+  })
+
+  const distinct = [...new Set(Object.values(cases))]
+  it.each(
+    distinct.map(
+      (run) =>
+        [
+          Object.keys(cases)
+            .filter((name) => cases[name] === run)
+            .join(', '),
+          run,
+        ] as const,
+    ),
+  )('%s', async (_names, run) => {
+    await run()
+  })
+})
