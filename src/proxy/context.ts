@@ -7,8 +7,26 @@ import type { Backend } from './backend.js'
 import type { ProxyLogger } from './log.js'
 import type { Rule } from './rules.js'
 
+/** How long the proxy waits on a client or the engine before it closes the connection. */
+export interface ProxyTimeouts {
+  /** A request head still incomplete after this is answered 408 (CetusGuard and Tecnativa: 10 s). */
+  headersMs: number
+  /** A request body (or an upgrade's declared body) with no byte for this long. */
+  bodyStallMs: number
+  /** An upgrade whose body was sent and that the engine has not answered. */
+  upgradeAnswerMs: number
+}
+
+/** The timeouts of a proxy server unless a test gives shorter ones. */
+export const defaultTimeouts: ProxyTimeouts = {
+  headersMs: 10_000,
+  bodyStallMs: 30_000,
+  upgradeAnswerMs: 30_000,
+}
+
 export interface ProxyContext {
   rules: readonly Rule[]
+  timeouts: ProxyTimeouts
   backend: Backend
   logger: ProxyLogger
   /** Engine-side sockets of open upgrade tunnels (closed at the end of the shutdown grace period). */

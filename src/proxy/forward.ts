@@ -12,9 +12,6 @@ import type { ExchangeHandlers, Exchange } from './exchange.js'
 import { endToEndHeaders, framedLength, messageBody, refusalMessage, unreachableReason } from './headers.js'
 import { decideTarget, type Rule } from './rules.js'
 
-/** How long a request body may stall (no byte from the client) before the connection is closed. */
-const bodyStallMs = 30_000
-
 function sendMessage(res: http.ServerResponse, status: number, message: string, close: boolean): void {
   const body = messageBody(message)
   res.writeHead(status, {
@@ -188,7 +185,7 @@ function forward(
     return
   }
   req.on('error', () => exchange.abort())
-  req.setTimeout(bodyStallMs, () => {
+  req.setTimeout(context.timeouts.bodyStallMs, () => {
     if (!req.complete) req.socket.destroy()
   })
   req.once('end', () => req.setTimeout(0))

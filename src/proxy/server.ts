@@ -10,7 +10,14 @@ import type net from 'node:net'
 import type { Backend } from './backend.js'
 import { http as nodeHttp, loadHttps } from './node-http.js'
 import type { TlsMaterial } from './config.js'
-import { clientOf, clockMs, logRequest, type ProxyContext } from './context.js'
+import {
+  clientOf,
+  clockMs,
+  defaultTimeouts,
+  logRequest,
+  type ProxyContext,
+  type ProxyTimeouts,
+} from './context.js'
 import { handleRequest } from './forward.js'
 import { rawJsonResponse, refusalMessage } from './headers.js'
 import type { ProxyLogger } from './log.js'
@@ -26,6 +33,8 @@ export interface ProxyServerOptions {
   tls?: TlsMaterial
   /** Open client connections beyond which a new one is answered 503 and closed. */
   maxConnections?: number
+  /** Shorter timeouts for tests; `defaultTimeouts` otherwise. */
+  timeouts?: ProxyTimeouts
 }
 
 /** The default connection cap (each open connection costs a few KB; 1,024 stay well under 64 MB). */
@@ -40,15 +49,17 @@ export interface ProxyServer {
 const serverOptions: http.ServerOptions = {
   maxHeaderSize: 1 << 20,
   requestTimeout: 0,
-  headersTimeout: 10_000,
   connectionsCheckingInterval: 1_000,
   keepAliveTimeout: 5_000,
   noDelay: true,
 }
 
-/** Answers 503 on a connection over the cap without reading from it, then closes it. */
+/** Connections over the cap: answered 503 at once; a request Node still parses on one is dropped. */
+const overCap = new WeakSet<net.Socket>()
+
+/** Answers 503 on a connection over the cap, then closes it. */
 function refuseConnection(socket: net.Socket, maxConnections: number): void {
-  socket.pause()
+  overCap.add(socket)
   socket.on('error', () => socket.destroy())
   socket.end(rawJsonResponse(503, `vault proxy: too many connections (at most ${maxConnections})`))
   socket.setTimeout(2_000, () => socket.destroy())
@@ -56,14 +67,19 @@ function refuseConnection(socket: net.Socket, maxConnections: number): void {
 
 /** Builds (does not start) a proxy server. */
 export async function createProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
+  const timeouts = options.timeouts ?? defaultTimeouts
   const context: ProxyContext = {
     rules: options.rules,
+    timeouts,
     backend: options.backend,
     logger: options.logger,
     tunnels: new Set(),
     shuttingDown: false,
   }
-  const inOrder = oneAtATime((req, res, expectsContinue) => handleRequest(context, req, res, expectsContinue))
+  const inOrder = oneAtATime((req, res, expectsContinue) => {
+    if (overCap.has(req.socket)) req.socket.destroy()
+    else handleRequest(context, req, res, expectsContinue)
+  })
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => inOrder(req, res, false)
   let server: http.Server
   if (options.tls) {
@@ -72,6 +88,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     server = https.createServer(
       {
         ...serverOptions,
+        headersTimeout: timeouts.headersMs,
         cert,
         key,
         ca,
@@ -81,11 +98,12 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       onRequest,
     )
   } else {
-    server = nodeHttp.createServer(serverOptions, onRequest)
+    server = nodeHttp.createServer({ ...serverOptions, headersTimeout: timeouts.headersMs }, onRequest)
   }
   server.timeout = 0
   server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => inOrder(req, res, true))
   server.on('upgrade', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
+    if (overCap.has(socket)) return socket.destroy()
     handleUpgrade(context, req, socket, head).catch(() => socket.destroy())
   })
   server.on('connect', (req: http.IncomingMessage, socket: net.Socket) => {
@@ -118,7 +136,8 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
   const maxConnections = options.maxConnections ?? defaultMaxConnections
   server.on('connection', (socket: net.Socket) => {
     if (sockets.size >= maxConnections) {
-      refuseConnection(socket, maxConnections)
+      if (options.tls) socket.destroy()
+      else refuseConnection(socket, maxConnections)
       options.logger.log('warning', 'connection refused', {
         client: clientOf(socket),
         reason: 'connection cap',

@@ -8,7 +8,14 @@
  */
 import type http from 'node:http'
 import type net from 'node:net'
-import { clientOf, clockMs, logRequest, type ProxyContext, type RequestRecord } from './context.js'
+import {
+  clientOf,
+  clockMs,
+  logRequest,
+  type ProxyContext,
+  type ProxyTimeouts,
+  type RequestRecord,
+} from './context.js'
 import {
   endToEndHeaders,
   framedLength,
@@ -20,9 +27,6 @@ import { decideTarget } from './rules.js'
 
 /** The largest body an upgrade request may declare (exec start and attach send a few hundred bytes). */
 const maxUpgradeBody = 1 << 20
-/** How long the declared body may stall, and how long the engine may take to answer. */
-const upgradeBodyStallMs = 10_000
-const upgradeAnswerMs = 30_000
 
 function refuse(socket: net.Socket, status: number, message: string): void {
   socket.end(rawJsonResponse(status, message))
@@ -33,7 +37,13 @@ function refuse(socket: net.Socket, status: number, message: string): void {
  * Streams exactly `length` body bytes (those in `head` first) from the client to the engine request with
  * back-pressure, then ends it; any byte after the body goes back into the paused client socket.
  */
-function streamBody(socket: net.Socket, head: Buffer, length: number, engineRequest: http.ClientRequest) {
+function streamBody(
+  timeouts: ProxyTimeouts,
+  socket: net.Socket,
+  head: Buffer,
+  length: number,
+  engineRequest: http.ClientRequest,
+) {
   let remaining = length
   const take = (chunk: Buffer): boolean => {
     const part = chunk.subarray(0, remaining)
@@ -45,7 +55,7 @@ function streamBody(socket: net.Socket, head: Buffer, length: number, engineRequ
   const finish = () => {
     socket.pause()
     socket.off('data', onData)
-    socket.setTimeout(upgradeAnswerMs)
+    socket.setTimeout(timeouts.upgradeAnswerMs)
     engineRequest.end()
   }
   const onData = (chunk: Buffer) => {
@@ -57,7 +67,7 @@ function streamBody(socket: net.Socket, head: Buffer, length: number, engineRequ
   }
   if (head.length > 0) take(head)
   if (remaining === 0) return finish()
-  socket.setTimeout(upgradeBodyStallMs)
+  socket.setTimeout(timeouts.bodyStallMs)
   socket.on('data', onData)
   socket.resume()
 }
@@ -167,5 +177,5 @@ export async function handleUpgrade(
     record({ path, status: 502, decision: 'error', rule: decision.rule, reason })
   })
   socket.on('close', () => engineRequest.destroy())
-  streamBody(socket, head, length, engineRequest)
+  streamBody(context.timeouts, socket, head, length, engineRequest)
 }
