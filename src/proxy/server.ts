@@ -1,8 +1,8 @@
 /**
  * Builds the proxy's HTTP (or HTTPS, optionally mutual-TLS) server: large headers and long uploads
  * accepted, heads that stall answered 408 after 10 s, malformed requests answered on their own
- * connection only (and that connection closed), connections beyond the cap answered 503, pipelined
- * requests run one at a time, CONNECT refused, and a bounded graceful shutdown. Started by `runProxy`;
+ * connection only (and that connection closed), connections admitted by admission.ts (cap, 503),
+ * pipelined requests run one at a time, CONNECT refused, and a bounded graceful shutdown. Started by `runProxy`;
  * tests call listen(0).
  */
 import type http from 'node:http'
@@ -22,6 +22,7 @@ import { handleRequest } from './forward.js'
 import { rawJsonResponse, refusalMessage } from './headers.js'
 import type { ProxyLogger } from './log.js'
 import type { Rule } from './rules.js'
+import { admitConnections } from './admission.js'
 import { oneAtATime } from './in-order.js'
 import { handleUpgrade } from './upgrade.js'
 
@@ -41,7 +42,8 @@ export interface ProxyServerOptions {
 export const defaultMaxConnections = 1024
 
 export interface ProxyServer {
-  server: http.Server
+  /** The listening server (plain: the admission listener in front of the HTTP server; TLS: the HTTPS server). */
+  server: net.Server
   /** Stops accepting, lets requests finish, then closes streams and tunnels after `graceMs`. */
   shutdown(graceMs: number): Promise<void>
 }
@@ -52,17 +54,6 @@ const serverOptions: http.ServerOptions = {
   connectionsCheckingInterval: 1_000,
   keepAliveTimeout: 5_000,
   noDelay: true,
-}
-
-/** Connections over the cap: answered 503 at once; a request Node still parses on one is dropped. */
-const overCap = new WeakSet<net.Socket>()
-
-/** Answers 503 on a connection over the cap, then closes it. */
-function refuseConnection(socket: net.Socket, maxConnections: number): void {
-  overCap.add(socket)
-  socket.on('error', () => socket.destroy())
-  socket.end(rawJsonResponse(503, `vault proxy: too many connections (at most ${maxConnections})`))
-  socket.setTimeout(2_000, () => socket.destroy())
 }
 
 /** Builds (does not start) a proxy server. */
@@ -76,10 +67,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     tunnels: new Set(),
     shuttingDown: false,
   }
-  const inOrder = oneAtATime((req, res, expectsContinue) => {
-    if (overCap.has(req.socket)) req.socket.destroy()
-    else handleRequest(context, req, res, expectsContinue)
-  })
+  const inOrder = oneAtATime((req, res, expectsContinue) => handleRequest(context, req, res, expectsContinue))
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => inOrder(req, res, false)
   let server: http.Server
   if (options.tls) {
@@ -103,7 +91,6 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
   server.timeout = 0
   server.on('checkContinue', (req: http.IncomingMessage, res: http.ServerResponse) => inOrder(req, res, true))
   server.on('upgrade', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
-    if (overCap.has(socket)) return socket.destroy()
     handleUpgrade(context, req, socket, head).catch(() => socket.destroy())
   })
   server.on('connect', (req: http.IncomingMessage, socket: net.Socket) => {
@@ -132,26 +119,18 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       reason: error.code,
     })
   })
-  const sockets = new Set<net.Socket>()
-  const maxConnections = options.maxConnections ?? defaultMaxConnections
-  server.on('connection', (socket: net.Socket) => {
-    if (sockets.size >= maxConnections) {
-      if (options.tls) socket.destroy()
-      else refuseConnection(socket, maxConnections)
-      options.logger.log('warning', 'connection refused', {
-        client: clientOf(socket),
-        reason: 'connection cap',
-      })
-      return
-    }
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
+  const { listener, sockets, silent } = admitConnections(server, {
+    maxConnections: options.maxConnections ?? defaultMaxConnections,
+    silentMs: timeouts.headersMs,
+    logger: options.logger,
+    tls: options.tls !== undefined,
   })
   return {
-    server,
+    server: listener,
     async shutdown(graceMs) {
       context.shuttingDown = true
-      server.close()
+      listener.close()
+      for (const socket of silent) socket.destroy()
       server.closeIdleConnections()
       const deadline = Date.now() + graceMs
       while (sockets.size > 0 && Date.now() < deadline) {

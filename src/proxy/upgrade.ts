@@ -52,9 +52,11 @@ function streamBody(
     if (chunk.length > part.length) socket.unshift(chunk.subarray(part.length))
     return written
   }
+  const onEnd = () => socket.destroy()
   const finish = () => {
     socket.pause()
     socket.off('data', onData)
+    socket.off('end', onEnd)
     socket.setTimeout(timeouts.upgradeAnswerMs)
     engineRequest.end()
   }
@@ -68,6 +70,7 @@ function streamBody(
   if (head.length > 0) take(head)
   if (remaining === 0) return finish()
   socket.setTimeout(timeouts.bodyStallMs)
+  socket.once('end', onEnd)
   socket.on('data', onData)
   socket.resume()
 }

@@ -37,6 +37,41 @@ function copyInto(rootfs: string, path: string, source = path): void {
   copyFileSync(realpathSync(source), target)
 }
 
+/** A root filesystem holding this Node binary (as /usr/local/bin/node) and the libraries it needs. */
+function nodeRootfs(): string {
+  const rootfs = mkdtempSync('/tmp/vault-proxy-rootfs-')
+  const node = realpathSync(process.execPath)
+  copyInto(rootfs, '/usr/local/bin/node', node)
+  for (const library of sharedLibraries(node)) copyInto(rootfs, library)
+  mkdirSync(join(rootfs, 'tmp'))
+  return rootfs
+}
+
+/**
+ * Builds `tag`, a Node base image without a registry (what `node:24-bookworm-slim` is to a Dockerfile
+ * here): the Node binary on PATH and its libraries, no shell.
+ */
+export function buildNodeBaseImage(dockerHost: string, tag: string): void {
+  const rootfs = nodeRootfs()
+  try {
+    execFileSync(
+      'sh',
+      [
+        '-c',
+        'tar -C "$1" -c . | docker -H "$2" import --change "$3" - "$4"',
+        'sh',
+        rootfs,
+        dockerHost,
+        'ENV PATH=/usr/local/bin:/usr/bin:/bin',
+        tag,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+  } finally {
+    rmSync(rootfs, { recursive: true, force: true })
+  }
+}
+
 /**
  * Builds `tag` on the engine at `dockerHost`: the entrypoint runs dist/proxy/main.js with the proxy's V8
  * flags, and a HEALTHCHECK in exec form runs `main.js healthcheck` (the image has no shell).
@@ -45,17 +80,13 @@ export function buildProxyImage(dockerHost: string, tag: string): void {
   const distProxy = join(repository, 'dist', 'proxy')
   if (!existsSync(join(distProxy, 'main.js')))
     throw new Error('dist/proxy/main.js is missing: run `make build` first')
-  const rootfs = mkdtempSync('/tmp/vault-proxy-rootfs-')
+  const rootfs = nodeRootfs()
   try {
-    const node = realpathSync(process.execPath)
-    copyInto(rootfs, '/usr/local/bin/node', node)
-    for (const library of sharedLibraries(node)) copyInto(rootfs, library)
     for (const file of readdirSync(distProxy).filter((name) => name.endsWith('.js'))) {
       copyInto(rootfs, `/app/dist/proxy/${file}`, join(distProxy, file))
     }
     copyInto(rootfs, '/app/dist/errors.js', join(repository, 'dist', 'errors.js'))
     writeFileSync(join(rootfs, 'app', 'package.json'), '{ "type": "module" }\n')
-    mkdirSync(join(rootfs, 'tmp'))
     const entrypoint = JSON.stringify(['/usr/local/bin/node', ...proxyNodeFlags, '/app/dist/proxy/main.js'])
     const healthcheck = JSON.stringify(['/usr/local/bin/node', '/app/dist/proxy/main.js', 'healthcheck'])
     execFileSync(

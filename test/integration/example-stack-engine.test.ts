@@ -1,19 +1,24 @@
 /**
- * Issue 8, with the engine: the example stack's own `socket-proxy` and `dashboard` services, rendered by
- * `vault render --env dev` from a real vault, run by the real docker-compose on the harness engine. Test-only
- * overrides keep traffic on loopback (network_mode: host, the proxy on 127.0.0.1:<port>), swap the images for
- * the lean proxy image built here (it holds node, which the consumer script needs), and mount the harness
- * socket. The rule list, read-only root filesystem and memory limits are the stack's. The consumer lists
- * containers through the proxy and is refused a DELETE with the proxy's message.
+ * Issues 8 and 13, with the engine: the example stack exactly as committed. The image is built on the
+ * harness engine from examples/stack/Dockerfile (BASE_IMAGE: a Node base made here, as no registry is
+ * reachable; the build context holds package.json, the manifest, bin/ and dist/); the stack's own
+ * `socket-proxy` and `dashboard` services, rendered by `vault render --env dev` from a real vault, run with
+ * the real docker-compose: the proxy with its committed command (`vault proxy serve`, configured by its
+ * PROXY_* environment), health check, rules, read-only root filesystem and memory limits. What is changed,
+ * and why: the engine socket path (the harness socket), the images (the one built here), network_mode: host
+ * with the proxy on 127.0.0.1:<port> (this workplace allows loopback traffic only), and the consumer's
+ * entrypoint (a script in the same image). The consumer lists containers through the proxy and is refused a
+ * restart and a DELETE with the proxy's message; the proxy container's cgroup memory peak is reported.
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import http from 'node:http'
+import { cpSync, globSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { engineGrantsPrivileged } from '../harness/engine.js'
-import { buildProxyImage } from '../harness/node-image.js'
+import { buildNodeBaseImage } from '../harness/node-image.js'
 import { freePort } from '../harness/ports.js'
 import { runCli } from '../helpers/cli.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
@@ -22,7 +27,10 @@ import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
 
 const engine = engineOrNull()
 const composeFile = fileURLToPath(new URL('../../examples/stack/compose.yaml', import.meta.url))
-const image = 'vault-test/stack-proxy:latest'
+const dockerfile = fileURLToPath(new URL('../../examples/stack/Dockerfile', import.meta.url))
+const repository = fileURLToPath(new URL('../..', import.meta.url))
+const baseImage = 'vault-test/node-base:24'
+const image = 'vault-test/stack:latest'
 const project = 'vaultstacktest'
 
 type Service = Record<string, unknown>
@@ -33,9 +41,39 @@ const list = await fetch(base + '/v1.41/containers/json?all=1')
 const containers = await list.json()
 console.log('LIST', list.status, containers.map((c) => c.Names[0]).join(','))
 const victim = containers.find((c) => c.Names[0].includes('socket-proxy'))
+const restart = await fetch(base + '/v1.41/containers/' + victim.Id + '/restart', { method: 'POST' })
+console.log('RESTART', restart.status, (await restart.json()).message)
 const refused = await fetch(base + '/v1.41/containers/' + victim.Id + '?force=1', { method: 'DELETE' })
 console.log('DELETE', refused.status, (await refused.json()).message)
 `
+
+/** Builds the stack image from the committed Dockerfile, with the Node base made here. */
+function buildStackImage(dockerHost: string): void {
+  buildNodeBaseImage(dockerHost, baseImage)
+  const context = mkdtempSync(join(tmpdir(), 'vault-stack-context-'))
+  for (const entry of ['package.json', 'oclif.manifest.json', 'bin', 'dist']) {
+    cpSync(join(repository, entry), join(context, entry), { recursive: true })
+  }
+  mkdirSync(join(context, 'node_modules'))
+  execFileSync(
+    'docker',
+    [
+      '-H',
+      dockerHost,
+      'build',
+      '-q',
+      '--build-arg',
+      `BASE_IMAGE=${baseImage}`,
+      '-t',
+      image,
+      '-f',
+      dockerfile,
+      context,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DOCKER_BUILDKIT: '0' } },
+  )
+  rmSync(context, { recursive: true, force: true })
+}
 
 /** The stack's two services with the loopback-only overrides of this test. */
 function overrideServices(
@@ -49,8 +87,6 @@ function overrideServices(
     delete service.networks
     delete service.hostname
     delete service.depends_on
-    delete service.command
-    delete service.healthcheck
     service.image = image
     service.network_mode = 'host'
     service.restart = 'no'
@@ -58,6 +94,12 @@ function overrideServices(
   proxy.privileged = privileged
   proxy.environment = { ...(proxy.environment as object), PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port}` }
   proxy.volumes = [`${engine!.socket}:/var/run/docker.sock:ro`]
+  const healthcheck = proxy.healthcheck as { test: string[] }
+  proxy.healthcheck = {
+    ...healthcheck,
+    test: healthcheck.test.map((word) => word.replace(':2375', `:${port}`)),
+  }
+  delete dashboard.healthcheck
   const address = `tcp://127.0.0.1:${port}`
   dashboard.environment = { ...(dashboard.environment as object), ENGINE_HOST: address, DOCKER_HOST: address }
   dashboard.entrypoint = ['/usr/local/bin/node', '--input-type=module', '-e', consumerScript]
@@ -72,6 +114,14 @@ describe.skipIf(!engine)(
     let generated: string
     let port: number
     let privileged = false
+    const proxyContainer = () =>
+      execFileSync(
+        'docker',
+        ['-H', engine!.dockerHost, 'ps', '-q', '--no-trunc', '--filter', `name=${project}_socket-proxy`],
+        {
+          encoding: 'utf8',
+        },
+      ).trim()
     const compose = (...args: string[]) =>
       runCli(['run', '--env', 'dev', '--', 'docker-compose', '-p', project, '-f', generated, ...args], {
         env: { ...stack.env, DOCKER_HOST: engine!.dockerHost },
@@ -79,7 +129,7 @@ describe.skipIf(!engine)(
       })
 
     beforeAll(async () => {
-      buildProxyImage(engine!.dockerHost, image)
+      buildStackImage(engine!.dockerHost)
       privileged = engineGrantsPrivileged(engine!)
       vault = await startVaultServer()
       stack = createStackDir(vault)
@@ -102,13 +152,7 @@ describe.skipIf(!engine)(
     it(`runs the stack's socket-proxy (read-only, 64m/32m${privileged ? ', privileged' : ''})`, async () => {
       const up = await compose('up', '-d', 'socket-proxy')
       expect(up.exitCode, up.stderr).toBe(0)
-      const id = execFileSync(
-        'docker',
-        ['-H', engine!.dockerHost, 'ps', '-q', '--filter', `name=${project}_socket-proxy`],
-        {
-          encoding: 'utf8',
-        },
-      ).trim()
+      const id = proxyContainer()
       const settings = JSON.parse(
         execFileSync(
           'docker',
@@ -122,9 +166,18 @@ describe.skipIf(!engine)(
         MemoryReservation: 32 * 1024 * 1024,
         Privileged: privileged,
       })
+      const healthcheck = (
+        JSON.parse(readFileSync(generated, 'utf8')) as { services: Record<string, Service> }
+      ).services['socket-proxy']!.healthcheck as { test: string[] }
       for (let attempt = 0; attempt < 50; attempt++) {
-        const health = await runCli(['proxy', 'healthcheck', '--frontend-addr', `tcp://127.0.0.1:${port}`])
-        if (health.exitCode === 0) return
+        const health = spawnSync('docker', [
+          '-H',
+          engine!.dockerHost,
+          'exec',
+          id,
+          ...healthcheck.test.slice(1),
+        ])
+        if (health.status === 0) return
         await new Promise((resolve) => setTimeout(resolve, 200))
       }
       throw new Error('the stack proxy did not become healthy')
@@ -145,6 +198,37 @@ describe.skipIf(!engine)(
         },
       )
       expect(stillThere.trim()).not.toBe('')
+    })
+
+    it('stays within its 64m under load: the container cgroup memory peak', async () => {
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 16 })
+      const once = () =>
+        new Promise<number>((resolve) => {
+          http
+            .get({ host: '127.0.0.1', port, path: '/v1.41/containers/json', agent }, (res) => {
+              res.resume()
+              res.on('end', () => resolve(res.statusCode!))
+            })
+            .on('error', () => resolve(0))
+        })
+      const statuses: number[] = []
+      await Promise.all(
+        Array.from({ length: 16 }, async () => {
+          for (let i = 0; i < 150; i++) statuses.push(await once())
+        }),
+      )
+      agent.destroy()
+      expect(statuses.filter((status) => status !== 200)).toEqual([])
+      const id = proxyContainer()
+      const [peakFile] = globSync(`/sys/fs/cgroup/memory/**/${id}/memory.max_usage_in_bytes`)
+      const [peakV2] = peakFile ? [] : globSync(`/sys/fs/cgroup/**/*${id}*/memory.peak`)
+      const path = peakFile ?? peakV2
+      if (path === undefined) return console.log('container memory peak: no cgroup memory file found')
+      const peakMb = Number(readFileSync(path, 'utf8')) / 1024 / 1024
+      console.log(
+        `socket-proxy container: cgroup memory peak ${peakMb.toFixed(1)} MB (limit 64 MB), 2,400 requests`,
+      )
+      expect(peakMb).toBeLessThan(64)
     })
   },
 )

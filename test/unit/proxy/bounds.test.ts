@@ -87,6 +87,11 @@ describe('proxy bounds', () => {
     expect(events).toEqual([])
   })
 
+  it('closes a connection that never sends a byte after the head timeout', async () => {
+    expect(await untilClosed('')).toBe('')
+    expect(events).toEqual([])
+  })
+
   it('closes a connection whose body stalls; the engine never gets the whole request', async () => {
     const answer = await untilClosed(
       'POST /v1.41/exec/a/start HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"Detach":',
