@@ -183,21 +183,30 @@ describe.skipIf(!engine)(
       throw new Error('the stack proxy did not become healthy')
     })
 
-    it('lets the consumer list containers and refuses its DELETE with the proxy message', async () => {
-      const run = await compose('run', '--rm', '--no-deps', 'dashboard')
-      expect(run.exitCode, run.stderr).toBe(0)
-      expect(run.stdout).toMatch(/^LIST 200 .*socket-proxy/m)
-      expect(run.stdout).toMatch(
-        /^DELETE 403 vault proxy refused DELETE \/v1\.41\/containers\/[0-9a-f]{64}: no rule allows it$/m,
-      )
-      const stillThere = execFileSync(
+    it('serves as one process, started by `vault proxy serve` from its PROXY_* environment', () => {
+      const top = execFileSync(
         'docker',
-        ['-H', engine!.dockerHost, 'ps', '-q', '--filter', `name=${project}_socket-proxy`],
+        ['-H', engine!.dockerHost, 'top', proxyContainer(), '-o', 'pid,args'],
         {
           encoding: 'utf8',
         },
       )
-      expect(stillThere.trim()).not.toBe('')
+      const processes = top.trim().split('\n').slice(1)
+      expect(processes, top).toHaveLength(1)
+      expect(processes[0]).toContain('/app/dist/proxy/main.js')
+    })
+
+    it('lets the consumer list containers and refuses its restart and DELETE with the proxy message', async () => {
+      const run = await compose('run', '--rm', '--no-deps', 'dashboard')
+      expect(run.exitCode, run.stderr).toBe(0)
+      expect(run.stdout).toMatch(/^LIST 200 .*socket-proxy/m)
+      expect(run.stdout).toMatch(
+        /^RESTART 403 vault proxy refused POST \/v1\.41\/containers\/[0-9a-f]{64}\/restart: no rule allows it$/m,
+      )
+      expect(run.stdout).toMatch(
+        /^DELETE 403 vault proxy refused DELETE \/v1\.41\/containers\/[0-9a-f]{64}: no rule allows it$/m,
+      )
+      expect(proxyContainer()).not.toBe('')
     })
 
     it('stays within its 64m under load: the container cgroup memory peak', async () => {
