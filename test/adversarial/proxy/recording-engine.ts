@@ -78,15 +78,7 @@ export async function startRecordingEngine(): Promise<RecordingEngine> {
     socket.on('end', () => socket.end())
   })
   await new Promise<void>((resolve) => inner.listen(innerPath, resolve))
-  const relay = net.createServer({ allowHalfOpen: true }, (client) => {
-    const upstream = net.connect({ path: innerPath, allowHalfOpen: true })
-    client.on('data', (chunk: Buffer) => chunks.push(Buffer.from(chunk)))
-    client.on('error', () => upstream.destroy())
-    upstream.on('error', () => client.destroy())
-    client.pipe(upstream)
-    upstream.pipe(client)
-  })
-  await new Promise<void>((resolve) => relay.listen(socketPath, resolve))
+  const relay = await startRecordingRelay(socketPath, innerPath, chunks)
   return {
     socketPath,
     raw: () => Buffer.concat(chunks).toString('latin1'),
@@ -101,4 +93,25 @@ export async function startRecordingEngine(): Promise<RecordingEngine> {
       inner.close()
     },
   }
+}
+
+/**
+ * A unix socket at `socketPath` that relays every connection to `upstreamPath` (a fake or a real engine)
+ * and appends each raw byte a client sends to `chunks`.
+ */
+export async function startRecordingRelay(
+  socketPath: string,
+  upstreamPath: string,
+  chunks: Buffer[],
+): Promise<net.Server> {
+  const relay = net.createServer({ allowHalfOpen: true }, (client) => {
+    const upstream = net.connect({ path: upstreamPath, allowHalfOpen: true })
+    client.on('data', (chunk: Buffer) => chunks.push(Buffer.from(chunk)))
+    client.on('error', () => upstream.destroy())
+    upstream.on('error', () => client.destroy())
+    client.pipe(upstream)
+    upstream.pipe(client)
+  })
+  await new Promise<void>((resolve) => relay.listen(socketPath, resolve))
+  return relay
 }
