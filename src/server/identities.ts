@@ -84,6 +84,15 @@ export async function listEnvironments(
   )
 }
 
+/** Whether environment `slug` exists in the project. */
+export async function environmentExists(tx: SqlExecutor, projectId: string, slug: string): Promise<boolean> {
+  const [known] = await tx.all(`SELECT slug FROM environments WHERE project_id = ? AND slug = ?`, [
+    projectId,
+    slug,
+  ])
+  return known !== undefined
+}
+
 /** Finds a project by id or by name. */
 export async function requireProject(
   tx: SqlExecutor,
@@ -125,16 +134,15 @@ export function parsePermissions(text: string, environments: string[]): Permissi
 export async function createIdentity(
   tx: SqlExecutor,
   keyring: Keyring,
-  projectId: string,
-  name: string,
-  permissions: PermissionMap,
+  identity: { projectId: string; name: string; permissions: PermissionMap },
 ): Promise<NewCredentials> {
+  const { projectId, name, permissions } = identity
   const [existing] = await tx.all(`SELECT id FROM identities WHERE project_id = ? AND name = ?`, [
     projectId,
     name,
   ])
   if (existing) throw new ConflictError(`identity '${name}' already exists in this project`)
-  const identity: IdentitySummary = {
+  const created: IdentitySummary = {
     id: randomUUID(),
     projectId,
     name,
@@ -148,16 +156,16 @@ export async function createIdentity(
     `INSERT INTO identities (id, project_id, name, client_id, secret_hash, permissions, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
     [
-      identity.id,
+      created.id,
       projectId,
       name,
-      identity.clientId,
+      created.clientId,
       keyring.hashClientSecret(clientSecret),
       JSON.stringify(permissions),
-      identity.createdAt,
+      created.createdAt,
     ],
   )
-  return { identity, clientSecret }
+  return { identity: created, clientSecret }
 }
 
 /** The identities of a project. */

@@ -140,6 +140,7 @@ describe.each([
     if (!available) return
     vault = await startVaultServer({
       dbUrl: adapter === 'postgres' ? await createDatabase(postgres!) : undefined,
+      allowPrivateWebhooks: true,
     })
     token = await vault.token(vault.deploymentCredentials)
   })
@@ -254,11 +255,11 @@ describe.each([
       })
       await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
       try {
-        const hook = await adminCreateWebhook(
-          admin(),
-          vault.projectId,
-          `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
-        )
+        const hook = await adminCreateWebhook(admin(), {
+          project: vault.projectId,
+          url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+          allowPrivate: true,
+        })
         const written = await patch(vault, token, 'HOOKED', 'webhook-canary-value')
         expect(written.status).toBe(201)
         const deadline = Date.now() + 15_000
