@@ -366,8 +366,10 @@ describe('HTTPS', () => {
     })
     try {
       expect(vault.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
+      const headers: Record<string, unknown> = {}
       const body = await new Promise<string>((resolve, reject) => {
         httpsRequest(`${vault.url}/api/v1/health`, { ca: cert }, (response) => {
+          Object.assign(headers, response.headers)
           let text = ''
           response.on('data', (chunk: Buffer) => (text += chunk.toString()))
           response.on('end', () => resolve(text))
@@ -376,6 +378,8 @@ describe('HTTPS', () => {
           .end()
       })
       expect(JSON.parse(body)).toMatchObject({ status: 'ok' })
+      expect(headers['strict-transport-security']).toBe('max-age=31536000')
+      expect(headers['x-content-type-options']).toBe('nosniff')
     } finally {
       await vault.close()
     }
