@@ -46,12 +46,12 @@ export default class Server extends BaseCommand<typeof Server> {
   async run(): Promise<ServerResult> {
     const flags = this.flags
     const config = resolveServerConfig(configFromFlags(flags))
+    for (const warning of config.warnings ?? []) this.note(`warning: ${warning}`)
     if (flags['print-config']) {
       const summary = configSummary(config)
       if (!this.jsonEnabled()) this.out(JSON.stringify(summary, null, 2))
       return { config: summary }
     }
-    for (const warning of config.warnings ?? []) this.note(`warning: ${warning}`)
     if (config.devFiles) {
       const what = config.devFiles.generated
         ? 'generated ENCRYPTION_KEY and JWT_SECRET into'
