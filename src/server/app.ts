@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto'
 import type { RequestListener } from 'node:http'
 import type { ApiRequest, ApiResponse, Handler } from './api.js'
 import { createAuthorizer } from './authorize.js'
-import { clientAddress } from './client-address.js'
+import { clientAddress, sourceKey } from './client-address.js'
 import type { VaultContext } from './context.js'
 import { ApiError, errorResponse, readBoundedBody, writeResponse } from './http.js'
 import { IntegrityError } from '../errors.js'
@@ -32,7 +32,7 @@ export function createApiHandler(context: VaultContext): Handler {
 
   return async (request: ApiRequest): Promise<ApiResponse> => {
     try {
-      const wait = perSource.take(request.origin.ip)
+      const wait = perSource.take(sourceKey(request.origin.ip))
       if (wait > 0) {
         throw new ApiError(429, 'rate_limited', 'too many requests from this address; retry later', {
           'retry-after': String(wait),

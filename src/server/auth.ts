@@ -6,6 +6,7 @@
  */
 import { header, type ApiRequest, type Origin } from './api.js'
 import { appendAudit } from './audit.js'
+import { sourceKey } from './client-address.js'
 import type { VaultContext } from './context.js'
 import { ApiError, readFormOrJson } from './http.js'
 import type { PermissionMap } from './identities.js'
@@ -81,7 +82,7 @@ export async function issueToken(
   limiter: RateLimiter,
 ): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number }> {
   const { ip, requestId } = request.origin
-  const wait = limiter.take(ip)
+  const wait = limiter.take(sourceKey(ip))
   if (wait > 0) {
     throw new OAuthError(429, 'rate_limited', 'too many token requests; retry later', {
       'retry-after': String(wait),
@@ -109,7 +110,7 @@ export async function issueToken(
     await failed(null, 'client:(malformed id)', 'client_id outside [A-Za-z0-9_.-]')
     throw new OAuthError(400, 'invalid_request', 'client_id may hold only letters, digits, "_", "." and "-"')
   }
-  const pair = { clientId, ip }
+  const pair = { clientId, ip: sourceKey(ip) }
   const delay = context.loginThrottle.wait(pair)
   if (delay > 0) {
     await failed(null, `client:${clientId}`, 'throttled after repeated failed logins')

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { isIP } from 'node:net'
+import ipaddr from 'ipaddr.js'
 import proxyAddr from 'proxy-addr'
 import { UsageError } from '../errors.js'
 
@@ -38,4 +39,17 @@ export function clientAddress(request: IncomingMessage, trust: ProxyTrust): stri
   if (trust === trustNoProxy) return peer
   const address = proxyAddr({ headers: request.headers, socket: request.socket } as IncomingMessage, trust)
   return isIP(address) ? address : peer
+}
+
+/**
+ * The key that limits and coalescing count a client address under: an IPv4 address (IPv4-mapped
+ * IPv6 included) as itself, an IPv6 address by its /64, since one host or customer holds a whole /64
+ * and could otherwise rotate through 2^64 fresh addresses.
+ */
+export function sourceKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address
+  const parsed = ipaddr.process(address)
+  if (parsed.kind() === 'ipv4') return parsed.toString()
+  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4)
+  return `${parts.map((part) => part.toString(16)).join(':')}::/64`
 }

@@ -1,11 +1,12 @@
 /**
  * Failed authentications (bad or expired bearer tokens, revoked tokens, failed logins) are audited at
- * most once per source address (and project) per minute: the first failure of a minute writes its row,
+ * most once per source (an address, or an IPv6 /64) and project per minute: the first failure of a minute writes its row,
  * later ones of the same minute are only counted, and the count is written with the source's next row
  * or by `flush()` (every minute, and at shutdown). A flood of bad tokens therefore costs one fsync'd
  * row a minute per source, not one per request.
  */
 import { appendAudit, recordAudit, type AuditEvent } from './audit.js'
+import { sourceKey } from './client-address.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
 
 interface SourceWindow {
@@ -34,7 +35,7 @@ export class FailedAuthLog {
    * row was written.
    */
   async record(event: AuditEvent, tx?: SqlExecutor, now = Date.now()): Promise<boolean> {
-    const key = `${event.ip ?? ''}\n${event.projectId ?? ''}`
+    const key = `${sourceKey(event.ip ?? '')}\n${event.projectId ?? ''}`
     const minute = Math.floor(now / 60_000)
     const window = this.windows.get(key)
     this.windows.delete(key)

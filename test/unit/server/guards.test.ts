@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { escapeControls } from '../../../src/server/audit-text.js'
+import { sourceKey } from '../../../src/server/client-address.js'
 import { LoginThrottle } from '../../../src/server/login-throttle.js'
 import { RateLimiter } from '../../../src/server/rate-limiter.js'
 
@@ -56,5 +57,17 @@ describe('escapeControls', () => {
     ['plain text', 'vc_0123 café', 'vc_0123 café'],
   ])('escapes %s', (_label, input, expected) => {
     expect(escapeControls(input)).toBe(expected)
+  })
+})
+
+describe('sourceKey', () => {
+  it.each([
+    ['127.0.0.5', '127.0.0.5'],
+    ['::ffff:127.0.0.5', '127.0.0.5'],
+    ['2001:db8:1:2:aaaa::1', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2:ffff:ffff:ffff:ffff', '2001:db8:1:2::/64'],
+    ['unknown', 'unknown'],
+  ])('counts %s as %s', (address, key) => {
+    expect(sourceKey(address)).toBe(key)
   })
 })
