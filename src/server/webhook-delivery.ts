@@ -5,6 +5,7 @@
  */
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
+import { UsageError } from '../errors.js'
 import { checkReceiver, pinnedLookup, type Resolver } from './webhook-target.js'
 
 const timeoutMs = 5_000
@@ -27,7 +28,8 @@ export async function deliver(delivery: DeliveryRequest): Promise<string | null>
       resolve: delivery.resolve,
     })
   } catch (error) {
-    return `refused: ${(error as Error).message}`.slice(0, 300)
+    const why = error instanceof UsageError ? 'refused' : 'unresolvable'
+    return `${why}: ${(error as Error).message}`.slice(0, 300)
   }
   const send = target.url.protocol === 'https:' ? httpsRequest : httpRequest
   return new Promise((resolve) => {
