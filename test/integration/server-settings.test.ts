@@ -88,7 +88,7 @@ describe('server settings, declared once', () => {
     const dev = await printConfig({ VAULT_DEV: 'yes', VAULT_DATA_DIR: join(dir, 'dev-data') })
     expect(dev.summary).toMatchObject({ dev: true, dataDir: join(dir, 'dev-data') })
     const covered = new Set([...Object.keys(given), 'VAULT_DEV', 'VAULT_DATA_DIR'])
-    expect(documented.map(([env]) => env).filter((env) => !covered.has(env))).toEqual([])
+    expect(documented.map(([env]) => env).filter((env) => !covered.has(env!))).toEqual([])
   })
 
   it('warns that --dev --host 0.0.0.0 serves plain HTTP', async () => {
