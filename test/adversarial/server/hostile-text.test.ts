@@ -4,6 +4,12 @@
  * request-borne field is stored with its controls escaped.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  adminCreateEnvironment,
+  adminCreateIdentity,
+  adminListEnvironments,
+  adminListIdentities,
+} from '../../../src/server/admin.js'
 import { startVaultServer, type TestVault } from '../../helpers/vault-server.js'
 import { auditRows, loginBody, send } from './client.js'
 
@@ -44,5 +50,25 @@ describe('hostile text in audit rows', () => {
     expect(rows.some((row) => row.detail?.includes('\\x1b[2J\\x0aFAKE'))).toBe(true)
     for (const row of rows)
       for (const field of Object.values(row)) expect(String(field)).not.toMatch(rawControl)
+  })
+
+  it.each([
+    ['an identity name with a clear-screen sequence', 'identity', '\u001b[2Jdeploy'],
+    ['an identity name with a newline', 'identity', 'deploy\nadmin'],
+    ['an environment display name with a title change', 'environment', 'Prod\u001b]0;pwned\u0007'],
+    ['an environment display name with a bidi override', 'environment', 'prod\u202eved'],
+  ])('refuses %s and stores nothing', async (_attack, kind, name) => {
+    const admin = { dbUrl: vault.dbUrl, encryptionKey: vault.encryptionKey }
+    if (kind === 'identity') {
+      const before = await adminListIdentities(admin, vault.projectId)
+      await expect(adminCreateIdentity(admin, vault.projectId, name, 'dev=read')).rejects.toThrow(/invalid/)
+      expect(await adminListIdentities(admin, vault.projectId)).toEqual(before)
+    } else {
+      const before = await adminListEnvironments(admin, vault.projectId)
+      await expect(adminCreateEnvironment(admin, vault.projectId, 'hostile', name)).rejects.toThrow(
+        /control characters/,
+      )
+      expect(await adminListEnvironments(admin, vault.projectId)).toEqual(before)
+    }
   })
 })
