@@ -12,7 +12,13 @@ import { ApiError, readFormOrJson } from './http.js'
 import type { PermissionMap } from './identities.js'
 import type { RateLimiter } from './rate-limiter.js'
 import type { SqlExecutor } from './store/index.js'
-import { findLoginIdentity, findTokenHolder, insertAccessToken, revokeAccessToken } from './token-rows.js'
+import {
+  findLoginIdentity,
+  findTokenHolder,
+  insertAccessToken,
+  revokeAccessToken,
+  type LoginIdentity,
+} from './token-rows.js'
 import { signAccessToken, verifyAccessToken, verifyAccessTokenCached, type AccessClaims } from './tokens.js'
 
 export interface Principal {
@@ -75,7 +81,45 @@ async function credentialsOf(request: ApiRequest): Promise<{ clientId: string; c
 
 const dummyHashes = new WeakMap<object, string>()
 
-/** Exchanges client credentials for an access token. */
+/**
+ * Checks the credentials in one transaction and, when they hold, records and audits a new token.
+ * An unknown client id is compared against a dummy hash, so it costs what a wrong secret costs.
+ */
+async function exchangeCredentials(
+  context: VaultContext,
+  credentials: { clientId: string; clientSecret: string },
+  origin: Origin,
+): Promise<{ identity?: LoginIdentity; token?: string }> {
+  const { keyring, limits } = context
+  return context.driver.transaction(async (tx) => {
+    const identity = await findLoginIdentity(tx, credentials.clientId)
+    if (!dummyHashes.has(keyring)) dummyHashes.set(keyring, keyring.hashClientSecret('vault-no-such-client'))
+    const expected = identity?.secretHash ?? dummyHashes.get(keyring)!
+    const matches = keyring.clientSecretMatches(credentials.clientSecret, expected)
+    if (!identity || identity.revoked || !matches) return { identity }
+    const signed = await signAccessToken(
+      context.jwtSecret,
+      { identityId: identity.id, projectId: identity.projectId },
+      limits.tokenTtlSeconds,
+    )
+    await insertAccessToken(tx, identity.id, signed.claims)
+    await appendAudit(tx, keyring.auditKey, {
+      projectId: identity.projectId,
+      actor: `identity:${identity.id}`,
+      action: 'auth.login',
+      result: 'ok',
+      requestId: origin.requestId,
+      ip: origin.ip,
+    })
+    return { identity, token: signed.token }
+  })
+}
+
+/**
+ * Exchanges client credentials for an access token: the per-address limit, the client id alphabet,
+ * the (client id, source) delay, then the check. An attempt counts as failed until it succeeds, so
+ * parallel guesses cannot slip past the delay.
+ */
 export async function issueToken(
   context: VaultContext,
   request: ApiRequest,
@@ -88,14 +132,8 @@ export async function issueToken(
       'retry-after': String(wait),
     })
   }
-  const { clientId, clientSecret } = await credentialsOf(request)
-  const basic = header(request, 'authorization')?.toLowerCase().startsWith('basic ')
-  const invalid = new OAuthError(
-    401,
-    'invalid_client',
-    'client authentication failed',
-    basic ? { 'www-authenticate': 'Basic realm="vault"' } : {},
-  )
+  const credentials = await credentialsOf(request)
+  const { clientId } = credentials
   const failed = (projectId: string | null, actor: string, detail: string) =>
     context.failedAuth.record({
       projectId,
@@ -118,43 +156,24 @@ export async function issueToken(
       'retry-after': String(delay),
     })
   }
-  const { keyring, limits } = context
-  const outcome = await context.driver.transaction(async (tx) => {
-    const identity = await findLoginIdentity(tx, clientId)
-    if (!dummyHashes.has(keyring)) dummyHashes.set(keyring, keyring.hashClientSecret('vault-no-such-client'))
-    const matches = keyring.clientSecretMatches(
-      clientSecret,
-      identity?.secretHash ?? dummyHashes.get(keyring)!,
-    )
-    if (!identity || identity.revoked || !matches) return { identity, token: undefined }
-    const signed = await signAccessToken(
-      context.jwtSecret,
-      { identityId: identity.id, projectId: identity.projectId },
-      limits.tokenTtlSeconds,
-    )
-    await insertAccessToken(tx, identity.id, signed.claims)
-    await appendAudit(tx, keyring.auditKey, {
-      projectId: identity.projectId,
-      actor: `identity:${identity.id}`,
-      action: 'auth.login',
-      result: 'ok',
-      requestId,
-      ip,
-    })
-    return { identity, token: signed.token }
-  })
-  if (outcome.token === undefined) {
-    context.loginThrottle.failed(pair)
-    const { identity } = outcome
+  context.loginThrottle.failed(pair)
+  const { identity, token } = await exchangeCredentials(context, credentials, request.origin)
+  if (token === undefined) {
     await failed(
       identity?.projectId ?? null,
       identity ? `identity:${identity.id}` : `client:${clientId}`,
       'wrong client id or secret',
     )
-    throw invalid
+    const basic = header(request, 'authorization')?.toLowerCase().startsWith('basic ')
+    throw new OAuthError(
+      401,
+      'invalid_client',
+      'client authentication failed',
+      basic ? { 'www-authenticate': 'Basic realm="vault"' } : {},
+    )
   }
   context.loginThrottle.succeeded(pair)
-  return { access_token: outcome.token, token_type: 'Bearer', expires_in: limits.tokenTtlSeconds }
+  return { access_token: token, token_type: 'Bearer', expires_in: context.limits.tokenTtlSeconds }
 }
 
 /** Revokes the access token in the body when it is valid; always succeeds (RFC 7009). */

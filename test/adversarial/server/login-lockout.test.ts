@@ -53,4 +53,14 @@ describe('login lockout', () => {
     expect(loginThrottle.failed(pair, later)).toBe(2)
     expect(loginThrottle.failed(pair, later)).toBe(4)
   })
+
+  it('lets no more than the threshold of parallel guesses through to the secret check', async () => {
+    const { clientId } = vault.deploymentCredentials
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () => send(vault, { ...loginBody(clientId, 'guess'), from: '127.0.4.40' })),
+    )
+    const statuses = answers.map((answer) => answer.status)
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5)
+    expect(statuses.filter((status) => status === 429)).toHaveLength(25)
+  })
 })
