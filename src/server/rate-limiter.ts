@@ -37,7 +37,8 @@ export class RateLimiter {
     const start = now - (now % minute)
     let window = this.windows.get(key)
     this.windows.delete(key)
-    if (window === undefined || start - window.start >= 2 * minute) window = { start, current: 0, previous: 0 }
+    if (window === undefined || start - window.start >= 2 * minute)
+      window = { start, current: 0, previous: 0 }
     else if (window.start !== start) window = { start, current: 0, previous: window.current }
     this.windows.set(key, window)
     while (this.windows.size > this.maxKeys) this.windows.delete(this.windows.keys().next().value!)
