@@ -27,6 +27,13 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'adversarial',
+          include: ['test/adversarial/**/*.test.ts'],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           globalSetup: ['test/harness/global-setup.ts'],

@@ -13,7 +13,7 @@ import { DatabaseSync } from 'node:sqlite'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import pg from 'pg'
-import { defaultLimits, type VaultContext } from '../src/server/context.js'
+import { createVaultContext } from '../src/server/server.js'
 import { createIdentity, createProject } from '../src/server/identities.js'
 import { loadKeyring } from '../src/server/keyring.js'
 import { writeSecret } from '../src/server/secrets.js'
@@ -31,17 +31,14 @@ const rows: (string | number)[][] = []
 async function seed(dbUrl: string): Promise<void> {
   const driver = await openStore(dbUrl)
   const keyring = await loadKeyring(driver, Buffer.from(keyHex, 'hex'))
-  const context: VaultContext = {
-    driver,
-    keyring,
-    jwtSecret: randomBytes(32),
-    limits: defaultLimits,
-    behindProxy: false,
-    version: 'bench',
-  }
+  const context = createVaultContext({ driver, keyring, config: { jwtSecret: randomBytes(32) } })
   const projectId = await driver.transaction(async (tx) => {
     const project = await createProject(tx, 'bench', ['dev', 'prod'])
-    await createIdentity(tx, keyring, project.id, 'bench-deployment', { dev: ['read', 'write'] })
+    await createIdentity(tx, keyring, {
+      projectId: project.id,
+      name: 'bench-deployment',
+      permissions: { dev: ['read', 'write'] },
+    })
     return project.id
   })
   const scope = { projectId, environment: 'dev', actor: 'bench', requestId: 'bench', ip: '127.0.0.1' }
@@ -49,12 +46,8 @@ async function seed(dbUrl: string): Promise<void> {
     await driver.transaction(async (tx) => {
       for (let i = start; i < Math.min(versions, start + 1000); i++) {
         await writeSecret(
-          context,
-          tx,
-          scope,
-          `SECRET_${i % 500}`,
-          randomBytes(24).toString('base64url'),
-          'upsert',
+          { context, tx, scope },
+          { name: `SECRET_${i % 500}`, value: randomBytes(24).toString('base64url'), mode: 'upsert' },
         )
       }
     })

@@ -18,6 +18,7 @@ import * as identities from './identities.js'
 import { rewrapRootKey, type Keyring } from './keyring.js'
 import { openVault } from './server.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
+import { redactUrl } from './webhook-target.js'
 import { createWebhook, disableWebhook, listWebhooks } from './webhooks.js'
 
 export interface AdminConnection {
@@ -42,22 +43,27 @@ async function withVault<T>(
   }
 }
 
+/** What an admin change is, for its audit event. */
+interface AdminAction {
+  project: string
+  action: string
+  target: string | null
+}
+
 async function inProject<T>(
   connection: AdminConnection,
-  project: string,
-  action: string,
-  target: string | null,
+  change: AdminAction,
   work: (tx: SqlExecutor, keyring: Keyring, projectId: string) => Promise<T>,
 ): Promise<T> {
   return withVault(connection, (driver, keyring) =>
     driver.transaction(async (tx) => {
-      const { id } = await identities.requireProject(tx, project)
+      const { id } = await identities.requireProject(tx, change.project)
       const result = await work(tx, keyring, id)
       await appendAudit(tx, keyring.auditKey, {
         projectId: id,
         actor: 'admin:cli',
-        action,
-        target,
+        action: change.action,
+        target: change.target,
         result: 'ok',
       })
       return result
@@ -100,19 +106,21 @@ export async function adminCreateIdentity(
   name: string,
   permissions: string,
 ) {
-  return inProject(connection, project, 'identity.create', name, async (tx, keyring, projectId) => {
-    const environments = (await identities.listEnvironments(tx, projectId)).map(
-      (environment) => environment.slug,
-    )
-    const created = await identities.createIdentity(
-      tx,
-      keyring,
-      projectId,
-      name,
-      identities.parsePermissions(permissions, environments),
-    )
-    return { ...created.identity, clientSecret: created.clientSecret }
-  })
+  return inProject(
+    connection,
+    { project, action: 'identity.create', target: name },
+    async (tx, keyring, projectId) => {
+      const environments = (await identities.listEnvironments(tx, projectId)).map(
+        (environment) => environment.slug,
+      )
+      const created = await identities.createIdentity(tx, keyring, {
+        projectId,
+        name,
+        permissions: identities.parsePermissions(permissions, environments),
+      })
+      return { ...created.identity, clientSecret: created.clientSecret }
+    },
+  )
 }
 
 /** `vault identity list`. */
@@ -126,15 +134,19 @@ export function adminListIdentities(connection: AdminConnection, project: string
 
 /** `vault identity revoke`. */
 export function adminRevokeIdentity(connection: AdminConnection, project: string, identity: string) {
-  return inProject(connection, project, 'identity.revoke', identity, (tx, _keyring, projectId) =>
-    identities.revokeIdentity(tx, projectId, identity),
+  return inProject(
+    connection,
+    { project, action: 'identity.revoke', target: identity },
+    (tx, _keyring, projectId) => identities.revokeIdentity(tx, projectId, identity),
   )
 }
 
 /** `vault identity rotate-secret`. */
 export function adminRotateSecret(connection: AdminConnection, project: string, identity: string) {
-  return inProject(connection, project, 'identity.rotate-secret', identity, (tx, keyring, projectId) =>
-    identities.rotateIdentitySecret(tx, keyring, projectId, identity),
+  return inProject(
+    connection,
+    { project, action: 'identity.rotate-secret', target: identity },
+    (tx, keyring, projectId) => identities.rotateIdentitySecret(tx, keyring, projectId, identity),
   )
 }
 
@@ -145,8 +157,10 @@ export function adminCreateEnvironment(
   slug: string,
   name?: string,
 ) {
-  return inProject(connection, project, 'environment.create', slug, (tx, _keyring, projectId) =>
-    identities.createEnvironment(tx, projectId, slug, name),
+  return inProject(
+    connection,
+    { project, action: 'environment.create', target: slug },
+    (tx, _keyring, projectId) => identities.createEnvironment(tx, projectId, slug, name),
   )
 }
 
@@ -179,16 +193,22 @@ export function adminVerifyAudit(connection: AdminConnection): Promise<AuditVeri
   return withVault(connection, (driver, keyring) => verifyAuditChain(driver, keyring.auditKey))
 }
 
-/** `vault webhook create`. */
-export function adminCreateWebhook(connection: AdminConnection, project: string, url: string) {
-  return inProject(connection, project, 'webhook.create', url, (tx, keyring, projectId) =>
-    createWebhook(tx, keyring, projectId, url),
+/** `vault webhook create`: checks the receiver (SSRF guard) and stores it; the audit names it without userinfo. */
+export function adminCreateWebhook(
+  connection: AdminConnection,
+  webhook: { project: string; url: string; allowPrivate?: boolean },
+) {
+  return inProject(
+    connection,
+    { project: webhook.project, action: 'webhook.create', target: redactUrl(webhook.url) },
+    (tx, keyring, projectId) =>
+      createWebhook(tx, keyring, { projectId, url: webhook.url, allowPrivate: webhook.allowPrivate }),
   )
 }
 
 /** `vault webhook delete`: stops deliveries to a webhook. */
 export function adminDisableWebhook(connection: AdminConnection, project: string, id: string) {
-  return inProject(connection, project, 'webhook.delete', id, (tx, _keyring, projectId) =>
+  return inProject(connection, { project, action: 'webhook.delete', target: id }, (tx, _keyring, projectId) =>
     disableWebhook(tx, projectId, id),
   )
 }

@@ -3,6 +3,7 @@
  * never a value. Each event's hash is an HMAC (server-held key) over the previous hash and the event,
  * so an edited, inserted or deleted row breaks `verifyAuditChain`.
  */
+import { escapeControls, escapeNullable } from './audit-text.js'
 import { hmacSha256 } from './hmac.js'
 import type { SqlDriver, SqlExecutor, SqlRow } from './store/index.js'
 
@@ -51,17 +52,18 @@ function eventHash(
   return hmacSha256(key).update(previous).update('\n').update(body).digest('hex')
 }
 
+/** The stored form of an event: absent fields null, request-borne text with its controls escaped. */
 function complete(event: AuditEvent): Required<AuditEvent> {
   return {
     projectId: event.projectId,
-    environment: event.environment ?? null,
-    actor: event.actor,
-    action: event.action,
-    target: event.target ?? null,
+    environment: escapeNullable(event.environment ?? null),
+    actor: escapeControls(event.actor),
+    action: escapeControls(event.action),
+    target: escapeNullable(event.target ?? null),
     result: event.result,
-    requestId: event.requestId ?? null,
-    ip: event.ip ?? null,
-    detail: event.detail ?? null,
+    requestId: escapeNullable(event.requestId ?? null),
+    ip: escapeNullable(event.ip ?? null),
+    detail: escapeNullable(event.detail ?? null),
   }
 }
 

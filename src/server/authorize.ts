@@ -3,71 +3,64 @@
  * the only one reachable) and the permission, all inside the operation's own transaction so that a
  * denial's audit event commits and a revoked token is refused at once on every replica.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { ApiRequest } from './api.js'
 import { appendAudit } from './audit.js'
 import { loadPrincipal, unauthorized, verifyBearer, type Principal } from './auth.js'
-import type { VaultContext } from './context.js'
+import type { InTransaction, VaultContext } from './context.js'
 import { ApiError } from './http.js'
-import type { Permission } from './identities.js'
+import { environmentExists, type Permission } from './identities.js'
 import type { SecretScope } from './secrets.js'
 import type { SqlExecutor } from './store/index.js'
-import type { AccessClaims } from './tokens.js'
-
-export interface RequestState {
-  request: IncomingMessage
-  response: ServerResponse
-  url: URL
-  params: string[]
-  requestId: string
-  ip: string
-}
 
 /** The result of work inside a transaction: a value, or an API error to throw after the commit. */
 export type Outcome<T> = { value: T } | { error: ApiError }
 
+/** A denial to audit: who asked for what, where, and why it was refused. */
+export interface Denial {
+  request: ApiRequest
+  principal: Principal
+  environment: string | null
+  message: string
+}
+
 /** Builds the authorisation helpers of one vault. */
 export function createAuthorizer(context: VaultContext) {
-  async function deny(
-    tx: SqlExecutor,
-    state: RequestState,
-    principal: Principal,
-    environment: string | null,
-    message: string,
-  ) {
+  /** Audits a denial in `tx` (it commits) and returns the 403 to throw after the commit. */
+  async function deny(tx: SqlExecutor, denial: Denial): Promise<{ error: ApiError }> {
+    const { request, principal } = denial
     await appendAudit(tx, context.keyring.auditKey, {
       projectId: principal.projectId,
-      environment,
+      environment: denial.environment,
       actor: `identity:${principal.identityId}`,
-      action: `${state.request.method} ${state.url.pathname}`,
+      action: `${request.method} ${request.url.pathname}`,
       result: 'denied',
-      requestId: state.requestId,
-      ip: state.ip,
-      detail: message,
+      requestId: request.origin.requestId,
+      ip: request.origin.ip,
+      detail: denial.message,
     })
-    return { error: new ApiError(403, 'forbidden', message) }
+    return { error: new ApiError(403, 'forbidden', denial.message) }
   }
 
   /**
-   * Runs `work` for the bearer's principal in ONE transaction: the revocation check, the denial audit
-   * (committed, not rolled back) and the operation with its own audit event.
+   * Runs `work` for the bearer's principal in ONE transaction: the bearer check, the revocation check,
+   * the denial audit (committed, not rolled back) and the operation with its own audit event.
    */
   async function asPrincipal<T>(
-    state: RequestState,
-    claims: AccessClaims,
+    request: ApiRequest,
     work: (tx: SqlExecutor, principal: Principal) => Promise<Outcome<T>>,
   ): Promise<T> {
+    const claims = await verifyBearer(context, request)
     const outcome = await context.driver.transaction(async (tx): Promise<Outcome<T>> => {
-      const principal = await loadPrincipal(context, tx, claims, state.ip, state.requestId)
+      const principal = await loadPrincipal(context, tx, claims, request.origin)
       if (!principal) return { error: unauthorized('the access token was revoked') }
-      const project = state.url.searchParams.get('project')
+      const project = request.url.searchParams.get('project')
       if (project !== null && project !== principal.projectId) {
-        return deny(
-          tx,
-          state,
+        return deny(tx, {
+          request,
           principal,
-          null,
-          `this token does not belong to project ${project.slice(0, 64)}`,
-        )
+          environment: null,
+          message: `this token does not belong to project ${project.slice(0, 64)}`,
+        })
       }
       return work(tx, principal)
     })
@@ -75,35 +68,32 @@ export function createAuthorizer(context: VaultContext) {
     return outcome.value
   }
 
+  function reachableEnvironment(principal: Principal): Outcome<string> {
+    const reachable = Object.keys(principal.permissions).filter(
+      (slug) => (principal.permissions[slug] ?? []).length > 0,
+    )
+    if (reachable.length === 1) return { value: reachable[0]! }
+    return {
+      error: new ApiError(
+        400,
+        'environment_required',
+        `add ?environment= with one of: ${reachable.sort().join(', ')}`,
+      ),
+    }
+  }
+
   /** Like asPrincipal, for a secrets operation needing `needed` on the request's environment. */
   function inEnvironment<T>(
-    state: RequestState,
-    claims: AccessClaims,
+    request: ApiRequest,
     needed: Permission,
-    work: (tx: SqlExecutor, scope: SecretScope) => Promise<T>,
+    work: (at: InTransaction<SecretScope>) => Promise<T>,
   ): Promise<T> {
-    return asPrincipal(state, claims, async (tx, principal) => {
-      let environment = state.url.searchParams.get('environment')
-      if (environment === null || environment === '') {
-        const reachable = Object.keys(principal.permissions).filter(
-          (slug) => (principal.permissions[slug] ?? []).length > 0,
-        )
-        if (reachable.length !== 1) {
-          return {
-            error: new ApiError(
-              400,
-              'environment_required',
-              `add ?environment= with one of: ${reachable.sort().join(', ')}`,
-            ),
-          }
-        }
-        environment = reachable[0]!
-      }
-      const [known] = await tx.all(`SELECT slug FROM environments WHERE project_id = ? AND slug = ?`, [
-        principal.projectId,
-        environment,
-      ])
-      if (!known)
+    return asPrincipal(request, async (tx, principal) => {
+      const given = request.url.searchParams.get('environment')
+      const chosen = given === null || given === '' ? reachableEnvironment(principal) : { value: given }
+      if ('error' in chosen) return chosen
+      const environment = chosen.value
+      if (!(await environmentExists(tx, principal.projectId, environment)))
         return {
           error: new ApiError(
             404,
@@ -113,26 +103,26 @@ export function createAuthorizer(context: VaultContext) {
         }
       const granted = principal.permissions[environment] ?? []
       if (!granted.includes(needed) && !granted.includes('admin')) {
-        return deny(
-          tx,
-          state,
+        return deny(tx, {
+          request,
           principal,
           environment,
-          `this identity has no ${needed} permission on '${environment}'`,
-        )
+          message: `this identity has no ${needed} permission on '${environment}'`,
+        })
       }
-      const scope = {
+      const scope: SecretScope = {
         projectId: principal.projectId,
         environment,
         actor: `identity:${principal.identityId}`,
-        requestId: state.requestId,
-        ip: state.ip,
+        requestId: request.origin.requestId,
+        ip: request.origin.ip,
       }
-      return { value: await work(tx, scope) }
+      return { value: await work({ context, tx, scope }) }
     })
   }
 
-  const bearer = (state: RequestState) => verifyBearer(context, state.request, state.ip, state.requestId)
+  /** Checks the bearer token before a body is read (401 before 400); asPrincipal checks it again, cached. */
+  const authenticate = (request: ApiRequest) => verifyBearer(context, request)
 
-  return { deny, asPrincipal, inEnvironment, bearer }
+  return { deny, asPrincipal, inEnvironment, authenticate }
 }

@@ -78,7 +78,11 @@ export async function initialiseVault(
       environments.map((slug) => [slug, ['read', 'write']]),
     )
     const identityName = `${options.project}-deployment`
-    const credentials = await createIdentity(tx, keyring, created.id, identityName, permissions)
+    const credentials = await createIdentity(tx, keyring, {
+      projectId: created.id,
+      name: identityName,
+      permissions,
+    })
     await appendAudit(tx, keyring.auditKey, {
       projectId: created.id,
       actor: `admin:${options.adminUser}`,

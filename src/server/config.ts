@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseHexKey } from '../crypto/envelope.js'
 import { NotConfiguredError, UsageError } from '../errors.js'
+import { compileTrustedProxies } from './client-address.js'
 
 export interface ServerConfigInput {
   encryptionKey?: string
@@ -27,6 +28,9 @@ export interface ServerConfigInput {
   tlsCert?: string
   tlsKey?: string
   behindProxy?: boolean
+  trustedProxies?: string
+  allowPrivateWebhooks?: boolean
+  requestsPerMinute?: number
 }
 
 export interface ServerConfig {
@@ -40,9 +44,17 @@ export interface ServerConfig {
   port: number
   dev: boolean
   behindProxy: boolean
+  /** CIDR ranges (or proxy-addr names) of proxies whose X-Forwarded-For is believed. */
+  trustedProxies?: string[]
+  /** Deliver webhooks to loopback, private and link-local receivers. */
+  allowPrivateWebhooks?: boolean
+  /** Requests per minute per client address on every endpoint. */
+  requestsPerMinute?: number
   tls?: { cert: Buffer; key: Buffer }
   /** In --dev: the data directory and the 0600 file holding the generated keys. */
   devFiles?: { dataDir: string; keyFile: string; generated: boolean }
+  /** Things the operator should know before serving (printed on stderr). */
+  warnings?: string[]
 }
 
 /** Whether a host name or address is loopback. */
@@ -100,6 +112,15 @@ function devKeys(dataDir: string): {
   return { encryptionKey, jwtSecret, keyFile, generated: true }
 }
 
+function trustedProxyList(text: string | undefined): string[] {
+  const list = (text ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+  compileTrustedProxies(list)
+  return list
+}
+
 /** Validates the configuration of `vault server`. */
 export function resolveServerConfig(input: ServerConfigInput): ServerConfig {
   const dev = Boolean(input.dev)
@@ -129,6 +150,23 @@ export function resolveServerConfig(input: ServerConfigInput): ServerConfig {
       hint: 'give --tls-cert and --tls-key, listen on 127.0.0.1, or use --behind-proxy behind a TLS-terminating gateway',
     })
   }
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError('VAULT_PORT / --port must be an integer from 0 to 65535')
+  const requestsPerMinute = input.requestsPerMinute
+  if (requestsPerMinute !== undefined && !(Number.isInteger(requestsPerMinute) && requestsPerMinute > 0))
+    throw new UsageError('VAULT_REQUESTS_PER_MINUTE / --requests-per-minute must be a positive integer')
+  const warnings: string[] = []
+  if (!tlsGiven && dev && !input.behindProxy && !isLoopback(host)) {
+    warnings.push(
+      `--dev serves plain HTTP on ${host}: anyone on that network can read tokens and secret values; listen on 127.0.0.1 or give --tls-cert and --tls-key`,
+    )
+  }
+  const trustedProxies = trustedProxyList(input.trustedProxies)
+  if (input.behindProxy && trustedProxies.length === 0) {
+    warnings.push(
+      'X-Forwarded-For is ignored without --trusted-proxies: rate limits and the audit log see the proxy address',
+    )
+  }
   const relaxed = dev || isLoopback(host)
   const smtpPort = input.smtpPort === undefined || input.smtpPort === '' ? undefined : Number(input.smtpPort)
   if (smtpPort !== undefined && !(Number.isInteger(smtpPort) && smtpPort > 0 && smtpPort < 65536)) {
@@ -145,7 +183,11 @@ export function resolveServerConfig(input: ServerConfigInput): ServerConfig {
     port,
     dev,
     behindProxy: Boolean(input.behindProxy),
+    trustedProxies,
+    allowPrivateWebhooks: Boolean(input.allowPrivateWebhooks),
+    requestsPerMinute,
     tls: tlsGiven ? { cert: readFileSync(input.tlsCert!), key: readFileSync(input.tlsKey!) } : undefined,
     devFiles,
+    warnings,
   }
 }

@@ -1,17 +1,24 @@
 /**
- * What every request handler of the vault needs: the store, the keyring, the JWT key and the limits.
+ * What every request handler of the vault needs: the store, the keyring, the JWT key, the limits, the
+ * proxy trust and the in-memory guards (login throttle, failed-authentication log).
  */
+import type { ProxyTrust } from './client-address.js'
+import type { FailedAuthLog } from './failed-auth-log.js'
 import type { Keyring } from './keyring.js'
-import type { SqlDriver } from './store/index.js'
+import type { LoginThrottle } from './login-throttle.js'
+import type { SqlDriver, SqlExecutor } from './store/index.js'
 
 export interface VaultLimits {
   /** Access-token lifetime in seconds (default 900, capped at 3600). */
   tokenTtlSeconds: number
-  /** Consecutive failed logins of one client id before it is locked. */
+  /** Failed logins of one (client id, source) pair before each further attempt must wait. */
   lockoutThreshold: number
-  lockoutSeconds: number
+  /** The longest wait between attempts of a (client id, source) pair; the wait doubles up to it. */
+  lockoutMaxDelaySeconds: number
   /** Token-endpoint requests per minute per client address. */
   tokenRequestsPerMinute: number
+  /** Requests per minute per client address on every endpoint. */
+  requestsPerMinute: number
   /** Largest secret value in bytes (413 beyond). */
   maxValueBytes: number
 }
@@ -19,8 +26,9 @@ export interface VaultLimits {
 export const defaultLimits: VaultLimits = {
   tokenTtlSeconds: 900,
   lockoutThreshold: 5,
-  lockoutSeconds: 60,
+  lockoutMaxDelaySeconds: 900,
   tokenRequestsPerMinute: 120,
+  requestsPerMinute: 3000,
   maxValueBytes: 64 * 1024,
 }
 
@@ -29,8 +37,22 @@ export interface VaultContext {
   keyring: Keyring
   jwtSecret: Buffer
   limits: VaultLimits
-  behindProxy: boolean
+  /** Which TCP peers may say who the client is in X-Forwarded-For. */
+  trustProxy: ProxyTrust
+  /** Deliver webhooks to loopback, private and link-local receivers (tests, a homelab on one host). */
+  allowPrivateWebhooks: boolean
+  /** Whether the server answers over TLS (HSTS is sent then). */
+  tls: boolean
+  loginThrottle: LoginThrottle
+  failedAuth: FailedAuthLog
   version: string
   /** Called after a commit that queued webhook deliveries. */
   onOutbox?: () => void
+}
+
+/** The recurring triple of a scoped operation: the vault, its open transaction and the scope. */
+export interface InTransaction<Scope> {
+  context: VaultContext
+  tx: SqlExecutor
+  scope: Scope
 }

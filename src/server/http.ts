@@ -1,8 +1,10 @@
 /**
- * HTTP plumbing of the vault API: the API error type and its JSON shape, bounded body reading
- * (JSON, form), JSON responses and the client address (X-Forwarded-For only behind a proxy).
+ * HTTP plumbing of the vault API: the API error type and its JSON shape, bounded body reading with
+ * strict UTF-8 (JSON, form), and writing an ApiResponse to a socket with the security headers every
+ * answer carries.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { header, type ApiRequest, type ApiResponse } from './api.js'
 
 /** An API failure: status, snake_case code and a one-line message that never holds a secret value. */
 export class ApiError extends Error {
@@ -20,14 +22,14 @@ export class ApiError extends Error {
 /** The largest request body accepted, in bytes. */
 export const maxBodyBytes = 256 * 1024
 
-/** Reads the body up to `maxBodyBytes` (413 beyond). */
-export async function readBody(request: IncomingMessage): Promise<Buffer> {
-  const declared = Number(request.headers['content-length'] ?? 0)
+/** Reads a socket's body up to `maxBodyBytes` (413 beyond). */
+export async function readBoundedBody(message: IncomingMessage): Promise<Buffer> {
+  const declared = Number(message.headers['content-length'] ?? 0)
   if (declared > maxBodyBytes)
     throw new ApiError(413, 'value_too_large', `request body over ${maxBodyBytes} bytes`)
   const chunks: Buffer[] = []
   let size = 0
-  for await (const chunk of request as AsyncIterable<Buffer>) {
+  for await (const chunk of message as AsyncIterable<Buffer>) {
     size += chunk.length
     if (size > maxBodyBytes)
       throw new ApiError(413, 'value_too_large', `request body over ${maxBodyBytes} bytes`)
@@ -36,24 +38,36 @@ export async function readBody(request: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks)
 }
 
-function mediaType(request: IncomingMessage): string {
-  return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true })
+
+/** The body as text; a body that is not valid UTF-8 is a 400 (never silently replaced). */
+export async function bodyText(request: ApiRequest): Promise<string> {
+  const body = await request.body()
+  try {
+    return strictUtf8.decode(body)
+  } catch {
+    throw new ApiError(400, 'invalid_utf8', 'the request body is not valid UTF-8')
+  }
+}
+
+function mediaType(request: ApiRequest): string {
+  return (header(request, 'content-type') ?? '').split(';')[0]!.trim().toLowerCase()
 }
 
 /**
  * Parses a JSON object body; malformed JSON is a 400 that does not echo the body. A JSON body sent as
  * text/plain or with curl's default form type (`curl -d '{"value":...}'`) is accepted as JSON.
  */
-export async function readJsonObject(request: IncomingMessage): Promise<Record<string, unknown>> {
+export async function readJsonObject(request: ApiRequest): Promise<Record<string, unknown>> {
   const type = mediaType(request)
   const lenient = ['', 'application/json', 'text/plain', 'application/x-www-form-urlencoded']
   if (!lenient.includes(type) && !type.endsWith('+json')) {
     throw new ApiError(415, 'unsupported_media_type', 'send the body as application/json')
   }
-  const body = await readBody(request)
+  const text = await bodyText(request)
   let parsed: unknown
   try {
-    parsed = JSON.parse(body.toString('utf8'))
+    parsed = JSON.parse(text)
   } catch {
     throw new ApiError(400, 'malformed_json', 'the request body is not valid JSON')
   }
@@ -64,9 +78,9 @@ export async function readJsonObject(request: IncomingMessage): Promise<Record<s
 }
 
 /** Parses a form or JSON body into string fields (token endpoints accept both). */
-export async function readFormOrJson(request: IncomingMessage): Promise<Record<string, string>> {
+export async function readFormOrJson(request: ApiRequest): Promise<Record<string, string>> {
   const type = mediaType(request)
-  const body = (await readBody(request)).toString('utf8')
+  const body = await bodyText(request)
   if (body === '') return {}
   if (type === 'application/json') {
     try {
@@ -83,29 +97,34 @@ export async function readFormOrJson(request: IncomingMessage): Promise<Record<s
   return Object.fromEntries(new URLSearchParams(body))
 }
 
-/** Sends a JSON response. */
-export function sendJson(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  const text = JSON.stringify(body)
-  response.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'cache-control': 'no-store',
-    ...headers,
-  })
-  response.end(text)
+/** The ApiResponse of an ApiError. */
+export function errorResponse(error: ApiError): ApiResponse {
+  return {
+    status: error.status,
+    json: { error: { code: error.code, message: error.message } },
+    headers: error.headers,
+  }
 }
 
-/** The client's address; X-Forwarded-For is trusted only behind a proxy. */
-export function clientAddress(request: IncomingMessage, behindProxy: boolean): string {
-  if (behindProxy) {
-    const forwarded = request.headers['x-forwarded-for']
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim()
-    if (first) return first
+/**
+ * Writes an ApiResponse: JSON with `cache-control: no-store`, and on every answer
+ * `x-content-type-options: nosniff` (plus HSTS when served over TLS). A HEAD gets the headers only.
+ */
+export function writeResponse(
+  response: ServerResponse,
+  answer: ApiResponse,
+  options: { head: boolean; tls: boolean },
+): void {
+  const body = answer.json !== undefined ? JSON.stringify(answer.json) : (answer.text ?? '')
+  const headers: Record<string, string | number> = {
+    'x-content-type-options': 'nosniff',
+    ...(options.tls ? { 'strict-transport-security': 'max-age=31536000' } : {}),
+    ...(answer.json !== undefined
+      ? { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' }
+      : {}),
+    ...(answer.status === 204 ? {} : { 'content-length': Buffer.byteLength(body) }),
+    ...answer.headers,
   }
-  return request.socket.remoteAddress ?? 'unknown'
+  response.writeHead(answer.status, headers)
+  response.end(options.head || answer.status === 204 ? undefined : body)
 }

@@ -27,6 +27,10 @@ export interface NewCredentials {
 }
 
 const slugPattern = /^[a-z][a-z0-9-]{0,31}$/
+/** Names of projects and identities: shown in tables and audit rows, so plain characters only. */
+const namePattern = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/
+// eslint-disable-next-line no-control-regex
+const controlCharacters = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
 
 /** Creates a project with its environments (dev and prod by default). */
 export async function createProject(
@@ -34,7 +38,7 @@ export async function createProject(
   name: string,
   environments: string[],
 ): Promise<{ id: string; name: string }> {
-  if (!/^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/.test(name)) {
+  if (!namePattern.test(name)) {
     throw new UsageError(`project name '${name}' is invalid`, { hint: 'use letters, digits, -, _ and .' })
   }
   const [existing] = await tx.all(`SELECT id FROM projects WHERE name = ?`, [name])
@@ -63,6 +67,9 @@ export async function createEnvironment(tx: SqlExecutor, projectId: string, slug
   ])
   if (existing) throw new ConflictError(`environment '${slug}' already exists`)
   const display = name ?? slug
+  if (controlCharacters.test(display) || display.length > 100) {
+    throw new UsageError('environment names are at most 100 characters, without control characters')
+  }
   await tx.run(`INSERT INTO environments (project_id, slug, name, created_at) VALUES (?, ?, ?, ?)`, [
     projectId,
     slug,
@@ -82,6 +89,15 @@ export async function listEnvironments(
     `SELECT slug, name FROM environments WHERE project_id = ? ORDER BY created_at, slug`,
     [projectId],
   )
+}
+
+/** Whether environment `slug` exists in the project. */
+export async function environmentExists(tx: SqlExecutor, projectId: string, slug: string): Promise<boolean> {
+  const [known] = await tx.all(`SELECT slug FROM environments WHERE project_id = ? AND slug = ?`, [
+    projectId,
+    slug,
+  ])
+  return known !== undefined
 }
 
 /** Finds a project by id or by name. */
@@ -125,16 +141,20 @@ export function parsePermissions(text: string, environments: string[]): Permissi
 export async function createIdentity(
   tx: SqlExecutor,
   keyring: Keyring,
-  projectId: string,
-  name: string,
-  permissions: PermissionMap,
+  identity: { projectId: string; name: string; permissions: PermissionMap },
 ): Promise<NewCredentials> {
+  const { projectId, name, permissions } = identity
+  if (!namePattern.test(name)) {
+    throw new UsageError(`identity name '${name.slice(0, 64)}' is invalid`, {
+      hint: 'use letters, digits, -, _ and . (at most 63)',
+    })
+  }
   const [existing] = await tx.all(`SELECT id FROM identities WHERE project_id = ? AND name = ?`, [
     projectId,
     name,
   ])
   if (existing) throw new ConflictError(`identity '${name}' already exists in this project`)
-  const identity: IdentitySummary = {
+  const created: IdentitySummary = {
     id: randomUUID(),
     projectId,
     name,
@@ -148,16 +168,16 @@ export async function createIdentity(
     `INSERT INTO identities (id, project_id, name, client_id, secret_hash, permissions, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
     [
-      identity.id,
+      created.id,
       projectId,
       name,
-      identity.clientId,
+      created.clientId,
       keyring.hashClientSecret(clientSecret),
       JSON.stringify(permissions),
-      identity.createdAt,
+      created.createdAt,
     ],
   )
-  return { identity, clientSecret }
+  return { identity: created, clientSecret }
 }
 
 /** The identities of a project. */

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { appendAudit } from './audit.js'
-import type { VaultContext } from './context.js'
+import type { InTransaction } from './context.js'
 import { ApiError } from './http.js'
 import type { SecretMetadata, SecretScope } from './secrets.js'
 import type { SqlExecutor } from './store/index.js'
@@ -39,55 +39,84 @@ export function notFound(name: string, environment: string): ApiError {
   return new ApiError(404, 'not_found', `secret ${name} does not exist in environment '${environment}'`)
 }
 
-/** Checks an If-Match header against the current version (undefined header: no check). */
-export function checkIfMatch(ifMatch: string | undefined, current: SecretRow | undefined): void {
-  if (ifMatch === undefined) return
-  const live = current && !Number(current.deleted)
-  if (ifMatch.trim() === '*') {
-    if (!live) throw new ApiError(412, 'precondition_failed', 'If-Match: * but the secret does not exist')
-    return
+/** The conditional headers of a write: If-Match and If-None-Match (RFC 9110 section 13.1). */
+export interface Preconditions {
+  ifMatch?: string
+  ifNoneMatch?: string
+}
+
+const entityTagList = /^\s*(?:\*|(?:W\/)?"[^"]*"(?:\s*,\s*(?:W\/)?"[^"]*")*)\s*$/
+
+function parseTags(header: string, name: string): { any: boolean; strong: string[]; weak: boolean } {
+  if (!entityTagList.test(header)) {
+    throw new ApiError(400, 'bad_request', `${name} takes "*" or quoted entity tags like "3"`)
   }
-  const wanted = ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, '').replace(/^"|"$/g, ''))
-  if (!live || !wanted.includes(String(current.version))) {
-    throw new ApiError(
-      412,
-      'precondition_failed',
-      `the secret is at version ${live ? current.version : 'none'}, not ${ifMatch.trim()}`,
-    )
+  if (header.trim() === '*') return { any: true, strong: [], weak: false }
+  const tags = header.split(',').map((tag) => tag.trim())
+  return {
+    any: false,
+    strong: tags.filter((tag) => !tag.startsWith('W/')).map((tag) => tag.slice(1, -1)),
+    weak: tags.some((tag) => tag.startsWith('W/')),
   }
 }
 
+/**
+ * Checks If-Match (strong comparison: a weak tag never matches; `*` needs a live secret) and
+ * If-None-Match (`*` or the current tag refuses the write) against the current row. A malformed or
+ * unquoted tag is a 400, an unmet condition a 412.
+ */
+export function checkPreconditions(conditions: Preconditions, current: SecretRow | undefined): void {
+  const live = current !== undefined && !Number(current.deleted)
+  const version = live ? String(current.version) : undefined
+  if (conditions.ifMatch !== undefined) {
+    const wanted = parseTags(conditions.ifMatch, 'If-Match')
+    if (wanted.any ? !live : version === undefined || !wanted.strong.includes(version)) {
+      const why = wanted.weak && !wanted.strong.includes(version ?? '') ? ' (weak tags never match)' : ''
+      throw new ApiError(
+        412,
+        'precondition_failed',
+        `the secret is at version ${version ?? 'none'}, not ${conditions.ifMatch.trim()}${why}`,
+      )
+    }
+  }
+  if (conditions.ifNoneMatch !== undefined) {
+    const refused = parseTags(conditions.ifNoneMatch, 'If-None-Match')
+    const weakMatch = (tag: string) => tag === `W/"${version}"`
+    const tags = conditions.ifNoneMatch.split(',').map((tag) => tag.trim())
+    if (live && (refused.any || refused.strong.includes(version!) || tags.some(weakMatch))) {
+      throw new ApiError(412, 'precondition_failed', `the secret already exists at version ${version}`)
+    }
+  }
+}
+
+/** What an operation's audit event says beyond its scope. */
+export interface OperationEvent {
+  action: string
+  target: string | null
+  detail?: string
+}
+
 /** Appends the audit event of a successful operation in the caller's transaction. */
-export async function audit(
-  context: VaultContext,
-  tx: SqlExecutor,
-  scope: SecretScope,
-  action: string,
-  target: string | null,
-  detail?: string,
-) {
+export async function audit({ context, tx, scope }: InTransaction<SecretScope>, event: OperationEvent) {
   await appendAudit(tx, context.keyring.auditKey, {
     projectId: scope.projectId,
     environment: scope.environment,
     actor: scope.actor,
-    action,
-    target,
+    action: event.action,
+    target: event.target,
     result: 'ok',
     requestId: scope.requestId,
     ip: scope.ip,
-    detail,
+    detail: event.detail,
   })
 }
 
 /** Opens the value of one version (404 for a tombstone; IntegrityError when tampered with). */
 export async function readValue(
-  context: VaultContext,
-  tx: SqlExecutor,
-  scope: SecretScope,
-  secretId: string,
-  name: string,
-  version: number,
+  { context, tx, scope }: InTransaction<SecretScope>,
+  at: { secretId: string; name: string; version: number },
 ): Promise<string> {
+  const { secretId, name, version } = at
   const [row] = await tx.all<{ ciphertext: string | null; key_version: number | null }>(
     `SELECT ciphertext, key_version FROM secret_versions WHERE secret_id = ? AND version = ?`,
     [secretId, version],
@@ -116,9 +145,7 @@ export async function lockSecret(
 
 /** Appends version n+1 (value sealed for its exact row, or a tombstone when null) and moves the row to it. */
 export async function appendVersion(
-  context: VaultContext,
-  tx: SqlExecutor,
-  scope: SecretScope,
+  { context, tx, scope }: InTransaction<SecretScope>,
   name: string,
   current: SecretRow | undefined,
   value: string | null,

@@ -7,9 +7,12 @@ import { createServer as createHttpServer, type Server } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { createVaultApp } from './app.js'
+import { compileTrustedProxies } from './client-address.js'
 import type { ServerConfig } from './config.js'
 import { defaultLimits, type VaultContext, type VaultLimits } from './context.js'
-import { loadKeyring } from './keyring.js'
+import { FailedAuthLog } from './failed-auth-log.js'
+import { loadKeyring, type Keyring } from './keyring.js'
+import { LoginThrottle } from './login-throttle.js'
 import { openDriver, type SqlDriver } from './store/index.js'
 import { migrate } from './store/migrations.js'
 import { appVersion } from './version.js'
@@ -44,26 +47,53 @@ async function assertKeyBeforeMigrating(driver: SqlDriver, encryptionKey: Buffer
   if (hasMeta && hasMeta.length > 0) await loadKeyring(driver, encryptionKey)
 }
 
+/** The request context of a vault on an open store (startVault and socket-free tests use it). */
+export function createVaultContext(
+  vault: {
+    driver: SqlDriver
+    keyring: Keyring
+    config: Pick<
+      ServerConfig,
+      'jwtSecret' | 'trustedProxies' | 'allowPrivateWebhooks' | 'tls' | 'requestsPerMinute'
+    >
+  },
+  limits: Partial<VaultLimits> = {},
+): VaultContext {
+  const merged: VaultLimits = {
+    ...defaultLimits,
+    ...(vault.config.requestsPerMinute ? { requestsPerMinute: vault.config.requestsPerMinute } : {}),
+    ...limits,
+    tokenTtlSeconds: Math.min(limits.tokenTtlSeconds ?? defaultLimits.tokenTtlSeconds, 3600),
+  }
+  const { config } = vault
+  return {
+    driver: vault.driver,
+    keyring: vault.keyring,
+    jwtSecret: config.jwtSecret,
+    limits: merged,
+    trustProxy: compileTrustedProxies(config.trustedProxies),
+    allowPrivateWebhooks: Boolean(config.allowPrivateWebhooks),
+    tls: config.tls !== undefined,
+    loginThrottle: new LoginThrottle({
+      threshold: merged.lockoutThreshold,
+      maxDelaySeconds: merged.lockoutMaxDelaySeconds,
+    }),
+    failedAuth: new FailedAuthLog({ driver: vault.driver, auditKey: vault.keyring.auditKey }),
+    version: appVersion(),
+  }
+}
+
 /** Starts a vault server; resolves once it listens. */
 export async function startVault(
   config: ServerConfig,
   limits: Partial<VaultLimits> = {},
 ): Promise<RunningVault> {
   const { driver, keyring } = await openVault(config)
-  const worker = startWebhookWorker(driver, keyring)
-  const context: VaultContext = {
-    driver,
-    keyring,
-    jwtSecret: config.jwtSecret,
-    limits: {
-      ...defaultLimits,
-      ...limits,
-      tokenTtlSeconds: Math.min(limits.tokenTtlSeconds ?? defaultLimits.tokenTtlSeconds, 3600),
-    },
-    behindProxy: config.behindProxy,
-    version: appVersion(),
-    onOutbox: () => worker.poke(),
-  }
+  const worker = startWebhookWorker({ driver, keyring, allowPrivate: Boolean(config.allowPrivateWebhooks) })
+  const context = createVaultContext({ driver, keyring, config }, limits)
+  context.onOutbox = () => worker.poke()
+  const flusher = setInterval(() => void context.failedAuth.flush().catch(() => undefined), 60_000)
+  flusher.unref()
   const app = createVaultApp(context)
   const server = config.tls
     ? createHttpsServer({ cert: config.tls.cert, key: config.tls.key }, app)
@@ -84,10 +114,12 @@ export async function startVault(
     close() {
       closing ??= (async () => {
         worker.stop()
+        clearInterval(flusher)
         await new Promise<void>((resolve) => {
           server.close(() => resolve())
           server.closeAllConnections()
         })
+        await context.failedAuth.flush(Infinity).catch(() => undefined)
         await driver.close()
       })()
       return closing

@@ -1,9 +1,10 @@
 /**
- * HS256 access tokens (JWT, RFC 7519) with the algorithm pinned: the header must say HS256, the
- * signature is compared in constant time, `exp` is enforced. Revocation lives in the database (jti).
+ * HS256 access tokens (JWT, RFC 7519) signed and verified with `jose`: the algorithm is pinned to
+ * HS256, the `typ` to JWT, `sub`, `pid`, `jti`, `iat` and `exp` are required, and `exp` is enforced
+ * with no leeway. Revocation lives in the database (jti).
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto'
-import { hmacSha256 } from './hmac.js'
+import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto'
+import { jwtVerify, SignJWT } from 'jose'
 
 export interface AccessClaims {
   /** identity id */
@@ -15,15 +16,24 @@ export interface AccessClaims {
   exp: number
 }
 
-const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url')
+const keyObjects = new WeakMap<Buffer, KeyObject>()
 
-/** Signs claims for `ttlSeconds` from now. */
-export function signAccessToken(
+function signingKey(secret: Buffer): KeyObject {
+  let key = keyObjects.get(secret)
+  if (key === undefined) {
+    key = createSecretKey(secret)
+    keyObjects.set(secret, key)
+  }
+  return key
+}
+
+/** Signs claims for `ttlSeconds` from `now`. */
+export async function signAccessToken(
   secret: Buffer,
   subject: { identityId: string; projectId: string },
   ttlSeconds: number,
   now = Date.now(),
-): { token: string; claims: AccessClaims } {
+): Promise<{ token: string; claims: AccessClaims }> {
   const iat = Math.floor(now / 1000)
   const claims: AccessClaims = {
     sub: subject.identityId,
@@ -32,36 +42,40 @@ export function signAccessToken(
     iat,
     exp: iat + ttlSeconds,
   }
-  const payload = Buffer.from(JSON.stringify(claims)).toString('base64url')
-  const signature = hmacSha256(secret).update(`${header}.${payload}`).digest('base64url')
-  return { token: `${header}.${payload}.${signature}`, claims }
+  const token = await new SignJWT({ pid: claims.pid })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(claims.sub)
+    .setJti(claims.jti)
+    .setIssuedAt(claims.iat)
+    .setExpirationTime(claims.exp)
+    .sign(signingKey(secret))
+  return { token, claims }
 }
 
+/** A compact JWS: three unpadded base64url parts (jose's decoder would also take padding). */
+const compactJws = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
+
 /** The claims of a valid, unexpired HS256 token signed with `secret`, or null. */
-export function verifyAccessToken(secret: Buffer, token: string, now = Date.now()): AccessClaims | null {
-  const parts = token.split('.')
-  if (parts.length !== 3) return null
-  const [head, payload, signature] = parts as [string, string, string]
-  let parsedHeader: { alg?: unknown; typ?: unknown }
+export async function verifyAccessToken(
+  secret: Buffer,
+  token: string,
+  now = Date.now(),
+): Promise<AccessClaims | null> {
+  if (token.length > 4096 || !compactJws.test(token)) return null
   try {
-    parsedHeader = JSON.parse(Buffer.from(head, 'base64url').toString('utf8'))
+    const { payload } = await jwtVerify(token, signingKey(secret), {
+      algorithms: ['HS256'],
+      typ: 'JWT',
+      requiredClaims: ['sub', 'jti', 'iat', 'exp'],
+      currentDate: new Date(now),
+    })
+    const { sub, pid, jti, iat, exp } = payload
+    if (typeof pid !== 'string' || typeof sub !== 'string' || typeof jti !== 'string') return null
+    if (typeof iat !== 'number' || typeof exp !== 'number' || exp * 1000 <= now) return null
+    return { sub, pid, jti, iat, exp }
   } catch {
     return null
   }
-  if (parsedHeader?.alg !== 'HS256') return null
-  const expected = hmacSha256(secret).update(`${head}.${payload}`).digest()
-  const actual = Buffer.from(signature, 'base64url')
-  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return null
-  let claims: AccessClaims
-  try {
-    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'))
-  } catch {
-    return null
-  }
-  if (typeof claims.sub !== 'string' || typeof claims.pid !== 'string' || typeof claims.jti !== 'string')
-    return null
-  if (typeof claims.exp !== 'number' || claims.exp * 1000 <= now) return null
-  return claims
 }
 
 const verifiedTokens = new WeakMap<Buffer, Map<string, AccessClaims>>()
@@ -72,11 +86,11 @@ const maxVerifiedTokens = 10_000
  * expire, so a client's repeated requests skip the signature check. Expiry is checked on every call;
  * revocation is not decided here (the jti row is read on every request).
  */
-export function verifyAccessTokenCached(
+export async function verifyAccessTokenCached(
   secret: Buffer,
   token: string,
   now = Date.now(),
-): AccessClaims | null {
+): Promise<AccessClaims | null> {
   let verified = verifiedTokens.get(secret)
   if (verified === undefined) {
     verified = new Map()
@@ -88,7 +102,7 @@ export function verifyAccessTokenCached(
     verified.delete(token)
     return null
   }
-  const claims = verifyAccessToken(secret, token, now)
+  const claims = await verifyAccessToken(secret, token, now)
   if (claims === null) return null
   if (verified.size >= maxVerifiedTokens) verified.delete(verified.keys().next().value!)
   verified.set(token, Object.freeze(claims))

@@ -49,6 +49,12 @@ export interface StartVaultServerOptions {
   jwtSecret?: string
   limits?: Partial<VaultLimits>
   project?: string
+  /** Let the webhook worker deliver to loopback receivers (the server's --allow-private-webhooks). */
+  allowPrivateWebhooks?: boolean
+  /** The server's --trusted-proxies. */
+  trustedProxies?: string[]
+  /** Listen address (default 127.0.0.1). */
+  host?: string
 }
 
 /** Starts an initialised vault server in this process. */
@@ -62,12 +68,14 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
       encryptionKey: Buffer.from(encryptionKey, 'hex'),
       jwtSecret: Buffer.from(jwtSecret, 'hex'),
       dbUrl,
-      host: '127.0.0.1',
+      host: options.host ?? '127.0.0.1',
       port: 0,
       dev: true,
       behindProxy: false,
+      allowPrivateWebhooks: options.allowPrivateWebhooks,
+      trustedProxies: options.trustedProxies,
     },
-    { tokenRequestsPerMinute: 100_000, ...options.limits },
+    { tokenRequestsPerMinute: 100_000, requestsPerMinute: 1_000_000, ...options.limits },
   )
   const { driver, keyring } = running.context
   const environments = ['dev', 'staging', 'prod']
@@ -79,7 +87,9 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
   })
   const makeIdentity = async (projectId: string, name: string, permissions: PermissionMap | string) => {
     const map = typeof permissions === 'string' ? parsePermissions(permissions, environments) : permissions
-    const made = await driver.transaction((tx) => createIdentity(tx, keyring, projectId, name, map))
+    const made = await driver.transaction((tx) =>
+      createIdentity(tx, keyring, { projectId, name, permissions: map }),
+    )
     return { clientId: made.identity.clientId, clientSecret: made.clientSecret }
   }
   const token = async (credentials: ClientCredentials, url = running.url) => {
@@ -169,6 +179,7 @@ export async function spawnVaultProcess(env: {
         JWT_SECRET: env.jwtSecret,
         VAULT_HOST: '127.0.0.1',
         VAULT_PORT: '0',
+        VAULT_REQUESTS_PER_MINUTE: '1000000',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },

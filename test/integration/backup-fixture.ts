@@ -44,16 +44,14 @@ export async function startVault(dbUrl: string, keyHex: string): Promise<Running
 export async function seedProject(vault: RunningVault): Promise<Credentials> {
   return vault.context.driver.transaction(async (tx) => {
     const project = await createProject(tx, 'demo', ['dev', 'prod'])
-    const { identity, clientSecret } = await createIdentity(
-      tx,
-      vault.context.keyring,
-      project.id,
-      'demo-deployment',
-      {
+    const { identity, clientSecret } = await createIdentity(tx, vault.context.keyring, {
+      projectId: project.id,
+      name: 'demo-deployment',
+      permissions: {
         dev: ['read', 'write'],
         prod: ['read', 'write'],
       },
-    )
+    })
     return { clientId: identity.clientId, clientSecret, projectId: project.id }
   })
 }
@@ -141,7 +139,10 @@ export async function seedVersions(
   for (let start = 0; start < count; start += 500) {
     await vault.context.driver.transaction(async (tx) => {
       for (let i = start; i < Math.min(count, start + 500); i++) {
-        await writeSecret(vault.context, tx, scope, `BULK_${i % 50}`, `${prefix}-${i}`, 'upsert')
+        await writeSecret(
+          { context: vault.context, tx, scope },
+          { name: `BULK_${i % 50}`, value: `${prefix}-${i}`, mode: 'upsert' },
+        )
       }
     })
   }

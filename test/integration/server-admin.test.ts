@@ -140,6 +140,7 @@ describe.each([
     if (!available) return
     vault = await startVaultServer({
       dbUrl: adapter === 'postgres' ? await createDatabase(postgres!) : undefined,
+      allowPrivateWebhooks: true,
     })
     token = await vault.token(vault.deploymentCredentials)
   })
@@ -254,11 +255,11 @@ describe.each([
       })
       await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve))
       try {
-        const hook = await adminCreateWebhook(
-          admin(),
-          vault.projectId,
-          `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
-        )
+        const hook = await adminCreateWebhook(admin(), {
+          project: vault.projectId,
+          url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+          allowPrivate: true,
+        })
         const written = await patch(vault, token, 'HOOKED', 'webhook-canary-value')
         expect(written.status).toBe(201)
         const deadline = Date.now() + 15_000
@@ -365,8 +366,10 @@ describe('HTTPS', () => {
     })
     try {
       expect(vault.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/)
+      const headers: Record<string, unknown> = {}
       const body = await new Promise<string>((resolve, reject) => {
         httpsRequest(`${vault.url}/api/v1/health`, { ca: cert }, (response) => {
+          Object.assign(headers, response.headers)
           let text = ''
           response.on('data', (chunk: Buffer) => (text += chunk.toString()))
           response.on('end', () => resolve(text))
@@ -375,6 +378,8 @@ describe('HTTPS', () => {
           .end()
       })
       expect(JSON.parse(body)).toMatchObject({ status: 'ok' })
+      expect(headers['strict-transport-security']).toBe('max-age=31536000')
+      expect(headers['x-content-type-options']).toBe('nosniff')
     } finally {
       await vault.close()
     }

@@ -167,11 +167,13 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
     it.each([
       [
         'expired',
-        () =>
-          signAccessToken(
-            Buffer.from(vault.jwtSecret, 'hex'),
-            { identityId: 'x', projectId: vault.projectId },
-            -10,
+        async () =>
+          (
+            await signAccessToken(
+              Buffer.from(vault.jwtSecret, 'hex'),
+              { identityId: 'x', projectId: vault.projectId },
+              -10,
+            )
           ).token,
       ],
       [
@@ -208,7 +210,7 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
         },
       ],
     ])('rejects a token that is %s', async (_label, make) => {
-      const response = await call(vault, make(), 'GET', '/api/v1/secrets?environment=dev')
+      const response = await call(vault, await make(), 'GET', '/api/v1/secrets?environment=dev')
       expect(response.status).toBe(401)
       expect(response.body.error.code).toBe('unauthorized')
       expect((await call(vault, token, 'GET', '/api/v1/secrets?environment=dev')).status).toBe(200)

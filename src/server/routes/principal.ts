@@ -1,0 +1,77 @@
+/**
+ * The resources about the caller's own project: /whoami, /environments (those it can reach) and
+ * /audit (admins only; reading it is itself audited).
+ */
+import { json } from '../api.js'
+import { appendAudit, listAudit } from '../audit.js'
+import type { createAuthorizer } from '../authorize.js'
+import type { VaultContext } from '../context.js'
+import { listEnvironments, requireProject } from '../identities.js'
+import type { Resource } from '../router.js'
+
+/** The principal's resources of a vault. */
+export function principalResources(
+  context: VaultContext,
+  authorizer: ReturnType<typeof createAuthorizer>,
+): Resource[] {
+  const { asPrincipal, deny } = authorizer
+  return [
+    {
+      path: '/api/v1/whoami',
+      methods: {
+        GET: async (request) => {
+          const { principal, project } = await asPrincipal(request, async (tx, found) => ({
+            value: { principal: found, project: await requireProject(tx, found.projectId) },
+          }))
+          return json(200, {
+            identity: { id: principal.identityId, name: principal.name, clientId: principal.clientId },
+            project: { id: project.id, name: project.name },
+            permissions: principal.permissions,
+          })
+        },
+      },
+    },
+    {
+      path: '/api/v1/environments',
+      methods: {
+        GET: async (request) => {
+          const environments = await asPrincipal(request, async (tx, principal) => {
+            const rows = await listEnvironments(tx, principal.projectId)
+            return { value: rows.filter((row) => (principal.permissions[row.slug] ?? []).length > 0) }
+          })
+          return json(200, { environments })
+        },
+      },
+    },
+    {
+      path: '/api/v1/audit',
+      methods: {
+        GET: async (request) => {
+          const after = Number(request.url.searchParams.get('after') ?? 0) || 0
+          const limit = Number(request.url.searchParams.get('limit') ?? 100) || 100
+          const events = await asPrincipal(request, async (tx, principal) => {
+            if (!Object.values(principal.permissions).some((levels) => levels.includes('admin'))) {
+              return deny(tx, {
+                request,
+                principal,
+                environment: null,
+                message: 'reading the audit log needs admin on the project',
+              })
+            }
+            const found = await listAudit(tx, { projectId: principal.projectId, afterSeq: after, limit })
+            await appendAudit(tx, context.keyring.auditKey, {
+              projectId: principal.projectId,
+              actor: `identity:${principal.identityId}`,
+              action: 'audit.list',
+              result: 'ok',
+              requestId: request.origin.requestId,
+              ip: request.origin.ip,
+            })
+            return { value: found }
+          })
+          return json(200, { events })
+        },
+      },
+    },
+  ]
+}
