@@ -13,13 +13,6 @@ export default defineConfig({
       },
       {
         test: {
-          name: 'adversarial',
-          include: ['test/adversarial/**/*.test.ts'],
-          testTimeout: 30_000,
-        },
-      },
-      {
-        test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           testTimeout: 60_000,
