@@ -5,11 +5,14 @@
  */
 import { decide, type Rule } from './rules.js'
 
-/** Rules placed before every configured rule unless turned off: connectivity checks only. */
-export const builtinRulesText = `# built-in: connectivity and version negotiation
+/** Rules placed before every configured rule unless turned off: connectivity checks only (CetusGuard's). */
+export const builtinRulesText = `# built-in: connectivity and version negotiation (Docker and Podman's libpod API)
 GET,HEAD %API_PREFIX_PING%
+GET,HEAD %API_PREFIX_LIBPOD_PING%
 GET %API_PREFIX_VERSION%
+GET %API_PREFIX_LIBPOD_VERSION%
 GET %API_PREFIX_INFO%
+GET %API_PREFIX_LIBPOD_INFO%
 `
 
 const defaultRules = `# the seed's default rule list (NOT read-only: POST on containers and exec)
@@ -22,18 +25,25 @@ GET,HEAD %API_PREFIX_NETWORKS%(/.*)?
 GET,HEAD %API_PREFIX_BUILD%(/.*)?
 `
 
+/**
+ * What the read-only presets allow on containers: list, inspect, top, logs, changes, stats. Not export,
+ * archive, attach or exec: those read files, environments or a shell and must be named by a rule.
+ */
+const containerReads = `GET,HEAD %API_PREFIX_CONTAINERS%/json
+GET,HEAD %API_PREFIX_CONTAINERS%/%CONTAINER_ID_OR_NAME%/(?:json|top|logs|changes|stats)
+`
+
 /** Named rule sets: the seed's default list and its tiers. */
 export const presets = {
   default: defaultRules,
-  'read-only': `# pure read-only: containers and images
-GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?
-GET,HEAD %API_PREFIX_IMAGES%(/.*)?
+  'read-only': `# read-only: containers (no export, archive, attach or exec) and images
+${containerReads}GET,HEAD %API_PREFIX_IMAGES%(/.*)?
 `,
-  monitoring: `# read-only plus exec (monitoring)
+  monitoring: `# monitoring: read-only plus events, networks and volumes (no exec)
 GET %API_PREFIX_EVENTS%
-GET,HEAD,POST %API_PREFIX_EXEC%(/.*)?
-GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?
-GET,HEAD %API_PREFIX_IMAGES%(/.*)?
+${containerReads}GET,HEAD %API_PREFIX_IMAGES%(/.*)?
+GET,HEAD %API_PREFIX_NETWORKS%(/.*)?
+GET,HEAD %API_PREFIX_VOLUMES%(/.*)?
 `,
   management: `# management: start, stop, exec and create containers; read images
 GET %API_PREFIX_EVENTS%
@@ -41,11 +51,9 @@ GET,HEAD,POST %API_PREFIX_EXEC%(/.*)?
 GET,HEAD,POST %API_PREFIX_CONTAINERS%(/.*)?
 GET,HEAD %API_PREFIX_IMAGES%(/.*)?
 `,
-  'true-read-only': `# true read-only: every prefix, GET and HEAD only (events GET only)
+  'true-read-only': `# true read-only: GET and HEAD only (events GET only); containers as in read-only, no exec
 GET %API_PREFIX_EVENTS%
-GET,HEAD %API_PREFIX_EXEC%(/.*)?
-GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?
-GET,HEAD %API_PREFIX_IMAGES%(/.*)?
+${containerReads}GET,HEAD %API_PREFIX_IMAGES%(/.*)?
 GET,HEAD %API_PREFIX_VOLUMES%(/.*)?
 GET,HEAD %API_PREFIX_NETWORKS%(/.*)?
 GET,HEAD %API_PREFIX_BUILD%(/.*)?
@@ -64,6 +72,9 @@ export type PresetName = keyof typeof presets
 
 /** The names of the presets, for flag options and help. */
 export const presetNames = Object.keys(presets) as PresetName[]
+
+/** Presets whose container inspect answers have their `Config.Env` values masked unless turned off. */
+export const envRedactingPresets: ReadonlySet<string> = new Set(['read-only', 'true-read-only', 'monitoring'])
 
 /** Requests that read more than their "read-only" look suggests, with what they expose. */
 const exposureProbes: { method: string; path: string; exposure: string }[] = [
@@ -90,11 +101,18 @@ const exposureProbes: { method: string; path: string; exposure: string }[] = [
     exposure: 'container create (privileged containers, host mounts: root on the host)',
   },
   { method: 'POST', path: '/containers/probe/exec', exposure: 'exec (any command in any container)' },
+  { method: 'POST', path: '/exec/probe/start', exposure: 'exec start (runs a command created earlier)' },
 ]
 
-/** One line per risky request the rules allow, e.g. `GET /containers/{id}/export is allowed: ...`. */
-export function exposureWarnings(rules: readonly Rule[]): string[] {
+const inspectPath = '/containers/probe/json'
+
+/**
+ * One line per risky request the rules allow, e.g. `GET /containers/{id}/export is allowed: ...`.
+ * Container inspect is not reported when `redactEnv` masks the environment it would show.
+ */
+export function exposureWarnings(rules: readonly Rule[], redactEnv = false): string[] {
   return exposureProbes
+    .filter((probe) => !(redactEnv && probe.path === inspectPath))
     .filter((probe) => decide(rules, probe.method, probe.path).allowed)
     .map((probe) => `${probe.method} ${probe.path.replace('probe', '{id}')} is allowed: ${probe.exposure}`)
 }

@@ -1,17 +1,21 @@
 /**
- * The rule engine (pure): parses rule text (`METHODS PATTERN` per line, `#` and `!` comments) into
- * compiled rules, and decides a method and path with first-match-wins. Patterns are anchored as a whole,
- * `^(?:pattern)$`, so a top-level alternation cannot leave a branch half-anchored.
+ * The rule engine (pure): parses rule text into compiled rules, and decides a method and path with
+ * first-match-wins. The line syntax is CetusGuard's (SOURCE: hectorm/cetusguard cetusguard/rule.go,
+ * `ruleLineRegex`, `commentLineRegex`): `METHODS PATTERN`, blanks and tabs only, `!` comment lines;
+ * patterns are RE2 (rule-pattern.ts). vault also reads `#` comments (a line starting with `#`, or `#`
+ * after a blank), and anchors each pattern as a whole, `^(?:pattern)$`, where CetusGuard writes
+ * `^pattern$` (so a top-level alternation cannot leave a branch half-anchored).
  */
 import { canonicalizeTarget } from './canonical-path.js'
-import { expandVariables, ruleVariables, UnknownVariableError } from './variables.js'
+import { compileRulePattern, PatternSyntaxError, type RulePattern } from './rule-pattern.js'
+import { expandVariables, UnknownVariableError } from './variables.js'
 
 /** One compiled rule and where it came from. */
 export interface Rule {
   methods: readonly string[]
   /** The pattern as written, variables unexpanded. */
   pattern: string
-  regex: RegExp
+  regex: RulePattern
   /** Where the rule was read: `PROXY_RULES`, a file name, `built-in`, `preset monitoring`. */
   source: string
   line: number
@@ -30,55 +34,62 @@ export class RuleSyntaxError extends Error {
   }
 }
 
-const methodList = /^[A-Z]+(?:,[A-Z]+)*$/
-const inlineComment = /\s#.*$/
+const ruleLine = /^[\t ]*([A-Z]+(?:,[A-Z]+)*)[\t ]+(.+?)[\t ]*$/
+const commentLine = /^[\t ]*(?:[!#].*)?$/
+const inlineComment = /[\t ]#.*$/
+const lineBreak = /\r?\n/
+
+/** Splits rule text into lines as CetusGuard does (LF or CRLF). */
+export function ruleTextLines(text: string): string[] {
+  return text.split(lineBreak)
+}
+
+/** True for a blank line or a comment line (`!` as in CetusGuard, `#` as a vault addition). */
+export function isCommentLine(rawLine: string): boolean {
+  return commentLine.test(rawLine)
+}
 
 /**
- * Parses rule text into rules. Blank lines and lines starting with `#` or `!` are comments, as is
- * anything after a blank followed by `#`. Throws RuleSyntaxError for the first line that is not a
- * valid rule (bad method list, missing pattern, unknown `%VARIABLE%`, a regex that does not compile).
+ * Parses one line that is not a comment into a rule; throws RuleSyntaxError naming `source` and
+ * `line` for a bad method list, a missing pattern, an unknown `%VARIABLE%` or a pattern RE2 refuses.
  */
+export function parseRuleLine(rawLine: string, source: string, line: number): Rule {
+  const content = rawLine.replace(inlineComment, '')
+  const match = ruleLine.exec(content)
+  if (!match) {
+    const methodText = content.trim().split(/[\t ]/)[0]!
+    const reason = /^[A-Z]+(?:,[A-Z]+)*$/.test(methodText)
+      ? `"${methodText}" has no pattern after the methods`
+      : `"${methodText}" is not a comma-separated list of upper-case HTTP methods`
+    throw new RuleSyntaxError(source, line, reason)
+  }
+  const pattern = match[2]!
+  return {
+    methods: match[1]!.split(','),
+    pattern,
+    regex: compilePattern(pattern, source, line),
+    source,
+    line,
+  }
+}
+
+/** Parses rule text (rules and comments only) into rules; throws RuleSyntaxError for the first bad line. */
 export function parseRules(text: string, source = 'rules'): Rule[] {
   const rules: Rule[] = []
-  const lines = text.split(/\r?\n/)
-  for (const [index, rawLine] of lines.entries()) {
-    const line = index + 1
-    const content = rawLine.replace(inlineComment, '').trim()
-    if (content === '' || content.startsWith('#') || content.startsWith('!')) continue
-    const blank = content.search(/\s/)
-    if (blank === -1) throw new RuleSyntaxError(source, line, `"${content}" has no pattern after the methods`)
-    const methodText = content.slice(0, blank)
-    const pattern = content.slice(blank).trim()
-    if (!methodList.test(methodText)) {
-      throw new RuleSyntaxError(
-        source,
-        line,
-        `"${methodText}" is not a comma-separated list of upper-case HTTP methods`,
-      )
-    }
-    rules.push({
-      methods: methodText.split(','),
-      pattern,
-      regex: compilePattern(pattern, source, line),
-      source,
-      line,
-    })
+  for (const [index, rawLine] of ruleTextLines(text).entries()) {
+    if (!isCommentLine(rawLine)) rules.push(parseRuleLine(rawLine, source, index + 1))
   }
   return rules
 }
 
-function compilePattern(pattern: string, source: string, line: number): RegExp {
-  let expanded: string
+function compilePattern(pattern: string, source: string, line: number): RulePattern {
   try {
-    expanded = expandVariables(pattern, ruleVariables)
+    return compileRulePattern(expandVariables(pattern))
   } catch (error) {
     if (error instanceof UnknownVariableError) throw new RuleSyntaxError(source, line, error.message)
+    if (error instanceof PatternSyntaxError)
+      throw new RuleSyntaxError(source, line, `the pattern does not compile (RE2): ${error.message}`)
     throw error
-  }
-  try {
-    return new RegExp(`^(?:${expanded})$`)
-  } catch (error) {
-    throw new RuleSyntaxError(source, line, `the pattern does not compile: ${(error as Error).message}`)
   }
 }
 

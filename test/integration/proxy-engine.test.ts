@@ -265,10 +265,10 @@ describe.skipIf(!engine)(`presets against the real engine (${unavailableReason('
   ]
   const expected: Record<PresetName, string> = {
     default: 'AAAAAAAA--',
-    'read-only': 'A-A----A--',
-    monitoring: 'AAA---AA--',
+    'read-only': 'A-A-------',
+    monitoring: 'AAAAA-----',
     management: 'AAA--AAA--',
-    'true-read-only': 'AAAAA--A--',
+    'true-read-only': 'AAAAA-----',
     'fine-grained': 'AAA--A----',
   }
 

@@ -44,7 +44,7 @@ describe('resolveProxyConfig', () => {
     expect(config.frontends).toEqual([{ kind: 'tcp', host: '', port: 2375 }])
     expect(config.logLevel).toBe(6)
     expect(config.rules.map((rule) => rule.source)).toEqual([
-      ...Array(3).fill('built-in'),
+      ...Array(6).fill('built-in'),
       ...Array(7).fill('default rules'),
     ])
   })

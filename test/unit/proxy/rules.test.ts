@@ -26,6 +26,10 @@ describe('parseRules', () => {
     ['GET %API_PREFIX_NOPE%/x', 'unknown variable %API_PREFIX_NOPE%'],
     ['GET /x)', 'does not compile'],
     ['GET %API_PREFIX%%NOT_KNOWN%', 'unknown variable %NOT_KNOWN%'],
+    ['GET /_ping)|(.*', 'does not compile'],
+    [String.raw`GET /a\Q.b`, String.raw`\Q without \E`],
+    ['GET /x/\\C', 'invalid escape sequence'],
+    ['GET\u00a0/x', 'not a comma-separated list'],
   ])('refuses %j with a line number and the reason', (line, reason) => {
     const text = `# header\nGET /ok\n${line}\n`
     expect(() => parseRules(text, 'PROXY_RULES')).toThrow(RuleSyntaxError)
@@ -142,7 +146,19 @@ describe('presets', () => {
     ['read-only', 'POST', '/v1.41/containers/x/start', false],
     ['read-only', 'GET', '/v1.41/volumes', false],
     ['monitoring', 'GET', '/v1.41/events', true],
-    ['monitoring', 'POST', '/v1.41/exec/abc/start', true],
+    ['monitoring', 'POST', '/v1.41/exec/abc/start', false],
+    ['monitoring', 'POST', '/v1.41/containers/x/exec', false],
+    ['monitoring', 'GET', '/v1.41/containers/x/export', false],
+    ['monitoring', 'GET', '/v1.41/containers/x/archive', false],
+    ['monitoring', 'GET', '/v1.41/containers/web/json', true],
+    ['monitoring', 'GET', '/v1.41/containers/web/logs', true],
+    ['read-only', 'GET', '/v1.41/containers/web/export', false],
+    ['read-only', 'HEAD', '/v1.41/containers/web/archive', false],
+    ['read-only', 'GET', '/v1.41/containers/web/attach/ws', false],
+    ['read-only', 'GET', '/v1.41/containers/web/stats', true],
+    ['true-read-only', 'GET', '/v1.41/exec/abc/json', false],
+    ['true-read-only', 'GET', '/v1.41/containers/web/archive', false],
+    ['management', 'POST', '/v1.41/containers/x/exec', true],
     ['monitoring', 'POST', '/v1.41/containers/x/stop', false],
     ['management', 'POST', '/v1.41/containers/x/stop', true],
     ['management', 'GET', '/v1.41/networks', false],
@@ -159,8 +175,8 @@ describe('presets', () => {
   })
 
   it.each([
-    ['read-only', ['export', 'archive', 'attach/ws', 'json']],
-    ['true-read-only', ['export', 'archive', 'attach/ws', 'json']],
+    ['read-only', ['json']],
+    ['true-read-only', ['json']],
     ['management', ['export', 'archive', '/attach ', 'create', '/exec']],
     ['fine-grained', ['json']],
   ] as const)('%s warns about %j', (name, fragments) => {
@@ -168,7 +184,54 @@ describe('presets', () => {
     for (const fragment of fragments) expect(warnings).toContain(fragment)
   })
 
+  it.each(['read-only', 'true-read-only', 'monitoring', 'fine-grained'] as const)(
+    '%s does not warn about export, archive, attach or exec',
+    (name) => {
+      expect(exposureWarnings(load(name)).join('\n')).not.toMatch(/export|archive|attach|exec/)
+    },
+  )
+
+  it('does not warn about inspect when the environment is masked', () => {
+    expect(exposureWarnings(load('read-only'), true)).toEqual([])
+  })
+
   it('the fine-grained preset does not warn about export or archive', () => {
     expect(exposureWarnings(load('fine-grained')).join('\n')).not.toMatch(/export|archive/)
+  })
+})
+
+/** SOURCE: hectorm/cetusguard cetusguard/rule_test.go, TestBuildValidRules and TestBuildInvalidRules. */
+describe("CetusGuard's rule-line tests", () => {
+  it.each([
+    ['! Comment\nGET,HEAD %API_PREFIX%/test01\n', '/v1.41/test01'],
+    ['! Comment\r\nGET,HEAD %API_PREFIX%/test02\r\n', '/test02'],
+    ['\n\n\n! Comment\n\n\nGET,HEAD %API_PREFIX%/test03\n\n\n', '/v1/test03'],
+    [' \t ! Comment\n \t GET,HEAD \t %API_PREFIX%/test04 \t ', '/v9.9/test04'],
+  ])('builds one GET,HEAD rule from %j', (text, path) => {
+    const rules = parseRules(text)
+    expect(rules.map((rule) => rule.methods)).toEqual([['GET', 'HEAD']])
+    expect(decide(rules, 'HEAD', path).allowed).toBe(true)
+  })
+
+  it.each([
+    ['%API_PREFIX%/test01'],
+    [', %API_PREFIX%/test02'],
+    ['GET, %API_PREFIX%/test03'],
+    ['GET,HEAD, %API_PREFIX%/test04'],
+    ['GET %API_PREFIX%/[9-0]+/test05'],
+    ['GET\n%API_PREFIX%/test07'],
+    ['GET\r\n%API_PREFIX%/test08'],
+  ])('refuses %j', (text) => {
+    expect(() => parseRules(text)).toThrow(RuleSyntaxError)
+  })
+
+  it('reads the three rules of TestBuildRulesFromFilePath', () => {
+    expect(parseRules('\n! Comment\nGET /.+\r\nGET /.+\r\nGET /.+')).toHaveLength(3)
+  })
+
+  it('keeps blanks other than space and tab inside the pattern, as CetusGuard does', () => {
+    const rules = parseRules('GET /a\u00a0')
+    expect(decide(rules, 'GET', '/a\u00a0').allowed).toBe(true)
+    expect(decide(rules, 'GET', '/a').allowed).toBe(false)
   })
 })
