@@ -34,9 +34,9 @@ export class RuleSyntaxError extends Error {
   }
 }
 
-const ruleLine = /^[\t ]*([A-Z]+(?:,[A-Z]+)*)[\t ]+(.+?)[\t ]*$/
-const commentLine = /^[\t ]*(?:[!#].*)?$/
-const inlineComment = /[\t ]#.*$/
+const ruleLine = /^[\t ]*([A-Z]+(?:,[A-Z]+)*)[\t ]+([^\n]+?)[\t ]*$/
+const commentLine = /^[\t ]*(?:[!#][^\n]*)?$/
+const inlineComment = /[\t ]#[^\n]*$/
 const lineBreak = /\r?\n/
 
 /** Splits rule text into lines as CetusGuard does (LF or CRLF). */
