@@ -10,7 +10,7 @@ export interface ClientIdentity {
   /** The peer's IP address (absent on a unix socket). */
   address?: string
   /** The verified client certificate's subject, as node:tls gives it (absent without mutual TLS). */
-  certSubject?: Readonly<Record<string, string | string[] | undefined>>
+  certSubject?: Readonly<Record<string, string | readonly string[] | undefined>>
   /** The frontend address the connection arrived on, as configured (`tcp://:2375`, `unix:///run/p.sock`). */
   frontend: string
 }
@@ -82,7 +82,7 @@ function certMatcher(value: string): ClientMatcher['matches'] {
     if (!subject) return false
     return wanted.every(([name, attribute]) => {
       const actual = subject[name]
-      return Array.isArray(actual) ? actual.includes(attribute) : actual === attribute
+      return typeof actual === 'string' ? actual === attribute : (actual?.includes(attribute) ?? false)
     })
   }
 }

@@ -1,0 +1,115 @@
+/**
+ * Secrets stay inside containers (pure): a container inspect answer (`GET /containers/{id}/json`, Docker
+ * or libpod) is collected up to a size cap and forwarded with every `Config.Env` value replaced,
+ * `NAME=********`. An answer that cannot be masked (too large, compressed, not JSON) is never forwarded:
+ * the client gets a clear 502 instead, never a truncated or unmasked body. Other answers are not
+ * touched here and keep streaming.
+ */
+
+/** What replaces each environment value. */
+export const maskedValue = '********'
+
+/** The largest inspect answer that is masked (real ones are a few tens of kB). */
+export const maxInspectBodyBytes = 1 << 20
+
+const containerInspectPath =
+  /^(?:\/v[0-9]+(?:\.[0-9]+)*)?(?:\/v[0-9]+(?:\.[0-9]+)*\/libpod)?\/containers\/[^/]+\/json$/
+
+/** True when this answer must have its environment masked: a successful GET of a container inspect. */
+export function needsEnvMasking(method: string, canonicalPath: string, status: number): boolean {
+  return method === 'GET' && status === 200 && containerInspectPath.test(canonicalPath)
+}
+
+/** The outcome of masking: the answer's new headers and body, or the error to send instead. */
+export type MaskedAnswer =
+  { ok: true; rawHeaders: string[]; body: Buffer } | { ok: false; status: 502; message: string }
+
+/** Collects one inspect answer's body and masks it at the end. */
+export interface InspectMasker {
+  /** Adds a body chunk; false once the cap is passed (stop reading: `finish` reports the error). */
+  push(chunk: Buffer): boolean
+  finish(): MaskedAnswer
+}
+
+function headerValue(rawHeaders: readonly string[], lowerCaseName: string): string | undefined {
+  for (let i = 0; i < rawHeaders.length; i += 2)
+    if (rawHeaders[i]!.toLowerCase() === lowerCaseName) return rawHeaders[i + 1]
+  return undefined
+}
+
+const framingHeaders = new Set(['content-length', 'transfer-encoding'])
+
+/** `JSON.rawJSON` (Node 21+), not yet in TypeScript's lib. */
+const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON
+
+/** Keeps integers beyond 2^53 exactly as the engine wrote them. */
+function keepExactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value === 'number' && !Number.isSafeInteger(value) && /^-?\d+$/.test(context?.source ?? ''))
+    return rawJson(context!.source!)
+  return value
+}
+
+/** Replaces the value of every `NAME=value` entry of `Config.Env`; other fields are kept. */
+export function maskEnvironment(inspect: unknown): void {
+  const config = (inspect as { Config?: { Env?: unknown } } | null)?.Config
+  if (!config || !Array.isArray(config.Env)) return
+  config.Env = config.Env.map((entry: unknown) => {
+    if (typeof entry !== 'string') return maskedValue
+    const equals = entry.indexOf('=')
+    return equals === -1 ? entry : `${entry.slice(0, equals)}=${maskedValue}`
+  })
+}
+
+const failure = (message: string): MaskedAnswer => ({
+  ok: false,
+  status: 502,
+  message: `vault proxy: ${message}`,
+})
+
+/** Starts masking an answer whose head (raw, flat headers) has arrived. */
+export function createInspectMasker(
+  rawHeaders: readonly string[],
+  limit = maxInspectBodyBytes,
+): InspectMasker {
+  const chunks: Buffer[] = []
+  let size = 0
+  let overflowed = false
+  return {
+    push(chunk) {
+      if (overflowed) return false
+      size += chunk.length
+      if (size > limit) {
+        overflowed = true
+        chunks.length = 0
+        return false
+      }
+      chunks.push(chunk)
+      return true
+    },
+    finish() {
+      if (overflowed) {
+        return failure(
+          `the container inspect answer is larger than ${limit} bytes, so its environment cannot be masked; it was not forwarded`,
+        )
+      }
+      const encoding = headerValue(rawHeaders, 'content-encoding')
+      if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity')
+        return failure(
+          `the container inspect answer is ${encoding}-encoded and cannot be masked; it was not forwarded`,
+        )
+      let inspect: unknown
+      try {
+        inspect = JSON.parse(Buffer.concat(chunks, size).toString('utf8'), keepExactIntegers)
+      } catch {
+        return failure('the container inspect answer is not JSON, so its environment cannot be masked')
+      }
+      maskEnvironment(inspect)
+      const body = Buffer.from(JSON.stringify(inspect) + '\n', 'utf8')
+      const kept: string[] = []
+      for (let i = 0; i < rawHeaders.length; i += 2)
+        if (!framingHeaders.has(rawHeaders[i]!.toLowerCase())) kept.push(rawHeaders[i]!, rawHeaders[i + 1]!)
+      kept.push('Content-Length', String(body.length))
+      return { ok: true, rawHeaders: kept, body }
+    },
+  }
+}

@@ -1,0 +1,120 @@
+/** Masking Config.Env in container inspect answers: bounded, never a truncated or unmasked body. */
+import { describe, expect, it } from 'vitest'
+import {
+  createInspectMasker,
+  maskedValue,
+  needsEnvMasking,
+  type MaskedAnswer,
+} from '../../../src/proxy/inspect-redact.js'
+
+const canary = 'canary-7f3a9c-secret'
+const inspect = {
+  Id: 'abc',
+  Name: '/db',
+  Config: {
+    Env: [`MYSQL_ROOT_PASSWORD=${canary}`, `URL=postgres://u:${canary}@db/x?a=b=c`, 'INHERITED', 'EMPTY='],
+    Labels: { 'com.example': 'kept' },
+  },
+  HostConfig: { Memory: 12345678901234567890 },
+}
+
+function run(
+  body: string | Buffer,
+  rawHeaders: string[] = ['Content-Type', 'application/json'],
+  limit?: number,
+) {
+  const masker = createInspectMasker(rawHeaders, limit)
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body)
+  let accepted = true
+  for (let i = 0; i < bytes.length && accepted; i += 7) accepted = masker.push(bytes.subarray(i, i + 7))
+  return masker.finish()
+}
+
+const bodyOf = (answer: MaskedAnswer) => (answer.ok ? answer.body.toString('utf8') : answer.message)
+
+describe('needsEnvMasking', () => {
+  it.each([
+    ['GET', '/containers/db/json', 200, true],
+    ['GET', '/v1.41/containers/0123abc/json', 200, true],
+    ['GET', '/v4.0.0/libpod/containers/db/json', 200, true],
+    ['GET', '/containers/json', 200, false],
+    ['GET', '/v1.41/containers/db/json', 404, false],
+    ['HEAD', '/v1.41/containers/db/json', 200, false],
+    ['GET', '/v1.41/containers/db/logs', 200, false],
+    ['GET', '/v1.41/images/db/json', 200, false],
+  ])('%s %s %i: %s', (method, path, status, wanted) => {
+    expect(needsEnvMasking(method, path, status)).toBe(wanted)
+  })
+})
+
+describe('createInspectMasker', () => {
+  it('masks every value, keeps names, other fields and exact integers; the canary never comes out', () => {
+    const answer = run(JSON.stringify(inspect).replace('12345678901234567890.0', '12345678901234567890'))
+    const text = bodyOf(answer)
+    expect(answer.ok).toBe(true)
+    expect(text).not.toContain(canary)
+    const masked = JSON.parse(text)
+    expect(masked.Config.Env).toEqual([
+      `MYSQL_ROOT_PASSWORD=${maskedValue}`,
+      `URL=${maskedValue}`,
+      'INHERITED',
+      `EMPTY=${maskedValue}`,
+    ])
+    expect(masked.Config.Labels).toEqual(inspect.Config.Labels)
+  })
+
+  it('keeps an integer beyond 2^53 digit for digit', () => {
+    const text = bodyOf(run('{"Config":{"Env":[]},"Size":12345678901234567891}'))
+    expect(text).toContain('12345678901234567891')
+  })
+
+  it('sets Content-Length to the new body and drops the engine framing', () => {
+    const answer = run(JSON.stringify(inspect), [
+      'Content-Type',
+      'application/json',
+      'Transfer-Encoding',
+      'chunked',
+    ])
+    if (!answer.ok) throw new Error(answer.message)
+    expect(answer.rawHeaders).toEqual([
+      'Content-Type',
+      'application/json',
+      'Content-Length',
+      String(answer.body.length),
+    ])
+  })
+
+  it.each([
+    ['an answer without Config', '{"Id":"x"}'],
+    ['Env null', '{"Config":{"Env":null}}'],
+  ])('forwards %s unchanged in meaning', (_name, body) => {
+    expect(JSON.parse(bodyOf(run(body)))).toEqual(JSON.parse(body))
+  })
+
+  it.each([
+    [
+      'over the cap',
+      JSON.stringify(inspect),
+      ['Content-Type', 'application/json'],
+      64,
+      'larger than 64 bytes',
+    ],
+    ['gzip-encoded', JSON.stringify(inspect), ['Content-Encoding', 'gzip'], undefined, 'gzip-encoded'],
+    ['not JSON', `Env=${canary}`, [], undefined, 'not JSON'],
+    ['truncated JSON', JSON.stringify(inspect).slice(0, 60), [], undefined, 'not JSON'],
+  ])('%s: a 502 with a clear message, no body of the answer', (_name, body, headers, limit, message) => {
+    const answer = run(body, headers, limit)
+    expect(answer.ok).toBe(false)
+    if (answer.ok) return
+    expect(answer.status).toBe(502)
+    expect(answer.message).toContain(message)
+    expect(answer.message).not.toContain(canary)
+  })
+
+  it('stops accepting once the cap is passed', () => {
+    const masker = createInspectMasker([], 10)
+    expect(masker.push(Buffer.alloc(10))).toBe(true)
+    expect(masker.push(Buffer.alloc(1))).toBe(false)
+    expect(masker.push(Buffer.alloc(1))).toBe(false)
+  })
+})
