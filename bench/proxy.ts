@@ -1,16 +1,20 @@
 /**
- * Benchmark of `vault proxy serve` against the engine socket, in one run: the same keep-alive load
- * (1 and 16 connections; GET /_ping and GET /containers/json) straight to a private dockerd's unix
- * socket and through the proxy on 127.0.0.1. Prints requests per second, p50 and p99 latency, the
- * added p50 at one connection, the throughput ratio at 16, and the serving process's peak RSS.
- * Run: npx tsx bench/proxy.ts [seconds-per-case]   (needs `make build`, root, dockerd)
+ * Benchmark of `vault proxy serve`, in one run, side by side with the direct socket and CetusGuard:
+ * the same keep-alive load (1 and 16 connections; GET /_ping and GET /containers/json, a 64 KB list)
+ * against a fake engine (bench/lib/fake-engine.ts) on a unix socket, straight and through each proxy on
+ * 127.0.0.1 with the same rule. Prints requests per second, p50 and p99 latency, the p50 each proxy
+ * adds at one connection, vault's throughput against CetusGuard's at 16, and peak RSS of each proxy.
+ * CetusGuard runs when CETUSGUARD_BIN names its binary; otherwise its rows say it was skipped.
+ * Run: npx tsx bench/proxy.ts [seconds-per-case]   (needs `make build`)
  */
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startEngine, stopEngine } from '../test/harness/engine.js'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { freePort } from '../test/harness/ports.js'
 import { printTable, quantile } from './lib/timing.js'
 
@@ -76,11 +80,11 @@ function sampleAnonymous(pid: number): { peak: number; stop: () => void } {
   return sample
 }
 
-async function waitForProxy(port: number): Promise<void> {
+async function waitFor(options: http.RequestOptions, what: string): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const ok = await new Promise<boolean>((resolve) => {
       http
-        .get({ host: '127.0.0.1', port, path: '/_ping', agent: false }, (res) => {
+        .get({ ...options, path: '/_ping', agent: false }, (res) => {
           res.resume()
           resolve(res.statusCode === 200)
         })
@@ -89,65 +93,125 @@ async function waitForProxy(port: number): Promise<void> {
     if (ok) return
     await sleep(100)
   }
-  throw new Error('the proxy did not start')
+  throw new Error(`${what} did not start`)
+}
+
+const rule = 'GET %API_PREFIX_CONTAINERS%/json'
+const fakeEngine = fileURLToPath(new URL('./lib/fake-engine.ts', import.meta.url))
+
+interface Proxy {
+  name: string
+  target?: Target
+  /** The process that serves requests (for memory), when the proxy runs. */
+  servingPid?: () => number | undefined
+  process?: ReturnType<typeof spawn>
+  skipped?: string
+}
+
+async function startVault(socket: string): Promise<Proxy> {
+  const port = await freePort()
+  const args = [
+    'proxy',
+    'serve',
+    '--backend-addr',
+    `unix://${socket}`,
+    '--frontend-addr',
+    `tcp://127.0.0.1:${port}`,
+  ]
+  const child = spawn(process.execPath, [runJs, ...args, '--rules', rule, '--log-level', '3'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  const target: Target = { name: 'vault proxy serve', options: { host: '127.0.0.1', port } }
+  await waitFor(target.options, target.name)
+  // One process: `vault proxy serve` replaces itself (process.execve) with the lean server.
+  return { name: target.name, target, process: child, servingPid: () => child.pid }
+}
+
+async function startCetusGuard(socket: string): Promise<Proxy> {
+  const binary = process.env.CETUSGUARD_BIN
+  if (!binary) return { name: 'CetusGuard', skipped: 'skipped: set CETUSGUARD_BIN to a cetusguard binary' }
+  const port = await freePort()
+  const args = ['-backend-addr', `unix://${socket}`, '-frontend-addr', `tcp://127.0.0.1:${port}`]
+  const child = spawn(binary, [...args, '-rules', rule, '-log-level', '3'], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  const target: Target = { name: 'CetusGuard', options: { host: '127.0.0.1', port } }
+  await waitFor(target.options, target.name)
+  return { name: target.name, target, process: child, servingPid: () => child.pid }
+}
+
+async function stop(child: ReturnType<typeof spawn> | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return
+  child.kill('SIGTERM')
+  await new Promise((resolve) => child.once('exit', resolve))
 }
 
 async function main(): Promise<void> {
-  const engine = await startEngine()
-  const port = await freePort()
-  const proxy = spawn(
-    process.execPath,
-    [
-      runJs,
-      'proxy',
-      'serve',
-      '--backend-addr',
-      `unix://${engine.socket}`,
-      '--frontend-addr',
-      `tcp://127.0.0.1:${port}`,
-      '--log-level',
-      '3',
-    ],
-    { stdio: ['ignore', 'inherit', 'inherit'] },
-  )
+  const dir = mkdtempSync(join(tmpdir(), 'bench-proxy-'))
+  const socket = join(dir, 'engine.sock')
+  const engine = spawn(process.execPath, [fakeEngine, socket], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const proxies: Proxy[] = []
   try {
-    await waitForProxy(port)
-    const server = proxy.pid!
-    const anonymous = sampleAnonymous(server)
-    const direct: Target = { name: 'direct unix socket', options: { socketPath: engine.socket } }
-    const viaProxy: Target = { name: 'vault proxy serve', options: { host: '127.0.0.1', port } }
+    const direct: Target = { name: 'direct unix socket', options: { socketPath: socket } }
+    await waitFor(direct.options, 'the fake engine')
+    proxies.push(await startCetusGuard(socket), await startVault(socket))
+    const samplers = proxies.map((proxy) => {
+      const pid = proxy.servingPid?.()
+      return pid === undefined ? undefined : { pid, anonymous: sampleAnonymous(pid) }
+    })
     const rows: (string | number)[][] = []
     const summary: string[] = []
-    for (const path of ['/_ping', '/containers/json']) {
+    for (const [path, label] of [
+      ['/_ping', 'GET /_ping'],
+      ['/v1.47/containers/json', 'GET /containers/json (64 KB)'],
+    ] as const) {
       for (const connections of [1, 16]) {
-        const a = await runCase(direct, path, connections)
-        const b = await runCase(viaProxy, path, connections)
-        rows.push([`GET ${path}`, connections, direct.name, Math.round(a.rps), a.p50, a.p99])
-        rows.push([`GET ${path}`, connections, viaProxy.name, Math.round(b.rps), b.p50, b.p99])
-        if (connections === 1)
+        const base = await runCase(direct, path, connections)
+        rows.push([label, connections, direct.name, Math.round(base.rps), base.p50, base.p99])
+        const results = new Map<string, CaseResult>()
+        for (const proxy of proxies) {
+          if (!proxy.target) {
+            rows.push([label, connections, proxy.name, proxy.skipped!, '', ''])
+            continue
+          }
+          const result = await runCase(proxy.target, path, connections)
+          results.set(proxy.name, result)
+          rows.push([label, connections, proxy.name, Math.round(result.rps), result.p50, result.p99])
+        }
+        const vault = results.get('vault proxy serve')!
+        const cetus = results.get('CetusGuard')
+        if (connections === 1) {
+          const added = (result: CaseResult) => `${(result.p50 - base.p50).toFixed(0)} µs`
           summary.push(
-            `GET ${path}, 1 connection: added p50 ${(b.p50 - a.p50).toFixed(0)} µs (target <= 150)`,
+            `${label}, 1 connection: added p50 vault ${added(vault)}` +
+              (cetus ? `, CetusGuard ${added(cetus)} (goal: vault <= CetusGuard)` : ' (CetusGuard skipped)'),
           )
-        else
+        } else {
           summary.push(
-            `GET ${path}, 16 connections: ${((b.rps / a.rps) * 100).toFixed(1)}% of direct throughput (target >= 30%)`,
+            `${label}, 16 connections: vault ${((vault.rps / base.rps) * 100).toFixed(1)}% of direct` +
+              (cetus
+                ? `, ${(vault.rps / cetus.rps).toFixed(2)} x CetusGuard (goal >= 1.5)`
+                : ' (CetusGuard skipped)'),
           )
+        }
       }
     }
     printTable(['request', 'conns', 'target', 'req/s', 'p50 µs', 'p99 µs'], rows)
     console.log('')
     for (const line of summary) console.log(line)
-    anonymous.stop()
-    console.log(
-      `proxy serving process: peak RSS ${statusMb(server, 'VmHWM').toFixed(1)} MB (target <= 56), of which ` +
-        `${statusMb(server, 'RssFile').toFixed(1)} MB is the node binary's shared file pages; ` +
-        `peak private (anonymous) ${anonymous.peak.toFixed(1)} MB. ` +
-        `One process: \`vault proxy serve\` replaced itself (process.execve) with the lean server.`,
-    )
+    for (const [index, proxy] of proxies.entries()) {
+      const sampler = samplers[index]
+      if (!sampler) continue
+      sampler.anonymous.stop()
+      console.log(
+        `${proxy.name} serving process: peak RSS ${statusMb(sampler.pid, 'VmHWM').toFixed(1)} MB, ` +
+          `peak private (anonymous) ${sampler.anonymous.peak.toFixed(1)} MB`,
+      )
+    }
   } finally {
-    proxy.kill('SIGTERM')
-    await new Promise((resolve) => proxy.once('exit', resolve))
-    await stopEngine(engine)
+    for (const proxy of proxies) await stop(proxy.process)
+    await stop(engine)
+    rmSync(dir, { recursive: true, force: true })
   }
 }
 
