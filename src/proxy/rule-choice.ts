@@ -1,0 +1,39 @@
+/**
+ * The rule set of a connection: its identity (peer address, verified client certificate, frontend) is
+ * read once and the rule set chosen by client-rules.ts is kept for the connection's lifetime.
+ */
+import type net from 'node:net'
+import type { TLSSocket } from 'node:tls'
+import { describeIdentity, selectRuleSet, type ClientIdentity } from './client-rules.js'
+import type { RuleSet, RuleSetConfig } from './rule-sets.js'
+
+/** The rule set for a connection, or why there is none. */
+export type RuleChoice = { ruleSet: RuleSet } | { ruleSet: undefined; refusal: string }
+
+const chosen = new WeakMap<net.Socket, RuleChoice>()
+
+/** The identity of a connection that arrived on `frontend`. */
+export function identityOf(socket: net.Socket, frontend: string): ClientIdentity {
+  const identity: ClientIdentity = { frontend }
+  if (socket.remoteAddress !== undefined) identity.address = socket.remoteAddress
+  const tls = socket as Partial<TLSSocket>
+  if (tls.encrypted && tls.authorized && typeof tls.getPeerCertificate === 'function') {
+    const subject = tls.getPeerCertificate().subject as ClientIdentity['certSubject']
+    if (subject && Object.keys(subject).length > 0) identity.certSubject = subject
+  }
+  return identity
+}
+
+/** Chooses (once per connection) the rule set for a request arriving on `socket` through `frontend`. */
+export function chooseRuleSet(config: RuleSetConfig, socket: net.Socket, frontend: string): RuleChoice {
+  if (config.everyone) return { ruleSet: config.everyone }
+  const known = chosen.get(socket)
+  if (known) return known
+  const identity = identityOf(socket, frontend)
+  const selector = selectRuleSet(config.selectors, identity)
+  const choice: RuleChoice = selector
+    ? { ruleSet: config.sets.get(selector.ruleSet)! }
+    : { ruleSet: undefined, refusal: `no rule set for this client (${describeIdentity(identity)})` }
+  chosen.set(socket, choice)
+  return choice
+}
