@@ -1,7 +1,7 @@
 /**
- * The hostile request shapes thrown at the socket proxy (rules: the built-ins plus the `monitoring`
- * preset: GET/HEAD on containers and images, GET/HEAD/POST on exec, GET events). Every request the
- * rules refuse carries the marker CANARY (in its target, a header or its body): the property checked
+ * The hostile request shapes thrown at the socket proxy (rules: the built-ins plus what the `monitoring`
+ * preset was when this was written: GET/HEAD on containers and images, GET/HEAD/POST on exec, GET
+ * events). Every request the rules refuse carries the marker CANARY (in its target, a header or its body): the property checked
  * for every row is that the engine never receives the marker, sees exactly `engineSees`, and that every
  * answer the attacker gets echoes the attacker's own request. SOURCE: the shapes follow the classes of
  * /work/shared/docs/proxy-notes.md ("Requests that must not slip through"), PortSwigger's request

@@ -15,6 +15,13 @@ import { hostileShapes, type HostileShape } from './corpus.js'
 import { rawExchange } from './raw-client.js'
 import { startRecordingEngine, type Echo, type RecordingEngine } from './recording-engine.js'
 
+/** The rules of the corpus: the `monitoring` preset as it was when the corpus was written (with exec). */
+const corpusRules = `GET %API_PREFIX_EVENTS%
+GET,HEAD,POST %API_PREFIX_EXEC%(/.*)?
+GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?
+GET,HEAD %API_PREFIX_IMAGES%(/.*)?
+`
+
 let engine: RecordingEngine
 let proxy: ProxyServer
 let port: number
@@ -24,7 +31,7 @@ beforeAll(async () => {
   engine = await startRecordingEngine()
   const backend = await createBackend({ kind: 'unix', path: engine.socketPath, mode: 0o660 })
   proxy = await createProxyServer({
-    rules: resolveRules({ preset: 'monitoring' }),
+    rules: resolveRules({ rules: corpusRules }),
     backend,
     logger: createLogger(0, 'text'),
   })
