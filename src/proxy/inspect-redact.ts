@@ -20,9 +20,8 @@ export function needsEnvMasking(method: string, canonicalPath: string, status: n
   return method === 'GET' && status === 200 && containerInspectPath.test(canonicalPath)
 }
 
-/** The outcome of masking: the answer's new headers and body, or the error to send instead. */
-export type MaskedAnswer =
-  { ok: true; rawHeaders: string[]; body: Buffer } | { ok: false; status: 502; message: string }
+/** The outcome of masking: the answer's new body (the caller frames it), or the error to send instead. */
+export type MaskedAnswer = { ok: true; body: Buffer } | { ok: false; status: 502; message: string }
 
 /** Collects one inspect answer's body and masks it at the end. */
 export interface InspectMasker {
@@ -36,8 +35,6 @@ function headerValue(rawHeaders: readonly string[], lowerCaseName: string): stri
     if (rawHeaders[i]!.toLowerCase() === lowerCaseName) return rawHeaders[i + 1]
   return undefined
 }
-
-const framingHeaders = new Set(['content-length', 'transfer-encoding'])
 
 /** `JSON.rawJSON` (Node 21+), not yet in TypeScript's lib. */
 const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON
@@ -104,12 +101,7 @@ export function createInspectMasker(
         return failure('the container inspect answer is not JSON, so its environment cannot be masked')
       }
       maskEnvironment(inspect)
-      const body = Buffer.from(JSON.stringify(inspect) + '\n', 'utf8')
-      const kept: string[] = []
-      for (let i = 0; i < rawHeaders.length; i += 2)
-        if (!framingHeaders.has(rawHeaders[i]!.toLowerCase())) kept.push(rawHeaders[i]!, rawHeaders[i + 1]!)
-      kept.push('Content-Length', String(body.length))
-      return { ok: true, rawHeaders: kept, body }
+      return { ok: true, body: Buffer.from(JSON.stringify(inspect) + '\n', 'utf8') }
     },
   }
 }
