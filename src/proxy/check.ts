@@ -1,7 +1,12 @@
 /**
- * `vault proxy check`: one request decided against a rule set exactly as the proxy decides it.
+ * `vault proxy check`: one request decided against the rule sets exactly as the proxy decides it, for
+ * a client described by `--client source=ADDR`, `cert=SUBJECT`, `frontend=ADDR` when rule sets are
+ * chosen per client.
  */
-import { resolveRules, type ProxySettings } from './config.js'
+import { UsageError } from '../errors.js'
+import { describeIdentity, selectRuleSet, type ClientIdentity } from './client-rules.js'
+import { defaultFrontendAddr, resolveRuleSetConfig, type ProxySettings } from './config.js'
+import { needsEnvMasking } from './inspect-redact.js'
 import { describeRule, decideTarget } from './rules.js'
 
 export interface ProxyCheckResult {
@@ -11,18 +16,67 @@ export interface ProxyCheckResult {
   canonicalPath?: string
   rule?: string
   reason?: string
+  /** The rule set that decided (a section or preset name; `*` when every client gets the same). */
+  ruleSet?: string
+  /** Whether a container inspect answer to this request would have its environment masked. */
+  envMasked: boolean
 }
 
-/** Decides METHOD and raw PATH against the rules the settings select (built-ins included unless off). */
-export function checkRequest(settings: ProxySettings, method: string, rawPath: string): ProxyCheckResult {
-  const decision = decideTarget(resolveRules(settings), method, rawPath)
-  if (!decision.valid) return { decision: 'deny', method, path: rawPath, reason: decision.reason }
+/** Builds a client identity from `kind=value` options; the frontend defaults to the first configured. */
+export function clientIdentity(options: readonly string[], settings: ProxySettings): ClientIdentity {
+  const identity: ClientIdentity = { frontend: settings.frontendAddrs?.[0] ?? defaultFrontendAddr }
+  for (const option of options) {
+    const equals = option.indexOf('=')
+    const kind = option.slice(0, equals)
+    const value = option.slice(equals + 1)
+    if (equals <= 0 || value === '') throw new UsageError(`--client "${option}" is not KIND=VALUE`)
+    if (kind === 'source') identity.address = value
+    else if (kind === 'frontend') identity.frontend = value
+    else if (kind === 'cert') {
+      const subject: Record<string, string> = {}
+      for (const part of value.split(',')) {
+        const [name = '', ...rest] = part.split('=')
+        if (name.trim() === '' || rest.length === 0) throw new UsageError(`--client "${option}": bad subject`)
+        subject[name.trim()] = rest.join('=').trim()
+      }
+      identity.certSubject = subject
+    } else throw new UsageError(`--client "${option}": the kind is source, cert or frontend`)
+  }
+  return identity
+}
+
+/** Decides METHOD and raw PATH against the rule set the settings choose for `client` (`kind=value`s). */
+export function checkRequest(
+  settings: ProxySettings,
+  method: string,
+  rawPath: string,
+  client: readonly string[] = [],
+): ProxyCheckResult {
+  const config = resolveRuleSetConfig(settings)
+  let ruleSet = config.everyone
+  if (!ruleSet) {
+    if (client.length === 0) {
+      throw new UsageError('rule sets are chosen per client: say who asks', {
+        hint: 'add --client source=127.0.0.2, --client cert=CN=dashboard or --client frontend=unix:///run/p.sock',
+      })
+    }
+    const identity = clientIdentity(client, settings)
+    const selector = selectRuleSet(config.selectors, identity)
+    if (!selector) {
+      const reason = `no rule set for this client (${describeIdentity(identity)})`
+      return { decision: 'deny', method, path: rawPath, reason, envMasked: false }
+    }
+    ruleSet = config.sets.get(selector.ruleSet)!
+  }
+  const decision = decideTarget(ruleSet.rules, method, rawPath)
+  const base = { method, path: rawPath, ruleSet: ruleSet.name }
+  if (!decision.valid) return { ...base, decision: 'deny', reason: decision.reason, envMasked: false }
   return {
+    ...base,
     decision: decision.allowed ? 'allow' : 'deny',
-    method,
-    path: rawPath,
     canonicalPath: decision.canonicalPath,
     rule: decision.rule ? describeRule(decision.rule) : undefined,
     reason: decision.allowed ? undefined : 'no rule allows it',
+    envMasked: decision.allowed && ruleSet.redactEnv && needsEnvMasking(method, decision.canonicalPath, 200),
   }
 }

@@ -87,9 +87,9 @@ function certMatcher(value: string): ClientMatcher['matches'] {
   }
 }
 
-/** A frontend address without its unix-socket `?mode=` option, for comparison. */
+/** A frontend address without its unix-socket `?mode=` option or IPv6 brackets, for comparison. */
 export function frontendKey(address: string): string {
-  return address.replace(/\?mode=[0-7]+$/, '')
+  return address.replace(/\?mode=[0-7]+$/, '').replace(/^tcp:\/\/\[([0-9a-fA-F:.]*)\]/, 'tcp://$1')
 }
 
 function frontendMatcher(value: string): ClientMatcher['matches'] {

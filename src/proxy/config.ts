@@ -6,8 +6,9 @@
 import { readFileSync } from 'node:fs'
 import { UsageError } from '../errors.js'
 import type { LogFormat } from './log.js'
-import { builtinRulesText, presetNames, presets, type PresetName } from './presets.js'
-import { parseRules, RuleSyntaxError, type Rule } from './rules.js'
+import { frontendKey, parseClientsSetting } from './client-rules.js'
+import { resolveRuleSets, type RuleSetConfig, type RuleText } from './rule-sets.js'
+import { RuleSyntaxError, type Rule } from './rules.js'
 
 /** Settings as the user gave them; each is declared (flag, PROXY_* variable, help) in settings.ts. */
 export interface ProxySettings {
@@ -25,6 +26,8 @@ export interface ProxySettings {
   rulesFile?: string
   preset?: string
   noBuiltinRules?: boolean
+  clients?: string
+  redactEnv?: string
   shutdownGrace?: string
   maxConnections?: string
 }
@@ -49,7 +52,7 @@ export interface ProxyConfig {
   frontendTls?: TlsMaterial
   logLevel: number
   logFormat: LogFormat
-  rules: Rule[]
+  ruleSets: RuleSetConfig
   shutdownGraceMs: number
   maxConnections: number
 }
@@ -95,36 +98,66 @@ function readTls(ca: string | undefined, cert: string | undefined, key: string |
   }
 }
 
-/** The rule list: built-ins (unless turned off), then PROXY_RULES, the rules file, the preset; else the default list. */
-export function resolveRules(settings: ProxySettings): Rule[] {
-  const rules: Rule[] = settings.noBuiltinRules ? [] : parseRules(builtinRulesText, 'built-in')
+/** The text of the rules file, which must be UTF-8. */
+function readRulesFile(path: string): string {
   try {
-    const configured: Rule[] = []
-    if (settings.rules) configured.push(...parseRules(settings.rules, 'PROXY_RULES'))
-    if (settings.rulesFile) {
-      const text = readSettingFile(settings.rulesFile, 'PROXY_RULES_FILE').toString('utf8')
-      configured.push(...parseRules(text, `rules file ${settings.rulesFile}`))
-    }
-    if (settings.preset)
-      configured.push(...parseRules(presetText(settings.preset), `preset ${settings.preset}`))
-    const noneConfigured = !settings.rules && !settings.rulesFile && !settings.preset
-    return [...rules, ...(noneConfigured ? parseRules(presets.default, 'default rules') : configured)]
+    return new TextDecoder('utf-8', { fatal: true }).decode(readSettingFile(path, 'PROXY_RULES_FILE'))
   } catch (error) {
-    if (error instanceof RuleSyntaxError) {
-      throw new UsageError(`invalid rule: ${error.message}`, {
-        hint: 'a rule is "METHODS PATTERN", e.g. GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?',
-      })
-    }
+    if (error instanceof UsageError) throw error
+    throw new UsageError(`PROXY_RULES_FILE "${path}" is not UTF-8 text`)
+  }
+}
+
+/**
+ * The rule sets and client selectors: built-ins (unless turned off) first in every set, then
+ * PROXY_RULES, the rules file and PROXY_PRESET (the default list when none is given); `[sections]`,
+ * `client` lines and PROXY_CLIENTS choose a set per client (rule-sets.ts). Throws UsageError.
+ */
+export function resolveRuleSetConfig(settings: ProxySettings): RuleSetConfig {
+  const hint = 'a rule is "METHODS PATTERN", e.g. GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?'
+  try {
+    const texts: RuleText[] = []
+    if (settings.rules) texts.push({ text: settings.rules, source: 'PROXY_RULES' })
+    if (settings.rulesFile)
+      texts.push({ text: readRulesFile(settings.rulesFile), source: `rules file ${settings.rulesFile}` })
+    if (settings.redactEnv !== undefined && settings.redactEnv !== 'on' && settings.redactEnv !== 'off')
+      throw new UsageError(`PROXY_REDACT_ENV "${settings.redactEnv}" is neither on nor off`)
+    return resolveRuleSets({
+      texts,
+      preset: settings.preset,
+      clients: settings.clients ? parseClientsSetting(settings.clients) : undefined,
+      redactEnv: settings.redactEnv === undefined ? undefined : settings.redactEnv === 'on',
+      noBuiltinRules: settings.noBuiltinRules,
+    })
+  } catch (error) {
+    if (error instanceof RuleSyntaxError) throw new UsageError(`invalid rule: ${error.message}`, { hint })
+    if (error instanceof UsageError) throw error
+    if (error instanceof Error) throw new UsageError(error.message, { hint: 'see examples/proxy/README.md' })
     throw error
   }
 }
 
-/** The text of a named preset; throws UsageError listing the names for an unknown one. */
-function presetText(name: string): string {
-  if (!(presetNames as string[]).includes(name)) {
-    throw new UsageError(`there is no preset "${name}"`, { hint: `choose one of: ${presetNames.join(', ')}` })
+/**
+ * The rule list when every client gets the same rules (no client selectors): the rule set for
+ * everyone. Throws UsageError when per-client rule sets are configured.
+ */
+export function resolveRules(settings: ProxySettings): Rule[] {
+  const config = resolveRuleSetConfig(settings)
+  if (!config.everyone)
+    throw new UsageError('per-client rule sets are configured: there is no single rule list')
+  return config.everyone.rules
+}
+
+function checkFrontendSelectors(config: RuleSetConfig, frontendAddrs: readonly string[]): void {
+  const known = new Set(frontendAddrs.map(frontendKey))
+  for (const selector of config.selectors) {
+    if (selector.matcher.kind === 'frontend' && !known.has(frontendKey(selector.matcher.value))) {
+      throw new UsageError(
+        `${selector.source} line ${selector.line}: "client frontend ${selector.matcher.value}" is not a PROXY_FRONTEND_ADDR`,
+        { hint: `the frontends are: ${frontendAddrs.join(', ')}` },
+      )
+    }
   }
-  return presets[name as PresetName]
 }
 
 /** Checks and resolves settings into a configuration; throws UsageError on the first problem. */
@@ -132,6 +165,8 @@ export function resolveProxyConfig(settings: ProxySettings): ProxyConfig {
   const backend = parseAddress(settings.backendAddr ?? defaultBackendAddr, 'PROXY_BACKEND_ADDR')
   const frontendAddrs = settings.frontendAddrs?.length ? settings.frontendAddrs : [defaultFrontendAddr]
   const frontends = frontendAddrs.map((address) => parseAddress(address, 'PROXY_FRONTEND_ADDR'))
+  const ruleSets = resolveRuleSetConfig(settings)
+  checkFrontendSelectors(ruleSets, frontendAddrs)
   const level = settings.logLevel ?? '6'
   if (!/^[0-7]$/.test(level)) {
     throw new UsageError(`PROXY_LOG_LEVEL "${level}" is not an integer from 0 to 7`, {
@@ -174,7 +209,7 @@ export function resolveProxyConfig(settings: ProxySettings): ProxyConfig {
     frontendTls,
     logLevel: Number(level),
     logFormat,
-    rules: resolveRules(settings),
+    ruleSets,
     shutdownGraceMs: Math.round(Number(grace) * 1000),
     maxConnections: Number(maxConnections),
   }

@@ -5,6 +5,7 @@
 import type net from 'node:net'
 import type { Backend } from './backend.js'
 import type { ProxyLogger } from './log.js'
+import type { RuleSetConfig } from './rule-sets.js'
 import type { Rule } from './rules.js'
 
 /** How long the proxy waits on a client or the engine before it closes the connection. */
@@ -25,7 +26,10 @@ export const defaultTimeouts: ProxyTimeouts = {
 }
 
 export interface ProxyContext {
-  rules: readonly Rule[]
+  /** The rule sets and how a client is sent to one (rule-choice.ts). */
+  ruleSets: RuleSetConfig
+  /** The frontend address this server listens on, as configured (for `client frontend` selectors). */
+  frontend: string
   timeouts: ProxyTimeouts
   backend: Backend
   logger: ProxyLogger

@@ -10,6 +10,8 @@ import type http from 'node:http'
 import { clientOf, clockMs, logRequest, type ProxyContext, type RequestRecord } from './context.js'
 import type { ExchangeHandlers, Exchange } from './exchange.js'
 import { endToEndHeaders, framedLength, messageBody, refusalMessage, unreachableReason } from './headers.js'
+import { withEnvMasking } from './masked-relay.js'
+import { chooseRuleSet } from './rule-choice.js'
 import { decideTarget, type Rule } from './rules.js'
 
 function sendMessage(res: http.ServerResponse, status: number, message: string, close: boolean): void {
@@ -107,7 +109,13 @@ export function handleRequest(
   const method = req.method!
   const record = (fields: Omit<RequestRecord, 'method' | 'client' | 'startedAt'>) =>
     logRequest(context, { method, client: clientOf(req.socket), startedAt, ...fields })
-  const decision = decideTarget(context.rules, method, req.url!)
+  const choice = chooseRuleSet(context.ruleSets, req.socket, context.frontend)
+  if (!choice.ruleSet) {
+    sendMessage(res, 403, `vault proxy refused ${method} ${req.url!}: ${choice.refusal}`, true)
+    record({ path: req.url!, status: 403, decision: 'deny', reason: choice.refusal })
+    return
+  }
+  const decision = decideTarget(choice.ruleSet.rules, method, req.url!)
   if (!decision.valid) {
     const status = req.url === '*' ? 403 : 400
     sendMessage(res, status, refusalMessage(method, req.url!, decision.reason), true)
@@ -132,7 +140,13 @@ export function handleRequest(
     context,
     req,
     res,
-    { path, target: decision.forwardTarget, rule: decision.rule, bodyLength },
+    {
+      path,
+      target: decision.forwardTarget,
+      rule: decision.rule,
+      bodyLength,
+      maskEnv: choice.ruleSet.redactEnv,
+    },
     record,
   )
   if (expectsContinue && !res.headersSent) res.writeContinue()
@@ -143,6 +157,8 @@ interface Forwarded {
   target: string
   rule: Rule | undefined
   bodyLength: number | 'chunked'
+  /** Whether container inspect answers have their environment masked (the rule set's choice). */
+  maskEnv: boolean
 }
 
 function forward(
@@ -154,7 +170,10 @@ function forward(
 ): void {
   const { path, rule, bodyLength } = forwarded
   const body = bodyLength === 0 ? undefined : req
-  const handlers = relayResponse(
+  const onHeadSent = (status: number) => {
+    if (context.logger.enabled('debug')) record({ path, status, decision: 'allow', rule })
+  }
+  const relay = relayResponse(
     context,
     res,
     () => exchange,
@@ -163,10 +182,23 @@ function forward(
       sendMessage(res, 502, `vault proxy: ${reason}`, true)
       record({ path, status: 502, decision: 'error', rule, reason })
     },
-    (status) => {
-      if (context.logger.enabled('debug')) record({ path, status, decision: 'allow', rule })
-    },
+    onHeadSent,
   )
+  const handlers = !forwarded.maskEnv
+    ? relay
+    : withEnvMasking(relay, req.method!, path, () => exchange, {
+        whole(status, statusMessage, rawHeaders, masked) {
+          const headers = [...endToEndHeaders(rawHeaders), 'Content-Length', String(masked.length)]
+          if (context.shuttingDown) headers.push('Connection', 'close')
+          res.writeHead(status, statusMessage, headers)
+          res.end(masked)
+          onHeadSent(status)
+        },
+        error(status, message) {
+          sendMessage(res, status, message, true)
+          record({ path, status, decision: 'error', rule, reason: message })
+        },
+      })
   const exchange = context.backend.exchange(
     {
       method: req.method!,

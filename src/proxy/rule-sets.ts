@@ -186,3 +186,15 @@ export function resolveRuleSets(input: RuleSetInput): RuleSetConfig {
   }
   return { sets, selectors }
 }
+
+/** Every rule set of a configuration (the one for everyone, or the named ones). */
+export function allRuleSets(config: RuleSetConfig): RuleSet[] {
+  return config.everyone ? [config.everyone] : [...config.sets.values()]
+}
+
+/** `14 rules, env masked` or `dashboard: 12 rules, env masked; updater: 9 rules` for the start-up log. */
+export function describeRuleSets(config: RuleSetConfig): string {
+  const describe = (set: RuleSet) => `${set.rules.length} rules${set.redactEnv ? ', env masked' : ''}`
+  if (config.everyone) return describe(config.everyone)
+  return [...config.sets.values()].map((set) => `${set.name}: ${describe(set)}`).join('; ')
+}

@@ -7,6 +7,7 @@ import type { ProxyAddress, ProxyConfig } from './config.js'
 import { createBackend } from './backend.js'
 import type { ProxyLogger } from './log.js'
 import { exposureWarnings } from './presets.js'
+import { allRuleSets, describeRuleSets } from './rule-sets.js'
 import { createProxyServer, type ProxyServer } from './server.js'
 
 /** `tcp://host:port` or `unix:///path` for a log line. */
@@ -46,7 +47,8 @@ export async function runProxy(config: ProxyConfig, logger: ProxyLogger) {
   const proxies: ProxyServer[] = []
   for (const frontend of config.frontends) {
     const proxy = await createProxyServer({
-      rules: config.rules,
+      ruleSets: config.ruleSets,
+      frontend: formatAddress(frontend),
       backend,
       logger,
       tls: config.frontendTls,
@@ -59,11 +61,13 @@ export async function runProxy(config: ProxyConfig, logger: ProxyLogger) {
       frontend: formatAddress(frontend),
       backend: formatAddress(config.backend),
       tls: config.frontendTls ? (config.frontendTls.ca ? 'mutual' : 'server') : 'off',
-      rules: config.rules.length,
+      ruleSets: describeRuleSets(config.ruleSets),
     })
   }
-  for (const warning of exposureWarnings(config.rules))
-    logger.log('warning', 'rules expose', { detail: warning })
+  for (const set of allRuleSets(config.ruleSets)) {
+    for (const warning of exposureWarnings(set.rules, set.redactEnv))
+      logger.log('warning', 'rules expose', { ruleSet: set.name, detail: warning })
+  }
   let stopping: Promise<void> | undefined
   const stop = () => {
     stopping ??= (async () => {

@@ -21,13 +21,19 @@ import {
 import { handleRequest } from './forward.js'
 import { rawJsonResponse, refusalMessage } from './headers.js'
 import type { ProxyLogger } from './log.js'
+import { everyoneSetName, type RuleSetConfig } from './rule-sets.js'
 import type { Rule } from './rules.js'
 import { admitConnections } from './admission.js'
 import { oneAtATime } from './in-order.js'
 import { handleUpgrade } from './upgrade.js'
 
 export interface ProxyServerOptions {
-  rules: readonly Rule[]
+  /** One rule list for every client (tests and simple set-ups), or `ruleSets`. */
+  rules?: readonly Rule[]
+  /** Rule sets chosen per client; takes the place of `rules`. */
+  ruleSets?: RuleSetConfig
+  /** The frontend address the server will listen on, as configured (default `tcp://`). */
+  frontend?: string
   backend: Backend
   logger: ProxyLogger
   /** Certificate and key for HTTPS; with `ca`, clients must present a certificate signed by it. */
@@ -60,7 +66,12 @@ const serverOptions: http.ServerOptions = {
 export async function createProxyServer(options: ProxyServerOptions): Promise<ProxyServer> {
   const timeouts = options.timeouts ?? defaultTimeouts
   const context: ProxyContext = {
-    rules: options.rules,
+    ruleSets: options.ruleSets ?? {
+      everyone: { name: everyoneSetName, rules: [...(options.rules ?? [])], redactEnv: false },
+      sets: new Map(),
+      selectors: [],
+    },
+    frontend: options.frontend ?? 'tcp://',
     timeouts,
     backend: options.backend,
     logger: options.logger,

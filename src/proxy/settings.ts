@@ -55,6 +55,14 @@ export const proxySettingSpecs: readonly SettingSpec[] = [
     summary: 'client key for the engine',
   },
   {
+    key: 'clients',
+    flag: 'clients',
+    env: 'PROXY_CLIENTS',
+    kind: 'string',
+    summary:
+      'per-client rule sets: "KIND VALUE RULESET" entries separated by ";", KIND source, cert or frontend (e.g. "source 10.0.0.0/8 monitoring")',
+  },
+  {
     key: 'frontendAddrs',
     flag: 'frontend-addr',
     env: 'PROXY_FRONTEND_ADDR',
@@ -122,6 +130,15 @@ export const proxySettingSpecs: readonly SettingSpec[] = [
     kind: 'option',
     options: presetNames,
     summary: 'a named rule set (vault proxy rules --preset NAME prints it)',
+  },
+  {
+    key: 'redactEnv',
+    flag: 'redact-env',
+    env: 'PROXY_REDACT_ENV',
+    kind: 'option',
+    options: ['on', 'off'],
+    summary:
+      'mask Config.Env values in container inspect answers (default: on with read-only, true-read-only, monitoring)',
   },
   {
     key: 'rules',

@@ -23,6 +23,7 @@ import {
   refusalMessage,
   unreachableReason,
 } from './headers.js'
+import { chooseRuleSet } from './rule-choice.js'
 import { decideTarget } from './rules.js'
 
 /** The largest body an upgrade request may declare (exec start and attach send a few hundred bytes). */
@@ -123,7 +124,12 @@ export async function handleUpgrade(
   socket.on('timeout', () => socket.destroy())
   const record = (fields: Omit<RequestRecord, 'method' | 'client' | 'startedAt'>) =>
     logRequest(context, { method, client, startedAt, ...fields })
-  const decision = decideTarget(context.rules, method, req.url!)
+  const choice = chooseRuleSet(context.ruleSets, socket, context.frontend)
+  if (!choice.ruleSet) {
+    refuse(socket, 403, `vault proxy refused ${method} ${req.url!}: ${choice.refusal}`)
+    return record({ path: req.url!, status: 403, decision: 'deny', reason: choice.refusal })
+  }
+  const decision = decideTarget(choice.ruleSet.rules, method, req.url!)
   if (!decision.valid) {
     refuse(socket, 400, refusalMessage(method, req.url!, decision.reason))
     return record({ path: req.url!, status: 400, decision: 'invalid', reason: decision.reason })

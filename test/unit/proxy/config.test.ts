@@ -43,7 +43,7 @@ describe('resolveProxyConfig', () => {
     expect(config.backend).toEqual({ kind: 'unix', path: '/var/run/docker.sock', mode: 0o660 })
     expect(config.frontends).toEqual([{ kind: 'tcp', host: '', port: 2375 }])
     expect(config.logLevel).toBe(6)
-    expect(config.rules.map((rule) => rule.source)).toEqual([
+    expect(config.ruleSets.everyone!.rules.map((rule) => rule.source)).toEqual([
       ...Array(6).fill('built-in'),
       ...Array(7).fill('default rules'),
     ])
@@ -51,7 +51,7 @@ describe('resolveProxyConfig', () => {
 
   it('turns the built-ins off and uses configured rules instead of the defaults', () => {
     const config = resolveProxyConfig({ noBuiltinRules: true, rules: 'GET /x' })
-    expect(config.rules.map((rule) => rule.pattern)).toEqual(['/x'])
+    expect(config.ruleSets.everyone!.rules.map((rule) => rule.pattern)).toEqual(['/x'])
   })
 
   it.each<[ProxySettings, RegExp]>([
