@@ -1,12 +1,20 @@
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand } from '../../base-command.js'
 import { parseRules } from '../../proxy/rules.js'
-import { builtinRulesText, exposureWarnings, presetNames, presets } from '../../proxy/presets.js'
+import {
+  builtinRulesText,
+  envRedactingPresets,
+  exposureWarnings,
+  presetNames,
+  presets,
+} from '../../proxy/presets.js'
 
 export interface ProxyRulesResult {
   preset: string
   rules: string
   warnings: string[]
+  /** Whether the preset masks Config.Env in container inspect answers by default. */
+  redactEnv: boolean
 }
 
 export default class ProxyRules extends BaseCommand<typeof ProxyRules> {
@@ -34,11 +42,13 @@ export default class ProxyRules extends BaseCommand<typeof ProxyRules> {
   async run(): Promise<ProxyRulesResult> {
     const preset = this.flags.builtin ? 'built-in' : (this.flags.preset ?? 'default')
     const rules = this.flags.builtin ? builtinRulesText : presets[this.flags.preset ?? 'default']
-    const warnings = exposureWarnings(parseRules(rules, preset))
+    const redactEnv = envRedactingPresets.has(preset)
+    const warnings = exposureWarnings(parseRules(rules, preset), redactEnv)
     if (!this.jsonEnabled()) {
       this.out(rules)
       for (const warning of warnings) this.note(`warning: ${warning}`)
+      if (redactEnv) this.note('container inspect answers: Config.Env values masked (redact-env on)')
     }
-    return { preset, rules, warnings }
+    return { preset, rules, warnings, redactEnv }
   }
 }

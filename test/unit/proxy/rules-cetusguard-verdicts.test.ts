@@ -19,9 +19,13 @@ interface Verdict {
   decisions?: boolean[]
 }
 
-const verdicts = JSON.parse(
-  readFileSync(new URL('../../adversarial/proxy-rules/cetusguard-verdicts.json', import.meta.url), 'utf8'),
-) as Verdict[]
+const verdicts = readFileSync(
+  new URL('../../adversarial/proxy-rules/cetusguard-verdicts.jsonl', import.meta.url),
+  'utf8',
+)
+  .split('\n')
+  .filter(Boolean)
+  .map((line) => JSON.parse(line) as Verdict)
 
 function parse(text: string): Rule[] | RuleSyntaxError {
   try {

@@ -1,0 +1,50 @@
+/** `vault proxy check` decisions, per client. */
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { UsageError } from '../../../src/errors.js'
+import { checkRequest, clientIdentity } from '../../../src/proxy/check.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'proxy-check-'))
+const rulesFile = join(dir, 'clients.rules')
+writeFileSync(
+  rulesFile,
+  '[dashboard]\nclient source 127.0.0.2\npreset monitoring\n[updater]\nclient cert CN=updater\npreset management\n',
+)
+
+describe('checkRequest', () => {
+  it.each([
+    [['source=127.0.0.2'], 'GET', '/v1.47/containers/db/json', 'allow', 'dashboard', true],
+    [['source=127.0.0.2'], 'POST', '/v1.47/containers/db/stop', 'deny', 'dashboard', false],
+    [['cert=CN=updater'], 'POST', '/v1.47/containers/db/stop', 'allow', 'updater', false],
+    [['cert=CN=updater'], 'GET', '/v1.47/containers/db/json', 'allow', 'updater', false],
+    [['source=127.0.0.9'], 'GET', '/_ping', 'deny', undefined, false],
+  ] as const)('%j %s %s: %s by %s (env masked: %s)', (client, method, path, decision, ruleSet, envMasked) => {
+    const result = checkRequest({ rulesFile }, method, path, client)
+    expect(result).toMatchObject({ decision, envMasked })
+    expect(result.ruleSet).toBe(ruleSet)
+  })
+
+  it('names the client that no rule set takes', () => {
+    expect(checkRequest({ rulesFile }, 'GET', '/_ping', ['source=127.0.0.9']).reason).toBe(
+      'no rule set for this client (source 127.0.0.9, frontend tcp://:2375)',
+    )
+  })
+
+  it('asks who the client is when rule sets are per client', () => {
+    expect(() => checkRequest({ rulesFile }, 'GET', '/_ping')).toThrow(UsageError)
+  })
+
+  it('decides for everyone without --client when there are no selectors', () => {
+    expect(checkRequest({ preset: 'read-only' }, 'GET', '/v1.47/containers/db/json')).toMatchObject({
+      decision: 'allow',
+      ruleSet: '*',
+      envMasked: true,
+    })
+  })
+
+  it.each([['source'], ['bogus=x'], ['cert=noequals']])('refuses --client %s', (option) => {
+    expect(() => clientIdentity([option], {})).toThrow(UsageError)
+  })
+})
