@@ -17,6 +17,7 @@ import {
   parseRules,
   ruleTextLines,
   RuleSyntaxError,
+  withoutComment,
   type Rule,
 } from './rules.js'
 
@@ -92,7 +93,8 @@ function readText(
     const line = index + 1
     const fail = (reason: string) => new RuleSyntaxError(input.source, line, reason)
     if (isCommentLine(rawLine)) continue
-    const section = sectionLine.exec(rawLine)
+    const content = withoutComment(rawLine)
+    const section = sectionLine.exec(content)
     if (section) {
       currentName = section[1]!
       if (currentName === everyoneSetName || presetNames.includes(currentName as PresetName))
@@ -101,7 +103,7 @@ function readText(
       sections.set(currentName, current)
       continue
     }
-    const directive = directiveLine.exec(rawLine)
+    const directive = directiveLine.exec(content)
     if (!directive) {
       current.rules.push(parseRuleLine(rawLine, input.source, line))
       current.configured = true

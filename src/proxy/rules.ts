@@ -44,6 +44,11 @@ export function ruleTextLines(text: string): string[] {
   return text.split(lineBreak)
 }
 
+/** A line without its trailing `#` comment (a `#` after a blank; vault's addition). */
+export function withoutComment(rawLine: string): string {
+  return rawLine.replace(inlineComment, '')
+}
+
 /** True for a blank line or a comment line (`!` as in CetusGuard, `#` as a vault addition). */
 export function isCommentLine(rawLine: string): boolean {
   return commentLine.test(rawLine)
@@ -54,7 +59,7 @@ export function isCommentLine(rawLine: string): boolean {
  * `line` for a bad method list, a missing pattern, an unknown `%VARIABLE%` or a pattern RE2 refuses.
  */
 export function parseRuleLine(rawLine: string, source: string, line: number): Rule {
-  const content = rawLine.replace(inlineComment, '')
+  const content = withoutComment(rawLine)
   const match = ruleLine.exec(content)
   if (!match) {
     const methodText = content.trim().split(/[\t ]/)[0]!

@@ -122,3 +122,15 @@ describe('resolveRuleSets', () => {
     expect(decide(config.sets.get('updater')!.rules, 'GET', '/_ping').allowed).toBe(false)
   })
 })
+
+describe('the example in examples/proxy/README.md', () => {
+  it('resolves into the two rule sets it describes', async () => {
+    const { readFileSync } = await import('node:fs')
+    const readme = readFileSync(new URL('../../../examples/proxy/README.md', import.meta.url), 'utf8')
+    const example = /## Per-client rule sets[\s\S]*?```\n([\s\S]*?)```/.exec(readme)![1]!
+    const config = resolveRuleSets(file(example))
+    expect([...config.sets.keys()]).toEqual(['dashboard', 'updater'])
+    expect(config.selectors.map((selector) => selector.matcher.kind)).toEqual(['source', 'cert', 'frontend'])
+    expect(decide(config.sets.get('updater')!.rules, 'POST', '/v1.47/images/create').allowed).toBe(true)
+  })
+})
