@@ -56,12 +56,20 @@ describe('vault proxy check and rules', () => {
   })
 
   it('rules --preset prints the preset and warns on stderr about what it exposes', async () => {
-    const result = await runCli(['proxy', 'rules', '--preset', 'read-only'])
+    const result = await runCli(['proxy', 'rules', '--preset', 'management'])
     expect(result.exitCode).toBe(0)
-    expect(result.stdout).toContain('GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?')
+    expect(result.stdout).toContain('GET,HEAD,POST %API_PREFIX_CONTAINERS%(/.*)?')
     expect(result.stderr).toContain('GET /containers/{id}/export is allowed')
     expect(result.stderr).toContain('environment, secrets included')
     expect(result.stdout).not.toContain('warning')
+  })
+
+  it('rules --preset read-only warns about nothing and says the environment is masked', async () => {
+    const result = await runCli(['proxy', 'rules', '--preset', 'read-only'])
+    expect(result.exitCode).toBe(0)
+    expect(result.stdout).toContain('GET,HEAD %API_PREFIX_CONTAINERS%/json')
+    expect(result.stderr).not.toContain('warning')
+    expect(result.stderr).toContain('Config.Env values masked')
   })
 
   it.each([

@@ -167,6 +167,45 @@ cases.PROXY_RULES = () =>
     ['GET', listPath, 403],
     ['GET', '/_ping', 200],
   ])
+cases.PROXY_CLIENTS = async () => {
+  const port = await freePort()
+  const served = await serveFromEnv({
+    PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port}`,
+    PROXY_CLIENTS: 'source 127.0.0.2 read-only; source 127.0.0.3 fine-grained',
+  })
+  try {
+    const from = (localAddress: string, method: string, path: string) =>
+      get({ host: '127.0.0.1', port, localAddress, method, path })
+    expect((await from('127.0.0.2', 'GET', listPath)).status).toBe(200)
+    expect((await from('127.0.0.2', 'POST', '/v1.41/containers/web/restart')).status).toBe(403)
+    expect((await from('127.0.0.3', 'POST', '/v1.41/containers/web/restart')).status).toBe(200)
+    const stranger = await from('127.0.0.1', 'GET', '/_ping')
+    expect(stranger.status).toBe(403)
+    expect(stranger.body).toContain('no rule set for this client (source 127.0.0.1')
+  } finally {
+    await served.stop()
+  }
+}
+cases.PROXY_REDACT_ENV = async () => {
+  const inspectPath = '/v1.41/containers/web/json'
+  for (const [env, masked] of [
+    [{ PROXY_RULES: `GET ${inspectPath}`, PROXY_REDACT_ENV: 'on' }, true],
+    [{ PROXY_PRESET: 'read-only', PROXY_REDACT_ENV: 'off' }, false],
+    [{ PROXY_PRESET: 'read-only' }, true],
+  ] as const) {
+    const port = await freePort()
+    const served = await serveFromEnv({ PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port}`, ...env })
+    try {
+      const answer = await get({ host: '127.0.0.1', port, path: inspectPath })
+      expect(answer.status).toBe(200)
+      // A masked answer is re-serialised by the proxy (a trailing newline); the echo engine has no Env.
+      expect(answer.body.endsWith('}\n'), JSON.stringify(env)).toBe(masked)
+      expect(served.log().includes('env masked'), JSON.stringify(env)).toBe(masked)
+    } finally {
+      await served.stop()
+    }
+  }
+}
 cases.PROXY_NO_BUILTIN_RULES = () =>
   decisions({ PROXY_RULES: 'GET /only', PROXY_NO_BUILTIN_RULES: '1' }, [
     ['GET', '/only', 200],
