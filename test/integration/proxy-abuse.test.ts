@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../harness/ports.js'
 import { runJs } from '../helpers/cli.js'
+import { corpusRules } from '../adversarial/proxy/corpus.js'
 
 const engineSocket = join(mkdtempSync(join(tmpdir(), 'proxy-abuse-')), 'engine.sock')
 let engine: http.Server
@@ -69,7 +70,7 @@ describe('vault proxy serve under abuse', () => {
         PATH: process.env.PATH,
         PROXY_BACKEND_ADDR: `unix://${engineSocket}`,
         PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port}`,
-        PROXY_PRESET: 'monitoring',
+        PROXY_RULES: corpusRules,
         PROXY_LOG_LEVEL: '3',
       },
       stdio: ['ignore', 'ignore', 'pipe'],

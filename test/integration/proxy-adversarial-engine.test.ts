@@ -2,7 +2,7 @@
  * The hostile corpus's `dockerd` subset (test/adversarial/proxy/corpus.ts: Connection naming
  * Content-Length, CL.TE and TE.CL, pipelining behind a refusal, a refused upgrade followed by a smuggled
  * create, 100-continue on a refused create, dot-segment and encoded-slash tricks, DELETE) thrown at the
- * proxy (monitoring preset) in front of the real private engine, through a relay that records every byte
+ * proxy (the corpus rules) in front of the real private engine, through a relay that records every byte
  * the engine receives. For each shape: the attacker's refusals are the corpus's, the engine never receives
  * the CANARY marker of a refused request, and its container list is unchanged (no privileged container with
  * the host's root mounted was created, none was deleted).
@@ -17,7 +17,7 @@ import { createBackend } from '../../src/proxy/backend.js'
 import { resolveRules } from '../../src/proxy/config.js'
 import { createLogger } from '../../src/proxy/log.js'
 import { createProxyServer, type ProxyServer } from '../../src/proxy/server.js'
-import { hostileShapes, type HostileShape } from '../adversarial/proxy/corpus.js'
+import { corpusRules, hostileShapes, type HostileShape } from '../adversarial/proxy/corpus.js'
 import { rawExchange } from '../adversarial/proxy/raw-client.js'
 import { startRecordingRelay } from '../adversarial/proxy/recording-engine.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
@@ -53,7 +53,7 @@ describe.skipIf(!engine)(`hostile shapes against the real engine (${unavailableR
     const relayPath = join(mkdtempSync(join(tmpdir(), 'proxy-adversarial-engine-')), 'engine.sock')
     relay = await startRecordingRelay(relayPath, engine!.socket, received)
     proxy = await createProxyServer({
-      rules: resolveRules({ preset: 'monitoring' }),
+      rules: resolveRules({ rules: corpusRules }),
       backend: await createBackend({ kind: 'unix', path: relayPath, mode: 0o660 }),
       logger: createLogger(0, 'text'),
     })

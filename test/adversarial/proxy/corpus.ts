@@ -8,6 +8,13 @@
  * smuggling classes (CL.TE, TE.CL, TE.TE obfuscations) and RFC 9112 sections 6-7 and 9.
  */
 
+/** The rules of the corpus: the `monitoring` preset as it was when the corpus was written (with exec). */
+export const corpusRules = `GET %API_PREFIX_EVENTS%
+GET,HEAD,POST %API_PREFIX_EXEC%(/.*)?
+GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?
+GET,HEAD %API_PREFIX_IMAGES%(/.*)?
+`
+
 /** How the proxy handles a class of shapes (reported in examples/proxy/README.md). */
 export type ShapeClass =
   | 'connection-named'

@@ -11,16 +11,9 @@ import { createBackend } from '../../../src/proxy/backend.js'
 import { resolveRules } from '../../../src/proxy/config.js'
 import { createLogger } from '../../../src/proxy/log.js'
 import { createProxyServer, type ProxyServer } from '../../../src/proxy/server.js'
-import { hostileShapes, type HostileShape } from './corpus.js'
+import { corpusRules, hostileShapes, type HostileShape } from './corpus.js'
 import { rawExchange } from './raw-client.js'
 import { startRecordingEngine, type Echo, type RecordingEngine } from './recording-engine.js'
-
-/** The rules of the corpus: the `monitoring` preset as it was when the corpus was written (with exec). */
-const corpusRules = `GET %API_PREFIX_EVENTS%
-GET,HEAD,POST %API_PREFIX_EXEC%(/.*)?
-GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?
-GET,HEAD %API_PREFIX_IMAGES%(/.*)?
-`
 
 let engine: RecordingEngine
 let proxy: ProxyServer
