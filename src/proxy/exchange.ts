@@ -58,12 +58,13 @@ export function exchangeViaRequest(
     done = true
     report()
   }
-  const req = request({
-    method: engineRequest.method,
-    path: engineRequest.target,
-    headers,
-    maxHeaderSize,
-  })
+  let req: ClientRequest
+  try {
+    req = request({ method: engineRequest.method, path: engineRequest.target, headers, maxHeaderSize })
+  } catch (error) {
+    process.nextTick(() => handlers.onError(error as NodeJS.ErrnoException, false))
+    return { resume: () => {}, abort: () => {} }
+  }
   req.on('response', (engineResponse: IncomingMessage) => {
     response = engineResponse
     handlers.onHead(engineResponse.statusCode!, engineResponse.statusMessage ?? '', engineResponse.rawHeaders)

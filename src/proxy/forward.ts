@@ -178,6 +178,11 @@ function forward(
     res,
     () => exchange,
     (error) => {
+      if (error.code === 'EUNSAFEHEAD' || error.code === 'ERR_INVALID_CHAR') {
+        const reason = `the request cannot be forwarded safely (${error.message})`
+        sendMessage(res, 400, refusalMessage(req.method!, path, reason), true)
+        return record({ path, status: 400, decision: 'invalid', reason })
+      }
       const reason = unreachableReason(error)
       sendMessage(res, 502, `vault proxy: ${reason}`, true)
       record({ path, status: 502, decision: 'error', rule, reason })
