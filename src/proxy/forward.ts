@@ -222,8 +222,13 @@ function forward(
     return
   }
   req.on('error', () => exchange.abort())
-  req.setTimeout(context.timeouts.bodyStallMs, () => {
-    if (!req.complete) req.socket.destroy()
+  // A body that stalls on the client's side closes the connection; one paused because the engine reads
+  // slowly (back-pressure) is waited for.
+  const stallMs = context.timeouts.bodyStallMs
+  req.setTimeout(stallMs, () => {
+    if (req.complete) return
+    if (req.isPaused()) req.socket.setTimeout(stallMs)
+    else req.socket.destroy()
   })
   req.once('end', () => req.setTimeout(0))
 }

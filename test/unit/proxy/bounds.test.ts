@@ -32,7 +32,10 @@ beforeAll(async () => {
     req.on('close', () => {
       if (!req.complete) events.push(`${req.method} ${req.url} cut`)
     })
-    req.resume()
+    if (req.url!.includes('slow-reader')) {
+      req.pause()
+      setTimeout(() => req.resume(), 900)
+    } else req.resume()
     req.on('end', () => {
       events.push(`${req.method} ${req.url}`)
       setTimeout(() => res.end(req.url), 2)
@@ -99,6 +102,23 @@ describe('proxy bounds', () => {
     expect(answer).toBe('')
     await new Promise((resolve) => setTimeout(resolve, 50))
     expect(events).toEqual(['POST /v1.41/exec/a/start cut'])
+  })
+
+  it('waits for an engine that reads a body slowly (back-pressure is not a stall)', async () => {
+    const body = Buffer.alloc(16 << 20, 'a')
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        { host: '127.0.0.1', port, method: 'POST', path: '/v1.41/exec/slow-reader/start', agent: false },
+        (res) => {
+          res.resume()
+          resolve(res.statusCode!)
+        },
+      )
+      req.on('error', reject)
+      req.end(body)
+    })
+    expect(status).toBe(200)
+    expect(events).toEqual(['POST /v1.41/exec/slow-reader/start'])
   })
 
   it('closes an upgrade whose declared body stalls', async () => {
