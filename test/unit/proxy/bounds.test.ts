@@ -34,7 +34,7 @@ beforeAll(async () => {
     })
     if (req.url!.includes('slow-reader')) {
       req.pause()
-      setTimeout(() => req.resume(), 900)
+      setTimeout(() => req.resume(), 2_500)
     } else req.resume()
     req.on('end', () => {
       events.push(`${req.method} ${req.url}`)
@@ -105,10 +105,23 @@ describe('proxy bounds', () => {
   })
 
   it('waits for an engine that reads a body slowly (back-pressure is not a stall)', async () => {
+    const patient = await createProxyServer({
+      rules: resolveRules({ preset: 'monitoring' }),
+      backend: await createBackend({ kind: 'unix', path: engineSocket, mode: 0o660 }),
+      logger: createLogger(0, 'text'),
+      timeouts: { headersMs: 1_000, bodyStallMs: 1_000, upgradeAnswerMs: 1_000 },
+    })
+    await new Promise<void>((resolve) => patient.server.listen(0, '127.0.0.1', resolve))
     const body = Buffer.alloc(16 << 20, 'a')
     const status = await new Promise<number>((resolve, reject) => {
       const req = http.request(
-        { host: '127.0.0.1', port, method: 'POST', path: '/v1.41/exec/slow-reader/start', agent: false },
+        {
+          host: '127.0.0.1',
+          port: (patient.server.address() as net.AddressInfo).port,
+          method: 'POST',
+          path: '/v1.41/exec/slow-reader/start',
+          agent: false,
+        },
         (res) => {
           res.resume()
           resolve(res.statusCode!)
@@ -117,6 +130,7 @@ describe('proxy bounds', () => {
       req.on('error', reject)
       req.end(body)
     })
+    await patient.shutdown(50)
     expect(status).toBe(200)
     expect(events).toEqual(['POST /v1.41/exec/slow-reader/start'])
   })
