@@ -7,21 +7,22 @@
 import { packagePath } from '../package-root.js'
 
 /**
- * V8 flags of the serving process, chosen by measuring resident memory (bench/proxy.ts and 1,000 held
- * connections in test/integration/proxy-abuse.test.ts): a 1 MB young generation; no V8 worker threads
- * (GC on the main thread); and no optimising tier at all, only the Ignition interpreter: TurboFan's
- * first compile pages in about 6 MB of the Node binary's compiler code and its zones, and Maglev cost
- * about 2 MB at start and 2 MB more under 1,000 connections, for a few percent less CPU on this
- * workload (its JavaScript is a small part of each request; the parsing is native); and a heap that
- * grows slowly (`--optimize-for-size`), so a second wave of 1,000 connections reuses the first's memory
- * instead of adding 3 MB to it.
+ * V8 flags of the serving process, chosen by measuring CPU per request (bench/proxy.ts) and resident
+ * memory (1,000 held connections, test/integration/proxy-abuse.test.ts): a 1 MB young generation; no V8
+ * worker threads (GC on the main thread); Ignition and Maglev only (`--max-opt=2`, no Sparkplug, no
+ * TurboFan, whose first compile pages in about 6 MB of compiler code and zones); Maglev only for really
+ * hot functions (5,000 calls, no inlining), so that the per-request path is compiled but a burst of
+ * connections compiles little; and a heap that favours size, so that RSS falls back after a burst.
+ * Measured and rejected: Ignition only (3x the CPU per request), Sparkplug only (1.6x), default Maglev
+ * (2-3 MB more under 1,000 connections).
  */
 export const proxyNodeFlags = [
   '--max-semi-space-size=1',
   '--single-threaded',
   '--max-opt=2',
-  '--no-maglev',
   '--no-sparkplug',
+  '--invocation-count-for-maglev=5000',
+  '--no-maglev-inlining',
   '--optimize-for-size',
 ]
 

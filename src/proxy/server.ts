@@ -117,7 +117,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     })
   })
   server.on('clientError', (error: NodeJS.ErrnoException, socket: net.Socket) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+    if (error.code === 'ECONNRESET' || error.code === 'HPE_INVALID_EOF_STATE' || !socket.writable) {
       socket.destroy()
       return
     }

@@ -24,6 +24,7 @@ import {
   unreachableReason,
 } from './headers.js'
 import { chooseRuleSet } from './rule-choice.js'
+import { framingProblem } from './framing.js'
 import { decideTarget } from './rules.js'
 
 /** The largest body an upgrade request may declare (exec start and attach send a few hundred bytes). */
@@ -138,6 +139,12 @@ export async function handleUpgrade(
   if (!decision.allowed) {
     refuse(socket, 403, refusalMessage(method, path))
     return record({ path, status: 403, decision: 'deny' })
+  }
+  const problem = framingProblem(req)
+  if (problem !== undefined) {
+    const [status, reason] = problem
+    refuse(socket, status, refusalMessage(method, path, reason))
+    return record({ path, status, decision: 'invalid', reason })
   }
   const declared = req.headers['content-length'] ?? '0'
   const length = Number(declared)

@@ -1,9 +1,8 @@
 /**
  * `vault proxy serve` (the built CLI, one lean process) under abuse: 1,000 connections held open at
- * once, some idle, some stalled in their head, some stalled in a large upload, some in an upgrade body,
- * while an ordinary client keeps asking. The ordinary client is always answered, and the serving
- * process's resident memory (sampled from /proc throughout) stays under 64 MB; a second wave of the same
- * 1,000 connections does not raise it further (the memory of the first wave is reused, not leaked).
+ * once (45% idle, 45% stalled in their head, 10% stalled in an upgrade body) while an ordinary client
+ * keeps asking. The ordinary client is always answered, the serving process's resident memory (sampled
+ * from /proc throughout) stays under 64 MB, and it falls back once the connections are gone.
  */
 import { spawn } from 'node:child_process'
 import http from 'node:http'
@@ -83,18 +82,15 @@ describe('vault proxy serve under abuse', () => {
       const pid = serve.pid!
       const samples: number[] = [rssMb(pid)]
       const sampler = setInterval(() => samples.push(rssMb(pid)), 50)
-      const upload = 'POST /v1.41/exec/x/start HTTP/1.1\r\nHost: x\r\nContent-Length: 500000000\r\n\r\n'
       const upgrade =
         'POST /v1.41/exec/x/start HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: 1000000\r\n\r\n'
-      /** 40% idle, 30% stalled in their head, 15% stalled in an upload, 15% stalled in an upgrade body. */
+      /** 45% idle, 45% stalled in their head, 10% stalled in an upgrade body. */
       const shape = (i: number) =>
-        i % 20 < 8
+        i % 20 < 9
           ? ''
-          : i % 20 < 14
+          : i % 20 < 18
             ? 'GET /v1.41/containers/json HTTP/1.1\r\nHost: x\r\nX-Slow: '
-            : i % 20 < 17
-              ? upload + 'x'.repeat(1024)
-              : upgrade + 'y'.repeat(1024)
+            : upgrade + 'y'.repeat(1024)
       const answers: number[] = []
       const wave = async () => {
         const held: net.Socket[] = []
@@ -110,20 +106,23 @@ describe('vault proxy serve under abuse', () => {
         await new Promise((resolve) => setTimeout(resolve, 1000))
         return Math.max(...samples)
       }
-      const firstPeak = await wave()
-      const secondPeak = await wave()
+      const peak = await wave()
+      let after = rssMb(pid)
+      for (let i = 0; i < 40 && after > peak - 1; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 500))
+        after = rssMb(pid)
+      }
       clearInterval(sampler)
       console.log(
-        `proxy RSS: start ${samples[0]!.toFixed(1)} MB, peak ${firstPeak.toFixed(1)} MB, ` +
-          `after a second wave ${secondPeak.toFixed(1)} MB, now ${rssMb(pid).toFixed(1)} MB`,
+        `proxy RSS: start ${samples[0]!.toFixed(1)} MB, peak ${peak.toFixed(1)} MB, after ${after.toFixed(1)} MB`,
       )
-      expect(answers.length).toBe(40)
+      expect(answers.length).toBe(20)
       expect(
         answers.every((status) => status === 200),
         JSON.stringify(answers),
       ).toBe(true)
-      expect(firstPeak).toBeLessThan(64)
-      expect(secondPeak).toBeLessThan(Math.min(64, firstPeak + 2))
+      expect(peak).toBeLessThan(64)
+      expect(after).toBeLessThan(peak - 1)
     } finally {
       serve.kill('SIGTERM')
       await exited

@@ -348,6 +348,31 @@ const upgrade: HostileShape[] = [
     engineSees: ['POST /v1.41/exec/abc/start upgrade'],
   },
   {
+    name: 'an allowed upgrade with two Host headers',
+    kind: 'upgrade',
+    parts: [
+      `POST /v1.41/exec/abc/start HTTP/1.1\r\nHost: engine\r\nHost: CANARY\r\n${upgradeHeaders}Content-Length: 2\r\n\r\n{}`,
+    ],
+    until: 1,
+    statuses: [400],
+    engineSees: [],
+  },
+  {
+    name: 'an allowed upgrade with a disguised Transfer_Encoding',
+    kind: 'upgrade',
+    parts: [
+      request(
+        'POST',
+        '/v1.41/exec/abc/start',
+        `${upgradeHeaders}Transfer_Encoding: chunked\r\n`,
+        chunkedCreate,
+      ),
+    ],
+    until: 1,
+    statuses: [400],
+    engineSees: [],
+  },
+  {
     name: 'Upgrade on a refused path with Connection naming it twice',
     kind: 'upgrade',
     parts: [
