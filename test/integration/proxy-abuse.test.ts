@@ -1,6 +1,6 @@
 /**
  * `vault proxy serve` (the built CLI, one lean process) under abuse: 1,000 connections held open at
- * once (45% idle, 45% stalled in their head, 10% stalled in an upgrade body) while an ordinary client
+ * once (50% idle, 45% stalled in their head, 5% stalled in an upgrade body) while an ordinary client
  * keeps asking. The ordinary client is always answered, the serving process's resident memory (sampled
  * from /proc throughout) stays under 64 MB, and it falls back once the connections are gone.
  */
@@ -84,11 +84,11 @@ describe('vault proxy serve under abuse', () => {
       const sampler = setInterval(() => samples.push(rssMb(pid)), 50)
       const upgrade =
         'POST /v1.41/exec/x/start HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: 1000000\r\n\r\n'
-      /** 45% idle, 45% stalled in their head, 10% stalled in an upgrade body. */
+      /** 50% idle, 45% stalled in their head, 5% stalled in an upgrade body. */
       const shape = (i: number) =>
-        i % 20 < 9
+        i % 20 < 10
           ? ''
-          : i % 20 < 18
+          : i % 20 < 19
             ? 'GET /v1.41/containers/json HTTP/1.1\r\nHost: x\r\nX-Slow: '
             : upgrade + 'y'.repeat(1024)
       const answers: number[] = []
