@@ -149,7 +149,10 @@ export function createEnginePool(
       } catch (error) {
         result = error as Error
       }
-      if (connection.stray) fail(connection, new Error('the engine sent bytes outside an answer'))
+      if (connection.stray && pending.complete && connection.current === pending) {
+        pending.keepAlive = false
+        settle(connection, pending)
+      } else if (connection.stray) fail(connection, new Error('the engine sent bytes outside an answer'))
       else if (result instanceof Error) fail(connection, result)
       else if (pending.complete && connection.current === pending) settle(connection, pending)
     })

@@ -164,7 +164,7 @@ describe('engine pool', () => {
     ['the start of a second answer after a complete one', '/stray-partial'],
     ['an unsolicited answer arriving after a complete one', '/stray-later'],
   ])('never reuses a connection that sent %s: the next request gets its own answer', async (_name, path) => {
-    expect((await send({ target: path })).body).toBe('OK')
+    expect(await send({ target: path })).toMatchObject({ body: 'OK', ended: true })
     await new Promise((resolve) => setTimeout(resolve, 50))
     const next = await send({ target: '/ok' })
     expect(next.body).toBe('OK')
