@@ -137,7 +137,7 @@ export function adminRevokeIdentity(connection: AdminConnection, project: string
   return inProject(
     connection,
     { project, action: 'identity.revoke', target: identity },
-    (tx, _keyring, projectId) => identities.revokeIdentity(tx, projectId, identity),
+    (tx, keyring, projectId) => identities.revokeIdentity(tx, keyring, projectId, identity),
   )
 }
 
@@ -208,8 +208,8 @@ export function adminCreateWebhook(
 
 /** `vault webhook delete`: stops deliveries to a webhook. */
 export function adminDisableWebhook(connection: AdminConnection, project: string, id: string) {
-  return inProject(connection, { project, action: 'webhook.delete', target: id }, (tx, _keyring, projectId) =>
-    disableWebhook(tx, projectId, id),
+  return inProject(connection, { project, action: 'webhook.delete', target: id }, (tx, keyring, projectId) =>
+    disableWebhook(tx, keyring, projectId, id),
   )
 }
 

@@ -1,8 +1,13 @@
 /**
  * The append-only audit log: one event per read, list, write, delete, login, failed login and denial,
  * never a value. Each event's hash is an HMAC (server-held key) over the previous hash and the event,
- * so an edited, inserted or deleted row breaks `verifyAuditChain`.
+ * so an edited, inserted or deleted row breaks `verifyAuditChain`. The head row (event count and last
+ * hash) carries its own MAC and exists from the moment the vault is initialised, so a truncated tail
+ * (with the head rewritten to the last remaining event) and a wiped log both show.
  */
+import { timingSafeEqual } from 'node:crypto'
+import { deriveKey } from '../crypto/envelope.js'
+import { IntegrityError } from '../errors.js'
 import { escapeControls, escapeNullable } from './audit-text.js'
 import { hmacSha256 } from './hmac.js'
 import type { SqlDriver, SqlExecutor, SqlRow } from './store/index.js'
@@ -25,7 +30,31 @@ export interface AuditRecord extends Required<AuditEvent> {
   hash: string
 }
 
-const genesis = '0'.repeat(64)
+/** The `prev_hash` of the first event, and the hash of an empty log's head. */
+export const genesisHash = '0'.repeat(64)
+const genesis = genesisHash
+const headKeys = new WeakMap<Buffer, Buffer>()
+
+/** The MAC of the head row: the event count together with the last event's hash. */
+export function auditHeadMac(auditKey: Buffer, seq: number, hash: string): string {
+  let key = headKeys.get(auditKey)
+  if (!key) headKeys.set(auditKey, (key = deriveKey(auditKey, 'audit-head')))
+  return hmacSha256(key).update(`vault-audit-head-v1\0${seq}\0${hash}`).digest('hex')
+}
+
+function headMacMatches(auditKey: Buffer, seq: number, hash: string, mac: unknown): boolean {
+  const expected = Buffer.from(auditHeadMac(auditKey, seq, hash), 'hex')
+  const stored = typeof mac === 'string' ? Buffer.from(mac, 'hex') : Buffer.alloc(0)
+  return stored.length === expected.length && timingSafeEqual(stored, expected)
+}
+
+/** Starts the chain of a new vault: the head of an empty log (done with the root key's creation). */
+export async function startAuditChain(tx: SqlExecutor, auditKey: Buffer): Promise<void> {
+  await tx.run(
+    `INSERT INTO audit_head (id, seq, hash, mac) VALUES (1, 0, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    [genesis, auditHeadMac(auditKey, 0, genesis)],
+  )
+}
 const columns =
   'seq, at, project_id, environment, actor, action, target, result, request_id, ip, detail, prev_hash, hash'
 
@@ -87,8 +116,16 @@ export async function appendAudit(tx: SqlExecutor, key: Buffer, event: AuditEven
   const [head] = await tx.lockRows<{ seq: number; hash: string }>(
     `SELECT seq, hash FROM audit_head WHERE id = 1`,
   )
-  const previous = head?.hash ?? genesis
-  const seq = Number(head?.seq ?? 0) + 1
+  if (!head) {
+    throw new IntegrityError(
+      'the audit log has no head row (it was wiped outside the vault); nothing was written',
+      {
+        hint: 'run vault audit verify, then restore the database from a backup',
+      },
+    )
+  }
+  const previous = head.hash
+  const seq = Number(head.seq) + 1
   const at = new Date().toISOString()
   const full = complete(event)
   const hash = eventHash(key, previous, seq, at, full)
@@ -107,8 +144,11 @@ export async function appendAudit(tx: SqlExecutor, key: Buffer, event: AuditEven
     previous,
     hash,
   ])
-  if (head) await tx.run(`UPDATE audit_head SET seq = ?, hash = ? WHERE id = 1`, [seq, hash])
-  else await tx.run(`INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?)`, [seq, hash])
+  await tx.run(`UPDATE audit_head SET seq = ?, hash = ?, mac = ? WHERE id = 1`, [
+    seq,
+    hash,
+    auditHeadMac(key, seq, hash),
+  ])
   return seq
 }
 
@@ -145,6 +185,8 @@ export interface AuditVerification {
   /** The first sequence number whose hash, link or position is wrong. */
   brokenAt?: number
   reason?: string
+  /** The hash of the last event (the genesis hash for an empty log) when the chain verifies. */
+  head?: string
 }
 
 /** Walks the whole chain and checks every link, every hash and the head. */
@@ -173,13 +215,39 @@ export async function verifyAuditChain(driver: SqlDriver, key: Buffer): Promise<
       }
       if (rows.length < pageSize) break
     }
-    const [head] = await tx.all<{ seq: number; hash: string }>(
-      `SELECT seq, hash FROM audit_head WHERE id = 1`,
-    )
     const events = expectedSeq - 1
-    if ((head ? Number(head.seq) : 0) !== events || (head ? head.hash : genesis) !== previous) {
-      return { ok: false, events, brokenAt: events, reason: 'events after the last one were deleted' }
-    }
-    return { ok: true, events }
+    const problem = await headProblem(tx, key, events, previous)
+    if (problem) return { ok: false, events, brokenAt: problem.brokenAt, reason: problem.reason }
+    return { ok: true, events, head: previous }
   })
+}
+
+/**
+ * The cheap start-up check of the log's end: the head row exists, carries a valid MAC and names the
+ * last stored event. Returns the reason it fails, or null.
+ */
+export async function checkAuditHead(tx: SqlExecutor, key: Buffer): Promise<string | null> {
+  const [last] = await tx.all(`SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1`)
+  const problem = await headProblem(tx, key, last ? Number(last.seq) : 0, last ? String(last.hash) : genesis)
+  return problem?.reason ?? null
+}
+
+async function headProblem(
+  tx: SqlExecutor,
+  key: Buffer,
+  events: number,
+  lastHash: string,
+): Promise<{ brokenAt: number; reason: string } | null> {
+  const [head] = await tx.all(`SELECT seq, hash, mac FROM audit_head WHERE id = 1`)
+  if (!head) return { brokenAt: events + 1, reason: 'the audit head is missing (the log was wiped)' }
+  if (!headMacMatches(key, Number(head.seq), String(head.hash), head.mac)) {
+    return {
+      brokenAt: Math.min(events, Number(head.seq)),
+      reason: 'the audit head fails its MAC (the tail was truncated or the head rewritten)',
+    }
+  }
+  if (Number(head.seq) !== events || head.hash !== lastHash) {
+    return { brokenAt: Math.min(events, Number(head.seq)), reason: 'events after the last one were deleted' }
+  }
+  return null
 }
