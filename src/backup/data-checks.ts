@@ -1,12 +1,16 @@
 /**
  * The checks on the data of an archive or of a restored database that need the key: the configured
- * ENCRYPTION_KEY against the fingerprint the data records, a trial decryption of every secret version
- * and a walk of the audit chain, both through the server's own keyring and audit code (an archive is
- * loaded into a throwaway in-memory store for this). Errors name what failed, never a value or key.
+ * ENCRYPTION_KEY against the fingerprint the data records, a trial decryption of every secret version,
+ * and the server's own integrity check (audit chain and head, row MACs, an audit event for every
+ * version), through the server's own keyring (an archive is loaded into a throwaway store in a private
+ * temporary directory for this). Errors name what failed, never a value or key.
  */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { keyFingerprint, parseHexKey } from '../crypto/envelope.js'
 import { IntegrityError, NotConfiguredError } from '../errors.js'
-import { verifyAuditChain } from '../server/audit.js'
+import { checkStoreIntegrity, integrityProblems } from '../server/integrity.js'
 import { loadKeyring } from '../server/keyring.js'
 import { type SqlDriver, type SqlExecutor, type SqlRow } from '../server/store/index.js'
 import { migrate } from '../server/store/migrations.js'
@@ -39,17 +43,6 @@ export function recordedFingerprint(tables: Record<string, SqlRow[]>): string | 
   return row ? String(row.value) : null
 }
 
-/** Whether a hex ENCRYPTION_KEY matches a recorded fingerprint (false for an unparseable key). */
-export function keyMatchesRecorded(fingerprint: string | null, encryptionKey: string): boolean {
-  try {
-    return (
-      fingerprint !== null && keyFingerprint(parseHexKey(encryptionKey, 'ENCRYPTION_KEY')) === fingerprint
-    )
-  } catch {
-    return false
-  }
-}
-
 /** Refuses when the key's fingerprint differs from the one the archive records. */
 export function checkKeyMatches(
   manifest: BackupManifest,
@@ -71,22 +64,30 @@ export function checkKeyMatches(
   }
 }
 
-/** Loads archive rows into a throwaway in-memory store and checks them there (see `checkStoreData`). */
+/**
+ * Loads archive rows into a throwaway SQLite file (on disk, so its pages do not count against the
+ * process's memory) and checks them there (see `checkStoreData`).
+ */
 export async function checkArchiveData(
   tables: Record<string, SqlRow[]>,
   kek: Buffer,
 ): Promise<DataCheckSummary> {
-  const store = openSqlite(':memory:')
+  const directory = await mkdtemp(join(tmpdir(), 'vault-verify-'))
+  const store = openSqlite(join(directory, 'check.db'))
   try {
     await migrate(store)
     await store.transaction((tx) => insertTables(tx, tables))
     return await checkStoreData(store, kek)
   } finally {
     await store.close()
+    await rm(directory, { recursive: true, force: true })
   }
 }
 
-/** Trial-decrypts every secret version of `store` under `kek` and verifies its audit chain. */
+/**
+ * Trial-decrypts every secret version of `store` under `kek` and runs the integrity check (audit chain
+ * and head, row MACs, an audit event for every version).
+ */
 export async function checkStoreData(store: SqlDriver, kek: Buffer): Promise<DataCheckSummary> {
   const keyring = await loadKeyring(store, kek)
   const secretVersions = await store.transaction(async (tx) => {
@@ -112,14 +113,14 @@ export async function checkStoreData(store: SqlDriver, kek: Buffer): Promise<Dat
     }
     return rows.length
   })
-  const audit = await verifyAuditChain(store, keyring.auditKey)
-  if (!audit.ok) {
+  const report = await checkStoreIntegrity(store, keyring)
+  if (!report.ok) {
     throw new IntegrityError(
-      `the audit chain does not verify (event ${audit.brokenAt}: ${audit.reason}); nothing was changed`,
-      { hint: 'the audit log was altered; use another backup' },
+      `the archived data fails its integrity check (${integrityProblems(report).slice(0, 3).join('; ')}); nothing was changed`,
+      { hint: 'the data was altered before or after the backup; use another backup' },
     )
   }
-  return { secretVersions, auditEvents: audit.events }
+  return { secretVersions, auditEvents: report.audit.events }
 }
 
 /** A driver whose every transaction is the caller's open transaction `tx` (for checks before a commit). */

@@ -3,14 +3,28 @@
  * fingerprint, per-table row counts and checksums) and the canonical form of table rows that the
  * checksums are computed over, so an export from SQLite and one from PostgreSQL hash the same.
  */
+import { deriveKey } from '../crypto/envelope.js'
 import type { SqlRow } from '../server/store/index.js'
 
 /** Identifies a vault backup archive. */
 export const archiveFormat = 'vault-backup'
-/** The container format version this binary writes and reads. */
-export const archiveFormatVersion = 1
+/**
+ * The container format version this binary writes and reads. Version 2 carries an HMAC over the
+ * whole archive; version 1 (unauthenticated) is refused.
+ */
+export const archiveFormatVersion = 2
 /** Rows per chunk line in the archive, so no single line grows with the database. */
 export const rowsPerChunk = 500
+/** A chunk line is closed once it holds this many bytes (a row is at most ~100 KiB). */
+export const chunkBytes = 1024 * 1024
+
+/**
+ * The key of the archive MAC: HKDF-SHA256 of ENCRYPTION_KEY with its own label, so an archive can only
+ * be written (or forged) by someone holding the key, and is checked before anything is touched.
+ */
+export function archiveMacKey(encryptionKey: Buffer): Buffer {
+  return deriveKey(encryptionKey, 'backup-archive-mac-v2')
+}
 
 export interface TableSummary {
   rows: number

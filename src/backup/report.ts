@@ -27,11 +27,6 @@ export function backupSummary(result: BackupResult): string[] {
       lines.push(`Warning: ${copy.path} is on the same device as the database; a disk loss takes both`)
     }
   }
-  if (result.keyMatches === false) {
-    lines.push(
-      'Warning: the ENCRYPTION_KEY set here does NOT match this database; keep the key the server runs with',
-    )
-  }
   lines.push(keyReminder)
   return lines
 }
@@ -40,12 +35,10 @@ export function backupSummary(result: BackupResult): string[] {
 export function verifyListing(result: VerifyResult): string[] {
   const { manifest } = result
   const lines = [
-    `Archive ${result.file}: OK (checksums match; ${formatBytes(result.bytes)})`,
+    `Archive ${result.file}: OK (MAC and checksums match; ${formatBytes(result.bytes)})`,
     `  format ${manifest.formatVersion}, schema ${manifest.schemaVersion}, vault ${manifest.appVersion}, ` +
       `taken ${manifest.createdAt} from ${manifest.engine}, key fingerprint ${manifest.keyFingerprint ?? 'none'}`,
-    result.checked
-      ? `  ENCRYPTION_KEY matches; ${result.checked.secretVersions} secret versions decrypt; audit chain of ${result.checked.auditEvents} events verifies`
-      : '  ENCRYPTION_KEY not set: key fingerprint and decryption NOT checked',
+    `  ENCRYPTION_KEY matches; ${result.checked.secretVersions} secret versions decrypt; audit chain of ${result.checked.auditEvents} events verifies; protected rows check out`,
     'Tables:',
     ...Object.entries(manifest.tables).map(([table, summary]) => `  ${table.padEnd(16)} ${summary.rows}`),
     'Secrets:',

@@ -38,8 +38,8 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
   const step = options.step ?? (() => undefined)
   const target = parseDbUrl(options.dbUrl)
   const kek = readEncryptionKey(options.encryptionKey)
-  step(`checking the archive ${options.file} (checksums, format, schema version)`)
-  const archive = await readArchive(options.file)
+  step(`checking the archive ${options.file} (MAC, checksums, format, schema version)`)
+  const archive = await readArchive(options.file, kek)
   step('checking the key fingerprint')
   checkKeyMatches(archive.manifest, archive.tables, kek)
   let checked: DataCheckSummary | undefined

@@ -1,8 +1,8 @@
 /**
- * `vault restore --verify FILE`: checks an archive completely (checksums, versions and, when
- * ENCRYPTION_KEY is set, the key fingerprint and a trial decryption of every version) and lists what
- * it holds: projects, environments, secret names with their version counts, table row counts. Never
- * a value.
+ * `vault restore --verify FILE`: checks an archive completely under ENCRYPTION_KEY (its MAC and
+ * checksums, versions, the key fingerprint, a trial decryption of every version, the audit chain and
+ * the row MACs) and lists what it holds: projects, environments, secret names with their version
+ * counts, table row counts. Never a value. Without the key nothing can be authenticated: refused.
  */
 import type { SqlRow } from '../server/store/index.js'
 import { readArchive } from './archive-read.js'
@@ -26,19 +26,16 @@ export interface VerifyResult {
   bytes: number
   manifest: BackupManifest
   environments: ArchiveEnvironment[]
-  /** The key check and trial decryption, or null when ENCRYPTION_KEY was not set. */
-  checked: DataCheckSummary | null
+  /** The trial decryption and integrity check. */
+  checked: DataCheckSummary
 }
 
-/** Checks the archive at `file` and lists its contents; checks the key too when one is given. */
+/** Checks the archive at `file` under ENCRYPTION_KEY and lists its contents. */
 export async function verifyArchive(file: string, encryptionKey: string | undefined): Promise<VerifyResult> {
-  const archive = await readArchive(file)
-  let checked: DataCheckSummary | null = null
-  if (encryptionKey) {
-    const kek = readEncryptionKey(encryptionKey)
-    checkKeyMatches(archive.manifest, archive.tables, kek)
-    checked = await checkArchiveData(archive.tables, kek)
-  }
+  const kek = readEncryptionKey(encryptionKey)
+  const archive = await readArchive(file, kek)
+  checkKeyMatches(archive.manifest, archive.tables, kek)
+  const checked = await checkArchiveData(archive.tables, kek)
   return {
     file,
     bytes: archive.bytes,

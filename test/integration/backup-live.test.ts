@@ -57,8 +57,8 @@ describe.each([
         expect(result.exitCode, result.stderr).toBe(0)
         expect(during).toBeGreaterThan(0)
 
-        const { manifest, tables } = await readArchive(archive)
         const kek = Buffer.from(keys.encryptionKey, 'hex')
+        const { manifest, tables } = await readArchive(archive, kek)
         checkKeyMatches(manifest, tables, kek)
         const checked = await checkArchiveData(tables, kek)
         expect(checked.secretVersions).toBe(manifest.tables.secret_versions!.rows)
