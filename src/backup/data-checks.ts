@@ -30,7 +30,7 @@ export interface DataCheckSummary {
 /** Parses ENCRYPTION_KEY; a missing one is NotConfigured (it is never in the archive). */
 export function readEncryptionKey(text: string | undefined): Buffer {
   if (text === undefined || text.trim() === '') {
-    throw new NotConfiguredError('ENCRYPTION_KEY is not set; it is needed to check and restore a backup', {
+    throw new NotConfiguredError('ENCRYPTION_KEY is not set; it is needed to write, check and restore a backup (the archive is authenticated with it)', {
       hint: 'set ENCRYPTION_KEY to the key the backed-up vault ran with (it is kept apart from the archive)',
     })
   }

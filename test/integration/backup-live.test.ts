@@ -50,7 +50,9 @@ describe.each([
         while (writes < 20) await new Promise((resolve) => setTimeout(resolve, 10))
         const archive = join(work, `${engine}.jsonl.gz`)
         const before = writes
-        const result = await runCli(['backup', '--output', archive], { env: { DB_URL: dbUrl } })
+        const result = await runCli(['backup', '--output', archive], {
+          env: { DB_URL: dbUrl, ENCRYPTION_KEY: keys.encryptionKey },
+        })
         const during = writes - before
         writing = false
         await writer
