@@ -1,10 +1,11 @@
 /**
- * Reading and checking a backup archive before anything is touched, in two streamed passes. The first
- * authenticates: it inflates under caps (inflate-lines.ts), parses only the manifest (format, key
- * fingerprint) and checks the trailer's SHA-256 and HMAC (key derived from ENCRYPTION_KEY) over every
- * byte, so a forged or edited archive is refused without one of its rows being parsed. The second
- * decodes the rows, checks each table against the manifest and the MAC again (the file must not have
- * changed in between). Any failure is one IntegrityError line; no row leaves an archive that failed.
+ * Reading and checking a backup archive in two streamed passes. The first authenticates before
+ * anything is touched: it inflates under caps (inflate-lines.ts), parses only the manifest (format,
+ * key fingerprint) and checks the trailer's SHA-256 and HMAC (key derived from ENCRYPTION_KEY) over
+ * every byte, so a forged or edited archive is refused without one of its rows being parsed. The
+ * second streams the rows, chunk by chunk, checks each table against the manifest and the MAC again
+ * (the file must not have changed in between). Any failure is one IntegrityError line. Memory stays
+ * bounded whatever the archive's size.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
 import { stat } from 'node:fs/promises'
@@ -13,7 +14,14 @@ import { IntegrityError } from '../errors.js'
 import type { SqlRow } from '../server/store/index.js'
 import { schemaVersion } from '../server/store/index.js'
 import { fileReadError } from './file-errors.js'
-import { defaultInflateLimits, inflateLines, unusableArchive, type InflateLimits } from './inflate-lines.js'
+import {
+  defaultInflateLimits,
+  inflateLines,
+  lineText,
+  unusableArchive,
+  type InflateLimits,
+  type Line,
+} from './inflate-lines.js'
 import { archiveFormat, archiveFormatVersion, archiveMacKey, type BackupManifest } from './manifest.js'
 
 export interface CheckedArchive {
@@ -23,25 +31,38 @@ export interface CheckedArchive {
   bytes: number
 }
 
-interface Authenticated {
+/** An archive whose MAC held in the first pass; only such an archive's rows are ever read. */
+export interface AuthenticatedArchive {
+  path: string
   manifest: BackupManifest
+  /** Size of the compressed file in bytes. */
+  bytes: number
+  /** The MAC of pass one, which pass two must find again. */
   mac: string
+  /** The caps pass one read under, which pass two applies again. */
+  limits: InflateLimits
 }
 
-/** Reads `path` and checks it completely under ENCRYPTION_KEY `kek`; throws an IntegrityError naming the first problem. */
+/** Receives the rows of one chunk line, in archive order (tables in dependency order). */
+export type ChunkSink = (table: string, rows: SqlRow[]) => Promise<void> | void
+
+/**
+ * Reads `path` completely into memory under ENCRYPTION_KEY `kek` (for small archives and tests; restore
+ * and --verify stream with `readArchiveRows`); throws an IntegrityError naming the first problem.
+ */
 export async function readArchive(
   path: string,
   kek: Buffer,
   limits: InflateLimits = defaultInflateLimits,
 ): Promise<CheckedArchive> {
-  let bytes: number
-  try {
-    bytes = (await stat(path)).size
-  } catch (error) {
-    throw fileReadError(error, path)
-  }
-  const authenticated = await authenticateArchive(path, kek, limits)
-  return { ...(await decodeRows(path, authenticated, kek, limits)), bytes }
+  const archive = await authenticateArchive(path, kek, limits)
+  const tables: Record<string, SqlRow[]> = {}
+  await readArchiveRows(archive, kek, (table, rows) => {
+    const target = (tables[table] ??= [])
+    for (const row of rows) target.push(row)
+  })
+  for (const table of Object.keys(archive.manifest.tables)) tables[table] ??= []
+  return { manifest: archive.manifest, tables, bytes: archive.bytes }
 }
 
 /** Pass one: the manifest, the key fingerprint, the checksum and the MAC; no row is parsed. */
@@ -49,16 +70,24 @@ export async function authenticateArchive(
   path: string,
   kek: Buffer,
   limits: InflateLimits = defaultInflateLimits,
-): Promise<Authenticated> {
+): Promise<AuthenticatedArchive> {
+  let bytes: number
+  try {
+    bytes = (await stat(path)).size
+  } catch (error) {
+    throw fileReadError(error, path)
+  }
   let manifest: BackupManifest | undefined
-  let pending: Buffer | undefined
+  let pending: Line | undefined
   const whole = createHash('sha256')
   const mac = createHmac('sha256', archiveMacKey(kek))
   try {
     for await (const line of inflateLines(path, limits)) {
       if (pending) {
-        whole.update(pending)
-        mac.update(pending)
+        for (const piece of pending) {
+          whole.update(piece)
+          mac.update(piece)
+        }
       } else {
         manifest = checkFormat(parseLine(line, path), path)
         checkFingerprint(manifest, kek)
@@ -73,8 +102,9 @@ export async function authenticateArchive(
   if (typeof trailer?.sha256 !== 'string' || typeof trailer.hmac !== 'string') {
     throw unusableArchive(path, 'its trailer is missing (truncated?)')
   }
-  if (whole.digest('hex') !== trailer.sha256)
+  if (whole.digest('hex') !== trailer.sha256) {
     throw unusableArchive(path, 'its checksum does not match its content')
+  }
   const actual = mac.digest('hex')
   if (!sameHex(actual, trailer.hmac)) {
     throw unusableArchive(
@@ -83,27 +113,29 @@ export async function authenticateArchive(
     )
   }
   checkSchema(manifest, path)
-  return { manifest, mac: actual }
+  return { path, manifest, bytes, mac: actual, limits }
 }
 
-/** Pass two: the rows, each table against the manifest, and the MAC again over what was decoded. */
-async function decodeRows(
-  path: string,
-  authenticated: Authenticated,
+/**
+ * Pass two: streams the rows of an authenticated archive to `sink`, one chunk at a time, checks each
+ * table against the manifest and the MAC again (the file must not have changed since pass one). The
+ * sink's work must be undone by the caller when this throws (restore loads into a temporary place).
+ */
+export async function readArchiveRows(
+  archive: AuthenticatedArchive,
   kek: Buffer,
-  limits: InflateLimits,
-): Promise<Omit<CheckedArchive, 'bytes'>> {
-  const { manifest } = authenticated
-  const tables: Record<string, SqlRow[]> = {}
-  const hashes = new Map<string, ReturnType<typeof createHash>>()
+  sink: ChunkSink,
+): Promise<void> {
+  const { manifest, path, limits } = archive
+  const counts = new Map<string, { rows: number; hash: ReturnType<typeof createHash> }>()
   const mac = createHmac('sha256', archiveMacKey(kek))
-  let pending: Buffer | undefined
+  let pending: Line | undefined
   let first = true
   try {
     for await (const line of inflateLines(path, limits)) {
       if (pending) {
-        mac.update(pending)
-        if (!first) decodeChunk(pending)
+        for (const piece of pending) mac.update(piece)
+        if (!first) await decodeChunk(pending)
         first = false
       }
       pending = line
@@ -111,19 +143,18 @@ async function decodeRows(
   } catch (error) {
     throw readFailure(error, path)
   }
-  if (!sameHex(mac.digest('hex'), authenticated.mac)) {
+  if (!sameHex(mac.digest('hex'), archive.mac)) {
     throw unusableArchive(path, 'it changed while it was being read')
   }
   for (const [table, summary] of Object.entries(manifest.tables)) {
-    const rows = (tables[table] ??= [])
-    const digest = hashes.get(table)?.digest('hex') ?? createHash('sha256').digest('hex')
-    if (rows.length !== summary.rows || digest !== summary.sha256) {
+    const seen = counts.get(table)
+    const digest = (seen?.hash ?? createHash('sha256')).digest('hex')
+    if ((seen?.rows ?? 0) !== summary.rows || digest !== summary.sha256) {
       throw unusableArchive(path, `table ${table} does not match its checksum`)
     }
   }
-  return { manifest, tables }
 
-  function decodeChunk(line: Buffer) {
+  async function decodeChunk(line: Line) {
     const chunk = parseLine(line, path) as { table?: unknown; rows?: unknown }
     if (
       typeof chunk.table !== 'string' ||
@@ -132,11 +163,11 @@ async function decodeRows(
     ) {
       throw unusableArchive(path, 'it holds a chunk that its manifest does not describe')
     }
-    let hash = hashes.get(chunk.table)
-    if (!hash) hashes.set(chunk.table, (hash = createHash('sha256')))
-    hash.update(line)
-    const rows = (tables[chunk.table] ??= [])
-    for (const row of chunk.rows as SqlRow[]) rows.push(row)
+    let seen = counts.get(chunk.table)
+    if (!seen) counts.set(chunk.table, (seen = { rows: 0, hash: createHash('sha256') }))
+    for (const piece of line) seen.hash.update(piece)
+    seen.rows += chunk.rows.length
+    await sink(chunk.table, chunk.rows as SqlRow[])
   }
 }
 
@@ -194,9 +225,9 @@ function checkSchema(manifest: BackupManifest, path: string): void {
   }
 }
 
-function parseLine(line: Buffer, path: string): unknown {
+function parseLine(line: Line, path: string): unknown {
   try {
-    const value: unknown = JSON.parse(line.toString('utf8'))
+    const value: unknown = JSON.parse(lineText(line))
     if (typeof value !== 'object' || value === null) throw new Error('not an object')
     return value
   } catch {

@@ -34,6 +34,8 @@ export interface BackupResult {
   rows: number
   manifest: BackupManifest
   copies: CopyResult[]
+  /** The archive's uncompressed size (restore refuses more than its --max-inflated-mib). */
+  inflatedBytes: number
 }
 
 /** Takes a snapshot of the database at `dbUrl` and writes it as an archive. */
@@ -66,6 +68,7 @@ export async function backupDatabase(options: BackupOptions): Promise<BackupResu
     rows: totalRows(encoded.manifest),
     manifest: encoded.manifest,
     copies,
+    inflatedBytes: encoded.lines.reduce((sum, line) => sum + line.length, 0),
   }
 }
 

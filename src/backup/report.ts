@@ -3,6 +3,7 @@
  * stdout or stderr). Names and counts only, never a value.
  */
 import type { BackupResult } from './backup.js'
+import { defaultInflateLimits } from './inflate-lines.js'
 import type { RestoreResult } from './restore.js'
 import type { VerifyResult } from './verify.js'
 
@@ -21,6 +22,12 @@ export function backupSummary(result: BackupResult): string[] {
     `  ${plural(count('secrets'), 'secret')}, ${plural(count('secret_versions'), 'version')}, ` +
       `${plural(count('identities'), 'identity', 'identities')}, ${plural(count('audit_events'), 'audit event')}`,
   ]
+  if (result.inflatedBytes > defaultInflateLimits.maxInflatedBytes) {
+    const mib = Math.ceil(result.inflatedBytes / 1024 / 1024)
+    lines.push(
+      `Warning: this archive inflates to ${mib} MiB, over the ${defaultInflateLimits.maxInflatedBytes / 1024 / 1024} MiB that vault restore accepts by default; restore it with --max-inflated-mib ${mib}`,
+    )
+  }
   for (const copy of result.copies) {
     lines.push(`Copied to ${copy.path} and verified (sha256 matches, archive reads back complete)`)
     if (copy.sameDeviceAsDatabase) {

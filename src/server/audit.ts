@@ -194,7 +194,7 @@ export async function verifyAuditChain(driver: SqlDriver, key: Buffer): Promise<
   return driver.transaction(async (tx) => {
     let previous = genesis
     let expectedSeq = 1
-    const pageSize = 1000
+    const pageSize = 500
     for (;;) {
       const rows = await tx.all(`SELECT ${columns} FROM audit_events WHERE seq >= ? ORDER BY seq LIMIT ?`, [
         expectedSeq,

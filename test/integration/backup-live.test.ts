@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { readArchive } from '../../src/backup/archive-read.js'
-import { checkArchiveData, checkKeyMatches } from '../../src/backup/data-checks.js'
+import { verifyArchive } from '../../src/backup/verify.js'
 import { runCli } from '../helpers/cli.js'
 import { createDatabase, postgresOrNull, unavailableReason } from '../helpers/components.js'
 import { spawnVaultProcess, startVaultServer } from '../helpers/vault-server.js'
@@ -61,8 +61,7 @@ describe.each([
 
         const kek = Buffer.from(keys.encryptionKey, 'hex')
         const { manifest, tables } = await readArchive(archive, kek)
-        checkKeyMatches(manifest, tables, kek)
-        const checked = await checkArchiveData(tables, kek)
+        const { checked } = await verifyArchive(archive, keys.encryptionKey)
         expect(checked.secretVersions).toBe(manifest.tables.secret_versions!.rows)
         const newest = new Map<string, number>()
         for (const row of tables.secret_versions!) {
