@@ -13,8 +13,10 @@ import { IntegrityError } from '../errors.js'
 export interface InflateLimits {
   /** Most uncompressed bytes an archive may hold. */
   maxInflatedBytes: number
-  /** Longest line (a chunk of rows is at most about 1 MiB). */
+  /** Longest line (a chunk of rows is at most about 256 KiB). */
   maxLineBytes: number
+  /** Most lines (a genuine archive has one per 500 rows; a bomb of empty lines costs time per line). */
+  maxLines: number
 }
 
 /**
@@ -25,6 +27,7 @@ export interface InflateLimits {
 export const defaultInflateLimits: InflateLimits = {
   maxInflatedBytes: 64 * 1024 * 1024,
   maxLineBytes: 4 * 1024 * 1024,
+  maxLines: 100_000,
 }
 
 /** The default limits with another total cap (MiB), for `--max-inflated-mib`. */
@@ -64,6 +67,7 @@ export async function* inflateLines(
   let pending: Buffer[] = []
   let pendingBytes = 0
   let total = 0
+  let lines = 0
   try {
     for await (const chunk of gunzip as AsyncIterable<Buffer>) {
       total += chunk.length
@@ -79,6 +83,12 @@ export async function* inflateLines(
       for (let end = chunk.indexOf(0x0a); end !== -1; end = chunk.indexOf(0x0a, start)) {
         const piece = chunk.subarray(start, end + 1)
         checkLine(pendingBytes + piece.length)
+        if (++lines > limits.maxLines) {
+          throw unusableArchive(
+            path,
+            `it holds more than ${limits.maxLines} lines (a genuine archive has one per 500 rows)`,
+          )
+        }
         pending.push(piece)
         yield pending
         pending = []
