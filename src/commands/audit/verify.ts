@@ -61,12 +61,9 @@ export default class AuditVerify extends BaseCommand<typeof AuditVerify> {
     const report = await adminVerifyAudit(adminConnection(flags))
     const problems = integrityProblems(report)
     if (problems.length > 0) {
-      throw new IntegrityError(
-        `the vault database was changed outside the vault:\n  ${problems.join('\n  ')}`,
-        {
-          hint: 'compare with a backup and restore it (vault restore); keep checkpoints with vault audit checkpoint',
-        },
-      )
+      throw new IntegrityError(`the vault database was changed outside the vault: ${problems.join('; ')}`, {
+        hint: 'compare with a backup and restore it (vault restore); keep checkpoints with vault audit checkpoint',
+      })
     }
     if (!this.jsonEnabled()) {
       this.note(
