@@ -177,9 +177,21 @@ function checkFormat(line: unknown, path: string): BackupManifest {
     !manifest ||
     manifest.format !== archiveFormat ||
     typeof manifest.tables !== 'object' ||
-    !manifest.tables
+    !manifest.tables ||
+    !Number.isInteger(manifest.formatVersion) ||
+    !Number.isInteger(manifest.schemaVersion)
   ) {
     throw unusableArchive(path, 'it is not a vault backup archive')
+  }
+  // The manifest is not authenticated yet: only well-formed strings of it reach a message.
+  const appVersion: unknown = manifest.appVersion
+  manifest.appVersion =
+    typeof appVersion === 'string' && /^[0-9][0-9A-Za-z.+-]{0,31}$/.test(appVersion)
+      ? appVersion
+      : '(the version that wrote it)'
+  const fingerprint: unknown = manifest.keyFingerprint
+  if (typeof fingerprint !== 'string' || !/^[0-9a-f]{16}$/.test(fingerprint)) {
+    manifest.keyFingerprint = null
   }
   if (manifest.formatVersion > archiveFormatVersion) {
     throw new IntegrityError(
