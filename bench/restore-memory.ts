@@ -15,10 +15,10 @@ import { backupDatabase } from '../src/backup/backup.js'
 import { archiveFormat, archiveFormatVersion } from '../src/backup/manifest.js'
 import { keyFingerprint } from '../src/crypto/envelope.js'
 import { appendAudit } from '../src/server/audit.js'
-import { defaultLimits, type VaultContext } from '../src/server/context.js'
 import { createIdentity, createProject } from '../src/server/identities.js'
 import { loadKeyring } from '../src/server/keyring.js'
 import { writeSecret } from '../src/server/secrets.js'
+import { createVaultContext } from '../src/server/server.js'
 import { openStore, schemaVersion } from '../src/server/store/index.js'
 import { printTable } from './lib/timing.js'
 
@@ -64,17 +64,14 @@ async function genuineArchive(versions: number, events: number): Promise<string>
   const dbUrl = `sqlite://${join(work, 'genuine.db')}`
   const driver = await openStore(dbUrl)
   const keyring = await loadKeyring(driver, Buffer.from(keyHex, 'hex'))
-  const context: VaultContext = {
-    driver,
-    keyring,
-    jwtSecret: randomBytes(32),
-    limits: defaultLimits,
-    behindProxy: false,
-    version: 'bench',
-  }
+  const context = createVaultContext({ driver, keyring, config: { jwtSecret: randomBytes(32) } })
   const projectId = await driver.transaction(async (tx) => {
     const project = await createProject(tx, 'bench', ['dev'])
-    await createIdentity(tx, keyring, project.id, 'bench-deployment', { dev: ['read', 'write'] })
+    await createIdentity(tx, keyring, {
+      projectId: project.id,
+      name: 'bench-deployment',
+      permissions: { dev: ['read', 'write'] },
+    })
     return project.id
   })
   const scope = { projectId, environment: 'dev', actor: 'bench', requestId: 'bench', ip: '127.0.0.1' }
@@ -82,12 +79,8 @@ async function genuineArchive(versions: number, events: number): Promise<string>
     await driver.transaction(async (tx) => {
       for (let i = start; i < Math.min(versions, start + 1000); i++) {
         await writeSecret(
-          context,
-          tx,
-          scope,
-          `SECRET_${i % 300}`,
-          randomBytes(24).toString('base64url'),
-          'upsert',
+          { context, tx, scope },
+          { name: `SECRET_${i % 300}`, value: randomBytes(24).toString('base64url'), mode: 'upsert' },
         )
       }
     })

@@ -57,7 +57,11 @@ export async function seedVictim(vault: RunningVault, dbUrl: string, keyHex: str
     await putSecret(vault.url, token!, 'dev', 'DB_PASSWORD', value)
   }
   const reader = await vault.context.driver.transaction((tx) =>
-    createIdentity(tx, vault.context.keyring, deployment.projectId, 'reader', { dev: ['read'] }),
+    createIdentity(tx, vault.context.keyring, {
+      projectId: deployment.projectId,
+      name: 'reader',
+      permissions: { dev: ['read'] },
+    }),
   )
   const rows = await vault.context.driver.transaction((tx) =>
     tx.all<{ id: string; client_id: string }>(`SELECT id, client_id FROM identities`),

@@ -75,12 +75,11 @@ const edits: SqlEdit[] = [
     attack: 'webhook redirected to the metadata address',
     prepare: async (vault, victim) => {
       const hook = await vault.context.driver.transaction((tx) =>
-        createWebhook(
-          tx,
-          vault.context.keyring,
-          victim.deployment.projectId,
-          'https://hooks.example.test/vault',
-        ),
+        createWebhook(tx, vault.context.keyring, {
+          projectId: victim.deployment.projectId,
+          url: 'http://127.0.0.1:9/vault-hook',
+          allowPrivate: true,
+        }),
       )
       return { id: hook.id }
     },
