@@ -9,6 +9,7 @@ import { hash } from 'node:crypto'
 import type { SqlRow } from '../server/store/index.js'
 import { canonicalRow } from './manifest.js'
 
+/** The running digest of one table's rows. */
 export class TableDigest {
   rows = 0
   private readonly lanes = new Uint32Array(4)
