@@ -7,7 +7,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import { deriveKey } from '../crypto/envelope.js'
 import { IntegrityError, UsageError } from '../errors.js'
-import { verifyAuditChain, type AuditVerification } from './audit.js'
+import { verifyAuditChain, type AuditVerification } from './audit-verify.js'
 import { hmacSha256 } from './hmac.js'
 import type { SqlDriver } from './store/index.js'
 

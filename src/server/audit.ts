@@ -5,7 +5,6 @@
  * hash) carries its own MAC and exists from the moment the vault is initialised, so a truncated tail
  * (with the head rewritten to the last remaining event) and a wiped log both show.
  */
-import { timingSafeEqual } from 'node:crypto'
 import { deriveKey } from '../crypto/envelope.js'
 import { IntegrityError } from '../errors.js'
 import { escapeControls, escapeNullable } from './audit-text.js'
@@ -42,12 +41,6 @@ export function auditHeadMac(auditKey: Buffer, seq: number, hash: string): strin
   return hmacSha256(key).update(`vault-audit-head-v1\0${seq}\0${hash}`).digest('hex')
 }
 
-function headMacMatches(auditKey: Buffer, seq: number, hash: string, mac: unknown): boolean {
-  const expected = Buffer.from(auditHeadMac(auditKey, seq, hash), 'hex')
-  const stored = typeof mac === 'string' ? Buffer.from(mac, 'hex') : Buffer.alloc(0)
-  return stored.length === expected.length && timingSafeEqual(stored, expected)
-}
-
 /** Starts the chain of a new vault: the head of an empty log (done with the root key's creation). */
 export async function startAuditChain(tx: SqlExecutor, auditKey: Buffer): Promise<void> {
   await tx.run(
@@ -55,10 +48,12 @@ export async function startAuditChain(tx: SqlExecutor, auditKey: Buffer): Promis
     [genesis, auditHeadMac(auditKey, 0, genesis)],
   )
 }
-const columns =
+/** The columns of an `audit_events` row, in order. */
+export const auditColumns =
   'seq, at, project_id, environment, actor, action, target, result, request_id, ip, detail, prev_hash, hash'
 
-function eventHash(
+/** The hash of one event, chained to the previous hash. */
+export function eventHash(
   key: Buffer,
   previous: string,
   seq: number,
@@ -97,7 +92,7 @@ function complete(event: AuditEvent): Required<AuditEvent> {
 }
 
 /** The event fields of an `audit_events` row. */
-function eventOfRow(row: SqlRow): Required<AuditEvent> {
+export function eventOfRow(row: SqlRow): Required<AuditEvent> {
   return {
     projectId: row.project_id as string | null,
     environment: row.environment as string | null,
@@ -129,7 +124,7 @@ export async function appendAudit(tx: SqlExecutor, key: Buffer, event: AuditEven
   const at = new Date().toISOString()
   const full = complete(event)
   const hash = eventHash(key, previous, seq, at, full)
-  await tx.run(`INSERT INTO audit_events (${columns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+  await tx.run(`INSERT INTO audit_events (${auditColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
     seq,
     at,
     full.projectId,
@@ -165,8 +160,8 @@ export async function listAudit(
   const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000)
   const rows = await tx.all(
     options.projectId === null
-      ? `SELECT ${columns} FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?`
-      : `SELECT ${columns} FROM audit_events WHERE project_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      ? `SELECT ${auditColumns} FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?`
+      : `SELECT ${auditColumns} FROM audit_events WHERE project_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
     options.projectId === null
       ? [options.afterSeq ?? 0, limit]
       : [options.projectId, options.afterSeq ?? 0, limit],
@@ -177,77 +172,4 @@ export async function listAudit(
     ...eventOfRow(row),
     hash: String(row.hash),
   }))
-}
-
-export interface AuditVerification {
-  ok: boolean
-  events: number
-  /** The first sequence number whose hash, link or position is wrong. */
-  brokenAt?: number
-  reason?: string
-  /** The hash of the last event (the genesis hash for an empty log) when the chain verifies. */
-  head?: string
-}
-
-/** Walks the whole chain and checks every link, every hash and the head. */
-export async function verifyAuditChain(driver: SqlDriver, key: Buffer): Promise<AuditVerification> {
-  return driver.transaction(async (tx) => {
-    let previous = genesis
-    let expectedSeq = 1
-    const pageSize = 500
-    for (;;) {
-      const rows = await tx.all(`SELECT ${columns} FROM audit_events WHERE seq >= ? ORDER BY seq LIMIT ?`, [
-        expectedSeq,
-        pageSize,
-      ])
-      for (const row of rows) {
-        const seq = Number(row.seq)
-        if (seq !== expectedSeq)
-          return { ok: false, events: expectedSeq - 1, brokenAt: expectedSeq, reason: 'missing event' }
-        const event = eventOfRow(row)
-        if (row.prev_hash !== previous)
-          return { ok: false, events: seq - 1, brokenAt: seq, reason: 'broken link' }
-        if (eventHash(key, previous, seq, String(row.at), event) !== row.hash) {
-          return { ok: false, events: seq - 1, brokenAt: seq, reason: 'event was modified' }
-        }
-        previous = String(row.hash)
-        expectedSeq = seq + 1
-      }
-      if (rows.length < pageSize) break
-    }
-    const events = expectedSeq - 1
-    const problem = await headProblem(tx, key, events, previous)
-    if (problem) return { ok: false, events, brokenAt: problem.brokenAt, reason: problem.reason }
-    return { ok: true, events, head: previous }
-  })
-}
-
-/**
- * The cheap start-up check of the log's end: the head row exists, carries a valid MAC and names the
- * last stored event. Returns the reason it fails, or null.
- */
-export async function checkAuditHead(tx: SqlExecutor, key: Buffer): Promise<string | null> {
-  const [last] = await tx.all(`SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1`)
-  const problem = await headProblem(tx, key, last ? Number(last.seq) : 0, last ? String(last.hash) : genesis)
-  return problem?.reason ?? null
-}
-
-async function headProblem(
-  tx: SqlExecutor,
-  key: Buffer,
-  events: number,
-  lastHash: string,
-): Promise<{ brokenAt: number; reason: string } | null> {
-  const [head] = await tx.all(`SELECT seq, hash, mac FROM audit_head WHERE id = 1`)
-  if (!head) return { brokenAt: events + 1, reason: 'the audit head is missing (the log was wiped)' }
-  if (!headMacMatches(key, Number(head.seq), String(head.hash), head.mac)) {
-    return {
-      brokenAt: Math.min(events, Number(head.seq)),
-      reason: 'the audit head fails its MAC (the tail was truncated or the head rewritten)',
-    }
-  }
-  if (Number(head.seq) !== events || head.hash !== lastHash) {
-    return { brokenAt: Math.min(events, Number(head.seq)), reason: 'events after the last one were deleted' }
-  }
-  return null
 }

@@ -5,7 +5,7 @@
  * part (row MACs and the audit head) at start-up and refuses to serve a database edited in SQL.
  */
 import { IntegrityError } from '../errors.js'
-import { checkAuditHead, verifyAuditChain, type AuditVerification } from './audit.js'
+import { checkAuditHead, verifyAuditChain, type AuditVerification } from './audit-verify.js'
 import { findTamperedRows, type RowMacFailure } from './row-mac.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
 

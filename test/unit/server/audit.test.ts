@@ -2,7 +2,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { appendAudit, startAuditChain, verifyAuditChain } from '../../../src/server/audit.js'
+import { appendAudit, startAuditChain } from '../../../src/server/audit.js'
+import { verifyAuditChain } from '../../../src/server/audit-verify.js'
 import { openStore, type SqlDriver } from '../../../src/server/store/index.js'
 
 const key = Buffer.alloc(32, 9)
@@ -60,6 +61,13 @@ describe('audit hash chain (SQLite file)', () => {
       `DELETE FROM audit_events; UPDATE audit_head SET seq = 0, hash = '${'0'.repeat(64)}'`,
       0,
       'the audit head fails its MAC (the tail was truncated or the head rewritten)',
+    ],
+    [
+      'an event inserted after the head',
+      `INSERT INTO audit_events (seq, at, actor, action, result, prev_hash, hash)
+         SELECT 6, at, actor, action, result, hash, hash FROM audit_events WHERE seq = 5`,
+      6,
+      'events beyond the audit head (inserted outside the vault)',
     ],
     [
       'a rehashed event without the key',
