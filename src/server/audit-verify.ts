@@ -27,7 +27,7 @@ export async function verifyAuditChain(driver: SqlDriver, key: Buffer): Promise<
     let expectedSeq = 1
     const pageSize = 500
     let head = await readHead(tx)
-    let limit = head ? Number(head.seq) : Number.MAX_SAFE_INTEGER
+    let limit = head ? Number(head.seq) : 2_147_483_647 // the largest INTEGER on PostgreSQL
     for (;;) {
       const rows = await tx.all(
         `SELECT ${auditColumns} FROM audit_events WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT ?`,
