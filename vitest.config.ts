@@ -22,13 +22,19 @@ export default defineConfig({
         test: {
           name: 'adversarial',
           include: ['test/adversarial/**/*.test.ts'],
+          // these replay attacks against a real server on SQLite and PostgreSQL: integration project
+          exclude: ['test/adversarial/backup/**', 'test/adversarial/database/**'],
           testTimeout: 60_000,
         },
       },
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          include: [
+            'test/integration/**/*.test.ts',
+            'test/adversarial/backup/**/*.test.ts',
+            'test/adversarial/database/**/*.test.ts',
+          ],
           globalSetup: ['test/harness/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,

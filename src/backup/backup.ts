@@ -1,12 +1,16 @@
 /**
  * `vault backup`: a consistent snapshot of the running vault's database, written as a checked,
  * gzip-compressed archive (mode 600, atomic), optionally copied off the host and verified there.
- * The archive holds ciphertexts only: ENCRYPTION_KEY is not in it and must be kept apart.
+ * The archive holds ciphertexts only: ENCRYPTION_KEY is not in it and must be kept apart; it is needed
+ * here all the same, to authenticate the archive (an HMAC under a key derived from it), and must be
+ * the key the database runs with.
  */
 import { resolve } from 'node:path'
 import { encodeArchive, writeArchiveFile } from './archive-write.js'
 import { copyArchive, sha256Of, type CopyResult } from './copy.js'
-import { keyMatchesRecorded, recordedFingerprint } from './data-checks.js'
+import { keyFingerprint } from '../crypto/envelope.js'
+import { IntegrityError } from '../errors.js'
+import { readEncryptionKey, recordedFingerprint } from './data-checks.js'
 import { parseDbUrl } from './db-url.js'
 import { totalRows, type BackupManifest } from './manifest.js'
 import { takeSnapshot, type SnapshotProgress } from './snapshot.js'
@@ -17,8 +21,8 @@ export interface BackupOptions {
   output?: string
   /** Directories to copy the archive to (each copy is verified). */
   copyTo?: string[]
-  /** When set, checked against the database's key fingerprint (a mismatch is reported, not fatal). */
-  encryptionKey?: string
+  /** ENCRYPTION_KEY (hex): must match the database's key fingerprint; the archive MAC is derived from it. */
+  encryptionKey: string | undefined
   progress?: SnapshotProgress
   now?: Date
 }
@@ -30,24 +34,31 @@ export interface BackupResult {
   rows: number
   manifest: BackupManifest
   copies: CopyResult[]
-  /** Whether the given ENCRYPTION_KEY matches the database (null when none was given). */
-  keyMatches: boolean | null
+  /** The archive's uncompressed size (restore refuses more than its --max-inflated-mib). */
+  inflatedBytes: number
 }
 
 /** Takes a snapshot of the database at `dbUrl` and writes it as an archive. */
 export async function backupDatabase(options: BackupOptions): Promise<BackupResult> {
   const now = options.now ?? new Date()
   const target = parseDbUrl(options.dbUrl)
+  const kek = readEncryptionKey(options.encryptionKey)
   const snapshot = await takeSnapshot(options.dbUrl, options.progress)
   const fingerprint = recordedFingerprint(snapshot.tables)
-  const encoded = encodeArchive(snapshot, fingerprint, now)
+  if (fingerprint !== keyFingerprint(kek)) {
+    throw new IntegrityError(
+      `ENCRYPTION_KEY does not match this database (expects fingerprint ${fingerprint ?? 'none'}, got ${keyFingerprint(kek)}); no archive was written`,
+      { hint: 'set ENCRYPTION_KEY to the key the vault server runs with' },
+    )
+  }
+  const encoded = encodeArchive(snapshot, { keyFingerprint: fingerprint, encryptionKey: kek }, now)
   const path = resolve(options.output ?? defaultArchiveName(now))
   const bytes = await writeArchiveFile(path, encoded.lines)
   const sha256 = await sha256Of(path)
   const copies: CopyResult[] = []
   for (const directory of options.copyTo ?? []) {
     copies.push(
-      await copyArchive(path, sha256, directory, target.engine === 'sqlite' ? target.path : undefined),
+      await copyArchive(path, sha256, directory, kek, target.engine === 'sqlite' ? target.path : undefined),
     )
   }
   return {
@@ -57,7 +68,7 @@ export async function backupDatabase(options: BackupOptions): Promise<BackupResu
     rows: totalRows(encoded.manifest),
     manifest: encoded.manifest,
     copies,
-    keyMatches: options.encryptionKey ? keyMatchesRecorded(fingerprint, options.encryptionKey) : null,
+    inflatedBytes: encoded.lines.reduce((sum, line) => sum + line.length, 0),
   }
 }
 

@@ -30,7 +30,7 @@ export async function restoreWithCompose(options: ComposeRestoreOptions): Promis
   const target = parseDbUrl(options.dbUrl)
   readEncryptionKey(options.encryptionKey)
   step('checking the archive and the key before stopping anything')
-  await verifyArchive(options.file, options.encryptionKey)
+  await verifyArchive(options.file, options.encryptionKey, options.maxInflatedMib)
   const env = options.env ?? (process.env as Record<string, string>)
   const client = await detectComposeClient(env)
   if (!client) {

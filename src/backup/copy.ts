@@ -7,7 +7,7 @@ import { copyFile, readFile, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { IntegrityError, NotFoundError } from '../errors.js'
 import { replaceFileAtomically } from '../fs/atomic-file.js'
-import { readArchive } from './archive-read.js'
+import { authenticateArchive } from './archive-read.js'
 import { fileWriteError } from './file-errors.js'
 
 export interface CopyResult {
@@ -25,6 +25,7 @@ export async function copyArchive(
   archive: string,
   archiveSha256: string,
   directory: string,
+  kek: Buffer,
   databasePath?: string,
 ): Promise<CopyResult> {
   const target = join(resolve(directory), basename(archive))
@@ -45,7 +46,7 @@ export async function copyArchive(
       hint: 'check the destination disk, then copy again',
     })
   }
-  await readArchive(target)
+  await authenticateArchive(target, kek)
   const databaseDevice = databasePath ? (await stat(dirname(databasePath)).catch(() => null))?.dev : undefined
   return { path: target, sha256: copy, sameDeviceAsDatabase: databaseDevice === directoryInfo.dev }
 }

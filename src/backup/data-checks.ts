@@ -1,20 +1,18 @@
 /**
- * The checks on the data of an archive or of a restored database that need the key: the configured
- * ENCRYPTION_KEY against the fingerprint the data records, a trial decryption of every secret version
- * and a walk of the audit chain, both through the server's own keyring and audit code (an archive is
- * loaded into a throwaway in-memory store for this). Errors name what failed, never a value or key.
+ * The checks on the data of a restored database, or of an archive loaded into a throwaway store, that
+ * need the key: the configured ENCRYPTION_KEY against the fingerprint the data records (the keyring
+ * refuses another key), a trial decryption of every secret version, and the server's own integrity
+ * check (audit chain and head, row MACs, an audit event for every version). Errors name what failed,
+ * never a value or key.
  */
-import { keyFingerprint, parseHexKey } from '../crypto/envelope.js'
+import { parseHexKey } from '../crypto/envelope.js'
 import { IntegrityError, NotConfiguredError } from '../errors.js'
-import { verifyAuditChain } from '../server/audit.js'
-import { loadKeyring } from '../server/keyring.js'
+import { checkStoreIntegrity, integrityProblems } from '../server/integrity.js'
+import { loadKeyring, type Keyring } from '../server/keyring.js'
 import { type SqlDriver, type SqlExecutor, type SqlRow } from '../server/store/index.js'
-import { migrate } from '../server/store/migrations.js'
-import { openSqlite } from '../server/store/sqlite.js'
-import { insertTables } from './insert-rows.js'
-import type { BackupManifest } from './manifest.js'
 
 const fingerprintMetaKey = 'kek_fingerprint'
+const pageSize = 500
 
 export interface DataCheckSummary {
   /** Secret versions that decrypted under the configured key. */
@@ -26,9 +24,12 @@ export interface DataCheckSummary {
 /** Parses ENCRYPTION_KEY; a missing one is NotConfigured (it is never in the archive). */
 export function readEncryptionKey(text: string | undefined): Buffer {
   if (text === undefined || text.trim() === '') {
-    throw new NotConfiguredError('ENCRYPTION_KEY is not set; it is needed to check and restore a backup', {
-      hint: 'set ENCRYPTION_KEY to the key the backed-up vault ran with (it is kept apart from the archive)',
-    })
+    throw new NotConfiguredError(
+      'ENCRYPTION_KEY is not set; it is needed to write, check and restore a backup (the archive is authenticated with it)',
+      {
+        hint: 'set ENCRYPTION_KEY to the key the backed-up vault ran with (it is kept apart from the archive)',
+      },
+    )
   }
   return parseHexKey(text, 'ENCRYPTION_KEY')
 }
@@ -39,60 +40,41 @@ export function recordedFingerprint(tables: Record<string, SqlRow[]>): string | 
   return row ? String(row.value) : null
 }
 
-/** Whether a hex ENCRYPTION_KEY matches a recorded fingerprint (false for an unparseable key). */
-export function keyMatchesRecorded(fingerprint: string | null, encryptionKey: string): boolean {
-  try {
-    return (
-      fingerprint !== null && keyFingerprint(parseHexKey(encryptionKey, 'ENCRYPTION_KEY')) === fingerprint
-    )
-  } catch {
-    return false
-  }
-}
-
-/** Refuses when the key's fingerprint differs from the one the archive records. */
-export function checkKeyMatches(
-  manifest: BackupManifest,
-  tables: Record<string, SqlRow[]>,
-  kek: Buffer,
-): void {
-  const recorded = recordedFingerprint(tables)
-  if (recorded === null || manifest.keyFingerprint !== recorded) {
-    throw new IntegrityError('the archive records no usable key fingerprint; nothing was changed', {
+/**
+ * Trial-decrypts every secret version of `store` under `kek` (a page at a time) and runs the integrity
+ * check (audit chain and head, row MACs, an audit event for every version).
+ */
+export async function checkStoreData(store: SqlDriver, kek: Buffer): Promise<DataCheckSummary> {
+  const [recorded] = await store.transaction((tx) =>
+    tx.all(`SELECT value FROM meta WHERE key = ? AND EXISTS (SELECT 1 FROM root_keys)`, [fingerprintMetaKey]),
+  )
+  if (!recorded) {
+    throw new IntegrityError('the archive records no key fingerprint or root key; nothing was changed', {
       hint: 'this archive was not written by vault backup from an initialised vault',
     })
   }
-  const actual = keyFingerprint(kek)
-  if (actual !== recorded) {
+  const keyring = await loadKeyring(store, kek)
+  const secretVersions = await store.transaction((tx) => decryptEveryVersion(tx, keyring))
+  const report = await checkStoreIntegrity(store, keyring)
+  if (!report.ok) {
     throw new IntegrityError(
-      `ENCRYPTION_KEY does not match this archive (expects fingerprint ${recorded}, got ${actual}); nothing was changed`,
-      { hint: 'set ENCRYPTION_KEY to the key the backed-up vault ran with' },
+      `the archived data fails its integrity check (${integrityProblems(report).slice(0, 3).join('; ')}); nothing was changed`,
+      { hint: 'the data was altered before or after the backup; use another backup' },
     )
   }
+  return { secretVersions, auditEvents: report.audit.events }
 }
 
-/** Loads archive rows into a throwaway in-memory store and checks them there (see `checkStoreData`). */
-export async function checkArchiveData(
-  tables: Record<string, SqlRow[]>,
-  kek: Buffer,
-): Promise<DataCheckSummary> {
-  const store = openSqlite(':memory:')
-  try {
-    await migrate(store)
-    await store.transaction((tx) => insertTables(tx, tables))
-    return await checkStoreData(store, kek)
-  } finally {
-    await store.close()
-  }
-}
-
-/** Trial-decrypts every secret version of `store` under `kek` and verifies its audit chain. */
-export async function checkStoreData(store: SqlDriver, kek: Buffer): Promise<DataCheckSummary> {
-  const keyring = await loadKeyring(store, kek)
-  const secretVersions = await store.transaction(async (tx) => {
+async function decryptEveryVersion(tx: SqlExecutor, keyring: Keyring): Promise<number> {
+  let count = 0
+  let after: [string, number] = ['', 0]
+  for (;;) {
     const rows = await tx.all(
-      `SELECT s.project_id, s.environment, s.name, v.version, v.ciphertext, v.key_version
-         FROM secret_versions v JOIN secrets s ON s.id = v.secret_id WHERE v.ciphertext IS NOT NULL`,
+      `SELECT s.project_id, s.environment, s.name, v.secret_id, v.version, v.ciphertext, v.key_version
+         FROM secret_versions v JOIN secrets s ON s.id = v.secret_id
+        WHERE v.ciphertext IS NOT NULL AND (v.secret_id > ? OR (v.secret_id = ? AND v.version > ?))
+        ORDER BY v.secret_id, v.version LIMIT ?`,
+      [after[0], after[0], after[1], pageSize],
     )
     for (const row of rows) {
       const at = {
@@ -110,16 +92,11 @@ export async function checkStoreData(store: SqlDriver, kek: Buffer): Promise<Dat
         )
       }
     }
-    return rows.length
-  })
-  const audit = await verifyAuditChain(store, keyring.auditKey)
-  if (!audit.ok) {
-    throw new IntegrityError(
-      `the audit chain does not verify (event ${audit.brokenAt}: ${audit.reason}); nothing was changed`,
-      { hint: 'the audit log was altered; use another backup' },
-    )
+    count += rows.length
+    if (rows.length < pageSize) return count
+    const last = rows.at(-1)!
+    after = [String(last.secret_id), Number(last.version)]
   }
-  return { secretVersions, auditEvents: audit.events }
 }
 
 /** A driver whose every transaction is the caller's open transaction `tx` (for checks before a commit). */

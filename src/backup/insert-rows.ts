@@ -1,7 +1,7 @@
 /**
- * Loading archive rows into a store inside a transaction the caller owns (so a restore into
- * PostgreSQL can clear and reload the live tables in one transaction), with multi-row INSERTs
- * to keep round trips few on large databases.
+ * Inserting archive rows into a store inside a transaction the caller owns (so a restore into
+ * PostgreSQL can clear and reload the live tables in one transaction), with multi-row INSERTs to keep
+ * round trips few on large databases.
  */
 import { IntegrityError } from '../errors.js'
 import { tablesInOrder, type SqlExecutor, type SqlRow, type SqlValue } from '../server/store/index.js'
@@ -11,18 +11,10 @@ const rowsPerStatement = 100
 /** Called after each table is loaded. */
 export type LoadProgress = (table: string, rows: number) => void
 
-/** Inserts every table's rows, in dependency order, through `tx`. */
-export async function insertTables(
-  tx: SqlExecutor,
-  tables: Record<string, SqlRow[]>,
-  progress: LoadProgress = () => undefined,
-): Promise<void> {
-  for (const table of tablesInOrder) {
-    const rows = tables[table] ?? []
-    for (let start = 0; start < rows.length; start += rowsPerStatement) {
-      await insertBatch(tx, table, rows.slice(start, start + rowsPerStatement))
-    }
-    progress(table, rows.length)
+/** Inserts `rows` of `table` through `tx`, a hundred rows a statement. */
+export async function insertRows(tx: SqlExecutor, table: string, rows: SqlRow[]): Promise<void> {
+  for (let start = 0; start < rows.length; start += rowsPerStatement) {
+    await insertBatch(tx, table, rows.slice(start, start + rowsPerStatement))
   }
 }
 
@@ -34,7 +26,8 @@ export async function clearTables(tx: SqlExecutor): Promise<void> {
 async function insertBatch(tx: SqlExecutor, table: string, rows: SqlRow[]): Promise<void> {
   const columns = Object.keys(rows[0] ?? {})
   if (columns.length === 0) return
-  const sameShape = (row: SqlRow) => Object.keys(row).join(',') === columns.join(',')
+  const sameShape = (row: SqlRow) =>
+    typeof row === 'object' && row !== null && Object.keys(row).join(',') === columns.join(',')
   if (!columns.every((column) => /^[a-z_][a-z0-9_]*$/.test(column)) || !rows.every(sameShape)) {
     throw new IntegrityError(
       `the archive's rows of table ${table} have unexpected columns; nothing was changed`,

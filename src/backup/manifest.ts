@@ -3,14 +3,28 @@
  * fingerprint, per-table row counts and checksums) and the canonical form of table rows that the
  * checksums are computed over, so an export from SQLite and one from PostgreSQL hash the same.
  */
+import { deriveKey } from '../crypto/envelope.js'
 import type { SqlRow } from '../server/store/index.js'
 
 /** Identifies a vault backup archive. */
 export const archiveFormat = 'vault-backup'
-/** The container format version this binary writes and reads. */
-export const archiveFormatVersion = 1
+/**
+ * The container format version this binary writes and reads. Version 2 carries an HMAC over the
+ * whole archive; version 1 (unauthenticated) is refused.
+ */
+export const archiveFormatVersion = 2
 /** Rows per chunk line in the archive, so no single line grows with the database. */
 export const rowsPerChunk = 500
+/** A chunk line is closed once it holds this many bytes (a row is at most ~100 KiB). */
+export const chunkBytes = 256 * 1024
+
+/**
+ * The key of the archive MAC: HKDF-SHA256 of ENCRYPTION_KEY with its own label, so an archive can only
+ * be written (or forged) by someone holding the key, and is checked before anything is touched.
+ */
+export function archiveMacKey(encryptionKey: Buffer): Buffer {
+  return deriveKey(encryptionKey, 'backup-archive-mac-v2')
+}
 
 export interface TableSummary {
   rows: number
@@ -38,20 +52,25 @@ export interface TableSnapshot {
   tables: Record<string, SqlRow[]>
 }
 
+/** One row in canonical shape: keys sorted, numbers as numbers (bigints from an engine included). */
+export function canonicalRow(row: SqlRow): SqlRow {
+  const canonical: SqlRow = {}
+  for (const column of Object.keys(row).sort()) {
+    const value = row[column] as unknown
+    canonical[column] = typeof value === 'bigint' ? Number(value) : (value as SqlRow[string])
+  }
+  return canonical
+}
+
 /**
  * Rows in a canonical order and shape: keys sorted, numbers as numbers, rows sorted by their JSON.
  * Both engines return the same canonical rows for the same data, whatever their collation.
  */
 export function canonicalRows(rows: SqlRow[]): SqlRow[] {
-  const shaped = rows.map((row) => {
-    const canonical: SqlRow = {}
-    for (const column of Object.keys(row).sort()) {
-      const value = row[column] as unknown
-      canonical[column] = typeof value === 'bigint' ? Number(value) : (value as SqlRow[string])
-    }
-    return canonical
+  const keyed = rows.map((row) => {
+    const canonical = canonicalRow(row)
+    return { key: JSON.stringify(canonical), row: canonical }
   })
-  const keyed = shaped.map((row) => ({ key: JSON.stringify(row), row }))
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
   return keyed.map((entry) => entry.row)
 }

@@ -3,6 +3,7 @@
  * stdout or stderr). Names and counts only, never a value.
  */
 import type { BackupResult } from './backup.js'
+import { defaultInflateLimits } from './inflate-lines.js'
 import type { RestoreResult } from './restore.js'
 import type { VerifyResult } from './verify.js'
 
@@ -21,16 +22,17 @@ export function backupSummary(result: BackupResult): string[] {
     `  ${plural(count('secrets'), 'secret')}, ${plural(count('secret_versions'), 'version')}, ` +
       `${plural(count('identities'), 'identity', 'identities')}, ${plural(count('audit_events'), 'audit event')}`,
   ]
+  if (result.inflatedBytes > defaultInflateLimits.maxInflatedBytes) {
+    const mib = Math.ceil(result.inflatedBytes / 1024 / 1024)
+    lines.push(
+      `Warning: this archive inflates to ${mib} MiB, over the ${defaultInflateLimits.maxInflatedBytes / 1024 / 1024} MiB that vault restore accepts by default; restore it with --max-inflated-mib ${mib}`,
+    )
+  }
   for (const copy of result.copies) {
     lines.push(`Copied to ${copy.path} and verified (sha256 matches, archive reads back complete)`)
     if (copy.sameDeviceAsDatabase) {
       lines.push(`Warning: ${copy.path} is on the same device as the database; a disk loss takes both`)
     }
-  }
-  if (result.keyMatches === false) {
-    lines.push(
-      'Warning: the ENCRYPTION_KEY set here does NOT match this database; keep the key the server runs with',
-    )
   }
   lines.push(keyReminder)
   return lines
@@ -40,12 +42,10 @@ export function backupSummary(result: BackupResult): string[] {
 export function verifyListing(result: VerifyResult): string[] {
   const { manifest } = result
   const lines = [
-    `Archive ${result.file}: OK (checksums match; ${formatBytes(result.bytes)})`,
+    `Archive ${result.file}: OK (MAC and checksums match; ${formatBytes(result.bytes)})`,
     `  format ${manifest.formatVersion}, schema ${manifest.schemaVersion}, vault ${manifest.appVersion}, ` +
       `taken ${manifest.createdAt} from ${manifest.engine}, key fingerprint ${manifest.keyFingerprint ?? 'none'}`,
-    result.checked
-      ? `  ENCRYPTION_KEY matches; ${result.checked.secretVersions} secret versions decrypt; audit chain of ${result.checked.auditEvents} events verifies`
-      : '  ENCRYPTION_KEY not set: key fingerprint and decryption NOT checked',
+    `  ENCRYPTION_KEY matches; ${result.checked.secretVersions} secret versions decrypt; audit chain of ${result.checked.auditEvents} events verifies; protected rows check out`,
     'Tables:',
     ...Object.entries(manifest.tables).map(([table, summary]) => `  ${table.padEnd(16)} ${summary.rows}`),
     'Secrets:',

@@ -5,17 +5,13 @@
  * the previous data stays exactly as it was; readers keep seeing it until the commit.
  */
 import { UnreachableError } from '../errors.js'
-import { openStore, tablesInOrder, type SqlDriver, type SqlRow } from '../server/store/index.js'
+import { openStore, tablesInOrder, type SqlDriver } from '../server/store/index.js'
 import { driverOverTransaction } from './data-checks.js'
-import { clearTables, insertTables } from './insert-rows.js'
+import { clearTables } from './insert-rows.js'
 import type { RestoreHooks, RestoreOutcome } from './restore-types.js'
 
-/** Restores `tables` into the PostgreSQL database at `url`, replacing its content atomically. */
-export async function restoreIntoPostgres(
-  url: string,
-  tables: Record<string, SqlRow[]>,
-  hooks: RestoreHooks,
-): Promise<RestoreOutcome> {
+/** Restores an archive (`hooks.load`) into the PostgreSQL database at `url`, replacing its content atomically. */
+export async function restoreIntoPostgres(url: string, hooks: RestoreHooks): Promise<RestoreOutcome> {
   let store: SqlDriver
   try {
     store = await openStore(url)
@@ -32,7 +28,7 @@ export async function restoreIntoPostgres(
       await tx.run(`LOCK TABLE ${tablesInOrder.join(', ')} IN EXCLUSIVE MODE`)
       hooks.step('replacing the data inside one transaction (nothing is visible until it commits)')
       await clearTables(tx)
-      await insertTables(tx, tables, hooks.progress)
+      await hooks.load(tx)
       hooks.step('checking the restored data (content, decryption) before committing')
       await hooks.verify(driverOverTransaction(tx, 'postgres'))
       hooks.step('committing')

@@ -14,19 +14,14 @@ import { copyFile, link, readdir, rename, rm } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { DatabaseSync } from 'node:sqlite'
 import { ConflictError, IntegrityError } from '../errors.js'
-import { openStore, type SqlRow } from '../server/store/index.js'
+import { openStore } from '../server/store/index.js'
 import { sqliteUrl } from './db-url.js'
 import { fileWriteError } from './file-errors.js'
 import { syncDirectory, syncFile } from '../fs/atomic-file.js'
-import { insertTables } from './insert-rows.js'
 import type { RestoreHooks, RestoreOutcome } from './restore-types.js'
 
-/** Restores `tables` into the SQLite file at `path`, replacing it only after every check passed. */
-export async function restoreIntoSqlite(
-  path: string,
-  tables: Record<string, SqlRow[]>,
-  hooks: RestoreHooks,
-): Promise<RestoreOutcome> {
+/** Restores an archive (`hooks.load`) into the SQLite file at `path`, replacing it only after every check passed. */
+export async function restoreIntoSqlite(path: string, hooks: RestoreHooks): Promise<RestoreOutcome> {
   const lock = existsSync(path) ? lockLiveDatabase(path) : null
   const temporary = `${path}.restore-${randomBytes(6).toString('hex')}`
   if (lock) await removeStaleTemporaries(path)
@@ -35,7 +30,7 @@ export async function restoreIntoSqlite(
     try {
       const store = await openStore(sqliteUrl(temporary))
       try {
-        await store.transaction((tx) => insertTables(tx, tables, hooks.progress))
+        await store.transaction((tx) => hooks.load(tx))
         hooks.step('checking the temporary database (content, decryption, audit chain, integrity)')
         await hooks.verify(store)
       } finally {

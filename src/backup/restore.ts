@@ -1,18 +1,20 @@
 /**
- * `vault restore FILE`: the checks that need no database first (archive checksums, format and schema
- * version, key fingerprint), then the engine's restore into a temporary place (a new SQLite file, or
- * an uncommitted PostgreSQL transaction), where the data read back is compared with the archive,
- * every secret version is trial-decrypted and the audit chain verified; only then the swap.
+ * `vault restore FILE`: the checks that need no database first (the archive's MAC and checksums,
+ * format and schema version, key fingerprint), then the engine's restore into a temporary place (a
+ * new SQLite file, or an uncommitted PostgreSQL transaction) where the archive is streamed in, the data
+ * read back is compared with the archive, every secret version is trial-decrypted and the integrity
+ * check run (audit chain and head, row MACs, an audit event per version); only then the swap.
  */
-import { IntegrityError } from '../errors.js'
-import { exportTables, type SqlDriver, type SqlRow } from '../server/store/index.js'
-import { readArchive, type CheckedArchive } from './archive-read.js'
-import { encodeTable } from './archive-write.js'
-import { checkKeyMatches, checkStoreData, readEncryptionKey, type DataCheckSummary } from './data-checks.js'
+import type { SqlDriver, SqlExecutor } from '../server/store/index.js'
+import { authenticateArchive } from './archive-read.js'
+import { checkStoreData, readEncryptionKey, type DataCheckSummary } from './data-checks.js'
 import { parseDbUrl, redactDbUrl } from './db-url.js'
+import { inflateLimitsOf } from './inflate-lines.js'
+import { checkSameContent, loadArchive, type LoadedDigests } from './load-archive.js'
 import type { BackupManifest } from './manifest.js'
 import { restoreIntoPostgres } from './restore-postgres.js'
 import { restoreIntoSqlite } from './restore-sqlite.js'
+import type { RestoreHooks } from './restore-types.js'
 
 export interface RestoreOptions {
   file: string
@@ -21,6 +23,8 @@ export interface RestoreOptions {
   encryptionKey: string | undefined
   step?: (message: string) => void
   progress?: (table: string, rows: number) => void
+  /** The cap on the archive's uncompressed size, in MiB (default 64). */
+  maxInflatedMib?: number
 }
 
 export interface RestoreResult {
@@ -38,23 +42,24 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
   const step = options.step ?? (() => undefined)
   const target = parseDbUrl(options.dbUrl)
   const kek = readEncryptionKey(options.encryptionKey)
-  step(`checking the archive ${options.file} (checksums, format, schema version)`)
-  const archive = await readArchive(options.file)
-  step('checking the key fingerprint')
-  checkKeyMatches(archive.manifest, archive.tables, kek)
+  step(`checking the archive ${options.file} (MAC, checksums, format, schema version, key fingerprint)`)
+  const archive = await authenticateArchive(options.file, kek, inflateLimitsOf(options.maxInflatedMib))
+  let loaded: LoadedDigests | undefined
   let checked: DataCheckSummary | undefined
-  const hooks = {
+  const hooks: RestoreHooks = {
     step,
-    progress: options.progress,
+    load: async (tx: SqlExecutor) => {
+      loaded = await loadArchive(tx, archive, kek, options.progress)
+    },
     verify: async (store: SqlDriver) => {
-      checkSameContent(archive, (await exportTables(store)).tables)
+      await store.transaction((tx) => checkSameContent(tx, loaded!))
       checked = await checkStoreData(store, kek)
     },
   }
   const outcome =
     target.engine === 'sqlite'
-      ? await restoreIntoSqlite(target.path, archive.tables, hooks)
-      : await restoreIntoPostgres(target.url, archive.tables, hooks)
+      ? await restoreIntoSqlite(target.path, hooks)
+      : await restoreIntoPostgres(target.url, hooks)
   return {
     file: options.file,
     engine: target.engine,
@@ -62,17 +67,5 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
     manifest: archive.manifest,
     checked: checked!,
     previous: outcome.previous,
-  }
-}
-
-function checkSameContent(archive: CheckedArchive, restored: Record<string, SqlRow[]>): void {
-  for (const [table, summary] of Object.entries(archive.manifest.tables)) {
-    const actual = encodeTable(table, restored[table] ?? []).summary
-    if (actual.rows !== summary.rows || actual.sha256 !== summary.sha256) {
-      throw new IntegrityError(
-        `the restored table ${table} differs from the archive (${actual.rows} rows, expected ${summary.rows}); nothing was changed`,
-        { hint: 'check the target database and disk, then restore again' },
-      )
-    }
   }
 }

@@ -1,12 +1,19 @@
 /**
- * `vault restore --verify FILE`: checks an archive completely (checksums, versions and, when
- * ENCRYPTION_KEY is set, the key fingerprint and a trial decryption of every version) and lists what
- * it holds: projects, environments, secret names with their version counts, table row counts. Never
- * a value.
+ * `vault restore --verify FILE`: checks an archive completely under ENCRYPTION_KEY (its MAC and
+ * checksums, versions, the key fingerprint, a trial decryption of every version, the audit chain and
+ * the row MACs) and lists what it holds: projects, environments, secret names with their version
+ * counts, table row counts. Never a value. Without the key nothing can be authenticated: refused.
  */
-import type { SqlRow } from '../server/store/index.js'
-import { readArchive } from './archive-read.js'
-import { checkKeyMatches, checkArchiveData, readEncryptionKey, type DataCheckSummary } from './data-checks.js'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { SqlDriver, SqlRow } from '../server/store/index.js'
+import { migrate } from '../server/store/migrations.js'
+import { openSqlite } from '../server/store/sqlite.js'
+import { authenticateArchive } from './archive-read.js'
+import { checkStoreData, readEncryptionKey, type DataCheckSummary } from './data-checks.js'
+import { inflateLimitsOf } from './inflate-lines.js'
+import { loadArchive } from './load-archive.js'
 import type { BackupManifest } from './manifest.js'
 
 export interface ArchiveSecret {
@@ -26,29 +33,58 @@ export interface VerifyResult {
   bytes: number
   manifest: BackupManifest
   environments: ArchiveEnvironment[]
-  /** The key check and trial decryption, or null when ENCRYPTION_KEY was not set. */
-  checked: DataCheckSummary | null
+  /** The trial decryption and integrity check. */
+  checked: DataCheckSummary
 }
 
-/** Checks the archive at `file` and lists its contents; checks the key too when one is given. */
-export async function verifyArchive(file: string, encryptionKey: string | undefined): Promise<VerifyResult> {
-  const archive = await readArchive(file)
-  let checked: DataCheckSummary | null = null
-  if (encryptionKey) {
-    const kek = readEncryptionKey(encryptionKey)
-    checkKeyMatches(archive.manifest, archive.tables, kek)
-    checked = await checkArchiveData(archive.tables, kek)
-  }
-  return {
-    file,
-    bytes: archive.bytes,
-    manifest: archive.manifest,
-    environments: listEnvironments(archive.tables),
-    checked,
+/**
+ * Checks the archive at `file` under ENCRYPTION_KEY and lists its contents. The rows stream into a
+ * throwaway SQLite file in a private temporary directory (on disk, so a large archive does not grow
+ * the process), where the server's own checks run.
+ */
+export async function verifyArchive(
+  file: string,
+  encryptionKey: string | undefined,
+  maxInflatedMib?: number,
+): Promise<VerifyResult> {
+  const kek = readEncryptionKey(encryptionKey)
+  const archive = await authenticateArchive(file, kek, inflateLimitsOf(maxInflatedMib))
+  const directory = await mkdtemp(join(tmpdir(), 'vault-verify-'))
+  const store = openSqlite(join(directory, 'check.db'))
+  try {
+    await migrate(store)
+    await store.transaction((tx) => loadArchive(tx, archive, kek))
+    const checked = await checkStoreData(store, kek)
+    return {
+      file,
+      bytes: archive.bytes,
+      manifest: archive.manifest,
+      environments: listEnvironments(await listingTables(store)),
+      checked,
+    }
+  } finally {
+    await store.close()
+    await rm(directory, { recursive: true, force: true })
   }
 }
 
-/** Secret names and version counts per project and environment (no values). */
+/** The rows the listing needs, with each secret's version count (`version_count`) counted in SQL. */
+async function listingTables(store: SqlDriver): Promise<Record<string, SqlRow[]>> {
+  return store.transaction(async (tx) => ({
+    projects: await tx.all(`SELECT id, name FROM projects`),
+    environments: await tx.all(`SELECT project_id, slug FROM environments`),
+    secrets: await tx.all(
+      `SELECT s.id, s.project_id, s.environment, s.name, s.deleted, COUNT(v.version) AS version_count
+         FROM secrets s LEFT JOIN secret_versions v ON v.secret_id = s.id
+        GROUP BY s.id, s.project_id, s.environment, s.name, s.deleted`,
+    ),
+  }))
+}
+
+/**
+ * Secret names and version counts per project and environment (no values); a secret row's
+ * `version_count`, when present, stands for counting its `secret_versions` rows.
+ */
 export function listEnvironments(tables: Record<string, SqlRow[]>): ArchiveEnvironment[] {
   const projectNames = new Map((tables.projects ?? []).map((row) => [String(row.id), String(row.name)]))
   const versionCounts = new Map<string, number>()
@@ -74,7 +110,10 @@ export function listEnvironments(tables: Record<string, SqlRow[]>): ArchiveEnvir
     }
     group.secrets.push({
       name: String(secret.name),
-      versions: versionCounts.get(String(secret.id)) ?? 0,
+      versions:
+        secret.version_count === undefined
+          ? (versionCounts.get(String(secret.id)) ?? 0)
+          : Number(secret.version_count),
       deleted: Number(secret.deleted ?? 0) !== 0,
     })
   }

@@ -9,9 +9,10 @@ import { verifyArchive, type VerifyResult } from '../backup/verify.js'
 export default class Restore extends BaseCommand<typeof Restore> {
   static override summary = 'restore a vault backup archive, or check one with --verify'
   static override description =
-    'Checks the checksums and that the archive was taken under the configured ENCRYPTION_KEY (as for vault server) ' +
-    'before touching anything, restores into a temporary database, checks it (content, ' +
-    'trial decryption of every version, audit chain), then swaps it in. Stopped at any point, it leaves ' +
+    "Checks the archive's MAC (a key derived from the configured ENCRYPTION_KEY, as for vault server), its " +
+    'checksums and size (a gzip bomb is refused at --max-inflated-mib) before touching anything, streams it into ' +
+    'a temporary database, checks it (content, trial decryption of every version, audit chain and head, row ' +
+    'MACs, an audit event for every version), then swaps it in. --verify needs ENCRYPTION_KEY too. Stopped at any point, it leaves ' +
     'the previous data intact. SQLite: stop the server first (a running server is detected and refused); ' +
     'the previous file is kept as <db>.pre-restore-<time>. PostgreSQL: one transaction. --compose runs ' +
     "the seed's container procedure: stop the vault service, start only the database, wait until it " +
@@ -60,13 +61,22 @@ export default class Restore extends BaseCommand<typeof Restore> {
       default: 'vault',
     }),
     verify: Flags.boolean({ summary: 'only check the archive and list what it holds (names and counts)' }),
+    'max-inflated-mib': Flags.integer({
+      summary: 'refuse an archive that inflates to more than this many MiB (a gzip bomb guard)',
+      description:
+        'The default, 64, holds about 130,000 audit events and keeps restore and --verify near 130 MB of memory. ' +
+        'Raise it only for a genuine archive that vault backup said is larger.',
+      default: 64,
+      min: 1,
+      max: 4096,
+    }),
   }
 
   async run(): Promise<RestoreResult | VerifyResult> {
     const { flags } = this
     const encryptionKey = this.flags['encryption-key']
     if (flags.verify) {
-      const result = await verifyArchive(this.args.file, encryptionKey)
+      const result = await verifyArchive(this.args.file, encryptionKey, flags['max-inflated-mib'])
       if (!this.jsonEnabled()) this.out(verifyListing(result).join('\n'))
       return result
     }
@@ -74,6 +84,7 @@ export default class Restore extends BaseCommand<typeof Restore> {
       file: this.args.file,
       dbUrl: requireDbUrl(flags),
       encryptionKey,
+      maxInflatedMib: flags['max-inflated-mib'],
       step: (message: string) => this.note(`==> ${message}`),
       progress: (table: string, rows: number) => {
         if (process.stderr.isTTY || rows >= 5000) this.note(`    loaded ${table}: ${rows} rows`)

@@ -6,15 +6,16 @@
 import { parseHexKey } from '../crypto/envelope.js'
 import { charsets, generatePassword } from '../crypto/password.js'
 import { ConflictError, NotConfiguredError } from '../errors.js'
+import { appendAudit, listAudit, type AuditRecord } from './audit.js'
 import {
-  appendAudit,
-  listAudit,
-  verifyAuditChain,
-  type AuditRecord,
-  type AuditVerification,
-} from './audit.js'
+  takeCheckpoint,
+  verifyAgainstCheckpoint,
+  type AuditCheckpoint,
+  type CheckpointVerification,
+} from './audit-checkpoint.js'
 import { initialiseVault, type InitOptions, type InitResult } from './bootstrap.js'
 import * as identities from './identities.js'
+import { checkStoreIntegrity, type IntegrityReport } from './integrity.js'
 import { rewrapRootKey, type Keyring } from './keyring.js'
 import { openVault } from './server.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
@@ -137,7 +138,7 @@ export function adminRevokeIdentity(connection: AdminConnection, project: string
   return inProject(
     connection,
     { project, action: 'identity.revoke', target: identity },
-    (tx, _keyring, projectId) => identities.revokeIdentity(tx, projectId, identity),
+    (tx, keyring, projectId) => identities.revokeIdentity(tx, keyring, projectId, identity),
   )
 }
 
@@ -188,9 +189,24 @@ export function adminListAudit(
   )
 }
 
-/** `vault audit verify`. */
-export function adminVerifyAudit(connection: AdminConnection): Promise<AuditVerification> {
-  return withVault(connection, (driver, keyring) => verifyAuditChain(driver, keyring.auditKey))
+/** `vault audit verify`: the chain, its head, the row MACs and every version's audit event. */
+export function adminVerifyAudit(connection: AdminConnection): Promise<IntegrityReport> {
+  return withVault(connection, (driver, keyring) => checkStoreIntegrity(driver, keyring))
+}
+
+/** `vault audit verify --against`: the log against a checkpoint kept elsewhere. */
+export function adminVerifyAuditAgainst(
+  connection: AdminConnection,
+  checkpoint: string,
+): Promise<CheckpointVerification> {
+  return withVault(connection, (driver, keyring) =>
+    verifyAgainstCheckpoint(driver, keyring.auditKey, checkpoint),
+  )
+}
+
+/** `vault audit checkpoint`: a signed head of the verified log. */
+export function adminAuditCheckpoint(connection: AdminConnection): Promise<AuditCheckpoint> {
+  return withVault(connection, (driver, keyring) => takeCheckpoint(driver, keyring.auditKey))
 }
 
 /** `vault webhook create`: checks the receiver (SSRF guard) and stores it; the audit names it without userinfo. */
@@ -208,8 +224,8 @@ export function adminCreateWebhook(
 
 /** `vault webhook delete`: stops deliveries to a webhook. */
 export function adminDisableWebhook(connection: AdminConnection, project: string, id: string) {
-  return inProject(connection, { project, action: 'webhook.delete', target: id }, (tx, _keyring, projectId) =>
-    disableWebhook(tx, projectId, id),
+  return inProject(connection, { project, action: 'webhook.delete', target: id }, (tx, keyring, projectId) =>
+    disableWebhook(tx, keyring, projectId, id),
   )
 }
 

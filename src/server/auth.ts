@@ -93,9 +93,15 @@ async function exchangeCredentials(
   const { keyring, limits } = context
   return context.driver.transaction(async (tx) => {
     const identity = await findLoginIdentity(tx, credentials.clientId)
-    if (!dummyHashes.has(keyring)) dummyHashes.set(keyring, keyring.hashClientSecret('vault-no-such-client'))
+    if (!dummyHashes.has(keyring)) {
+      dummyHashes.set(keyring, keyring.hashClientSecret('vault-no-such-client', 'vault-no-such-identity'))
+    }
     const expected = identity?.secretHash ?? dummyHashes.get(keyring)!
-    const matches = keyring.clientSecretMatches(credentials.clientSecret, expected)
+    const matches = keyring.clientSecretMatches(
+      credentials.clientSecret,
+      expected,
+      identity?.id ?? 'vault-no-such-identity',
+    )
     if (!identity || identity.revoked || !matches) return { identity }
     const signed = await signAccessToken(
       context.jwtSecret,

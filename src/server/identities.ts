@@ -6,6 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { ConflictError, NotFoundError, UsageError } from '../errors.js'
 import type { Keyring } from './keyring.js'
+import { sealRow } from './row-mac.js'
 import type { SqlExecutor } from './store/index.js'
 
 export type Permission = 'read' | 'write' | 'admin'
@@ -172,11 +173,12 @@ export async function createIdentity(
       projectId,
       name,
       created.clientId,
-      keyring.hashClientSecret(clientSecret),
+      keyring.hashClientSecret(clientSecret, created.id),
       JSON.stringify(permissions),
       created.createdAt,
     ],
   )
+  await sealRow(tx, keyring.rowMacKey, 'identities', created.id)
   return { identity: created, clientSecret }
 }
 
@@ -217,12 +219,14 @@ async function revokeTokensOf(tx: SqlExecutor, identityId: string, now: string):
 /** Revokes an identity and every token it holds. */
 export async function revokeIdentity(
   tx: SqlExecutor,
+  keyring: Keyring,
   projectId: string,
   nameOrClientId: string,
 ): Promise<void> {
   const id = await findIdentity(tx, projectId, nameOrClientId)
   const now = new Date().toISOString()
   await tx.run(`UPDATE identities SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`, [now, id])
+  await sealRow(tx, keyring.rowMacKey, 'identities', id)
   await revokeTokensOf(tx, id, now)
 }
 
@@ -237,9 +241,10 @@ export async function rotateIdentitySecret(
   const clientSecret = `vs_${randomBytes(32).toString('base64url')}`
   const now = new Date().toISOString()
   await tx.run(`UPDATE identities SET secret_hash = ?, failed_logins = 0, locked_until = NULL WHERE id = ?`, [
-    keyring.hashClientSecret(clientSecret),
+    keyring.hashClientSecret(clientSecret, id),
     id,
   ])
+  await sealRow(tx, keyring.rowMacKey, 'identities', id)
   await revokeTokensOf(tx, id, now)
   const [row] = await tx.all<{ client_id: string }>(`SELECT client_id FROM identities WHERE id = ?`, [id])
   return { clientId: row!.client_id, clientSecret }

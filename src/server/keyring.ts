@@ -9,6 +9,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import { deriveKey, keyFingerprint, open, randomKey, seal } from '../crypto/envelope.js'
 import { IntegrityError } from '../errors.js'
+import { startAuditChain } from './audit.js'
 import { hmacSha256 } from './hmac.js'
 import { OpenedValueCache } from './opened-values.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
@@ -25,14 +26,21 @@ export interface Keyring {
   openValue(tx: SqlExecutor, at: ValueAddress, ciphertext: string, keyVersion: number): Promise<string>
   /** The value of one exact row when this keyring has opened exactly this ciphertext there before. */
   openedBefore(at: ValueAddress, ciphertext: string, keyVersion: number): string | undefined
-  /** Keyed hash of a high-entropy client secret. */
-  hashClientSecret(secret: string): string
-  /** Constant-time comparison of a client secret with its stored hash. */
-  clientSecretMatches(secret: string, storedHash: string): boolean
+  /** Keyed hash of a high-entropy client secret, bound to its identity (a copied hash fails elsewhere). */
+  hashClientSecret(secret: string, identityId: string): string
+  /** Constant-time comparison of a client secret with the stored hash of identity `identityId`. */
+  clientSecretMatches(secret: string, storedHash: string, identityId: string): boolean
+  /**
+   * Binds a pre-binding (schema 1) client-secret hash to its identity: the hash the schema upgrade
+   * stores, equal to `hashClientSecret(secret, identityId)`.
+   */
+  bindClientSecretHash(unboundHash: string, identityId: string): string
   /** Seals a small server-side secret (webhook signing keys) bound to a label. */
   sealInternal(plaintext: string, label: string): string
   openInternal(sealed: string, label: string): string
   readonly auditKey: Buffer
+  /** The key of the row MACs of the live database (row-mac.ts). */
+  readonly rowMacKey: Buffer
 }
 
 export interface ValueAddress {
@@ -69,6 +77,7 @@ export async function loadKeyring(driver: SqlDriver, encryptionKey: Buffer): Pro
       now,
     ])
     await tx.run(`INSERT INTO meta (key, value) VALUES ('kek_fingerprint', ?)`, [fingerprint])
+    await startAuditChain(tx, auditKeyOf(fresh))
     return fresh
   })
   return createKeyring(root, fingerprint)
@@ -96,9 +105,19 @@ export async function rewrapRootKey(
   })
 }
 
+function auditKeyOf(root: Buffer): Buffer {
+  return deriveKey(root, 'audit-chain')
+}
+
 function createKeyring(root: Buffer, fingerprint: string): Keyring {
   const dataKeys = new Map<string, { version: number; key: Buffer }>()
   const clientSecretKey = deriveKey(root, 'client-secret-hash')
+  const clientSecretBindKey = deriveKey(root, 'client-secret-identity-binding')
+  const bind = (unbound: Buffer | string, identityId: string) =>
+    hmacSha256(clientSecretBindKey)
+      .update(`${identityId}\0`)
+      .update(typeof unbound === 'string' ? unbound : unbound.toString('hex'))
+      .digest()
   const internalKey = deriveKey(root, 'internal-seal')
   const dataKeyLabel = (projectId: string, version: number) => `data-key|${projectId}|${version}`
 
@@ -143,7 +162,7 @@ function createKeyring(root: Buffer, fingerprint: string): Keyring {
   const opened = new OpenedValueCache()
   return {
     fingerprint,
-    auditKey: deriveKey(root, 'audit-chain'),
+    auditKey: auditKeyOf(root),
     async sealValue(tx, at, value) {
       const key = await dataKey(tx, at.projectId)
       return {
@@ -165,9 +184,12 @@ function createKeyring(root: Buffer, fingerprint: string): Keyring {
       opened.set(at, ciphertext, keyVersion, value)
       return value
     },
-    hashClientSecret: (secret) => hmacSha256(clientSecretKey).update(secret).digest('hex'),
-    clientSecretMatches(secret, storedHash) {
-      const actual = hmacSha256(clientSecretKey).update(secret).digest()
+    rowMacKey: deriveKey(root, 'row-mac'),
+    hashClientSecret: (secret, identityId) =>
+      bind(hmacSha256(clientSecretKey).update(secret).digest(), identityId).toString('hex'),
+    bindClientSecretHash: (unboundHash, identityId) => bind(unboundHash, identityId).toString('hex'),
+    clientSecretMatches(secret, storedHash, identityId) {
+      const actual = bind(hmacSha256(clientSecretKey).update(secret).digest(), identityId)
       const expected = Buffer.from(storedHash, 'hex')
       return expected.length === actual.length && timingSafeEqual(actual, expected)
     },

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { appendAudit } from './audit.js'
 import type { InTransaction } from './context.js'
 import { ApiError } from './http.js'
+import { sealRow } from './row-mac.js'
 import type { SecretMetadata, SecretScope } from './secrets.js'
 import type { SqlExecutor } from './store/index.js'
 
@@ -194,6 +195,7 @@ export async function appendVersion(
     now,
     secretId!,
   ])
+  await sealRow(tx, context.keyring.rowMacKey, 'secrets', secretId!)
   return {
     row: { name, version, createdAt, updatedAt: now },
     created: !current || Boolean(Number(current.deleted)),

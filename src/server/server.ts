@@ -1,6 +1,7 @@
 /**
  * Builds and starts a vault server from a validated configuration: opens and migrates the store,
- * checks the key fingerprint (a wrong key stops here and writes nothing), starts the webhook worker
+ * checks the key fingerprint (a wrong key stops here and writes nothing) and the row MACs and audit
+ * head (a database edited in SQL is refused), starts the webhook worker
  * and listens over HTTP or HTTPS.
  */
 import { createServer as createHttpServer, type Server } from 'node:http'
@@ -11,6 +12,7 @@ import { compileTrustedProxies } from './client-address.js'
 import type { ServerConfig } from './config.js'
 import { defaultLimits, type VaultContext, type VaultLimits } from './context.js'
 import { FailedAuthLog } from './failed-auth-log.js'
+import { assertStartupIntegrity } from './integrity.js'
 import { loadKeyring, type Keyring } from './keyring.js'
 import { LoginThrottle } from './login-throttle.js'
 import { openDriver, type SqlDriver } from './store/index.js'
@@ -30,9 +32,9 @@ export interface RunningVault {
 export async function openVault({ dbUrl, encryptionKey }: Pick<ServerConfig, 'dbUrl' | 'encryptionKey'>) {
   const driver = openDriver(dbUrl)
   try {
-    await assertKeyBeforeMigrating(driver, encryptionKey)
-    await migrate(driver)
-    const keyring = await loadKeyring(driver, encryptionKey)
+    const existing = await keyringBeforeMigrating(driver, encryptionKey)
+    await migrate(driver, existing)
+    const keyring = existing ?? (await loadKeyring(driver, encryptionKey))
     return { driver, keyring }
   } catch (error) {
     await driver.close()
@@ -40,11 +42,12 @@ export async function openVault({ dbUrl, encryptionKey }: Pick<ServerConfig, 'db
   }
 }
 
-async function assertKeyBeforeMigrating(driver: SqlDriver, encryptionKey: Buffer) {
+/** The keyring of an existing vault (a wrong key stops here), which keyed migrations use; else undefined. */
+async function keyringBeforeMigrating(driver: SqlDriver, encryptionKey: Buffer) {
   const hasMeta = await driver
     .transaction((tx) => tx.all(`SELECT value FROM meta WHERE key = 'kek_fingerprint'`))
     .catch(() => undefined)
-  if (hasMeta && hasMeta.length > 0) await loadKeyring(driver, encryptionKey)
+  return hasMeta && hasMeta.length > 0 ? loadKeyring(driver, encryptionKey) : undefined
 }
 
 /** The request context of a vault on an open store (startVault and socket-free tests use it). */
@@ -89,6 +92,10 @@ export async function startVault(
   limits: Partial<VaultLimits> = {},
 ): Promise<RunningVault> {
   const { driver, keyring } = await openVault(config)
+  await assertStartupIntegrity(driver, keyring).catch(async (error: unknown) => {
+    await driver.close()
+    throw error
+  })
   const worker = startWebhookWorker({ driver, keyring, allowPrivate: Boolean(config.allowPrivateWebhooks) })
   const context = createVaultContext({ driver, keyring, config }, limits)
   context.onOutbox = () => worker.poke()

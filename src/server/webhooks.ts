@@ -9,6 +9,7 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto'
 import { NotFoundError, UsageError } from '../errors.js'
 import type { InTransaction } from './context.js'
 import type { Keyring } from './keyring.js'
+import { sealRow } from './row-mac.js'
 import type { SecretScope } from './secrets.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
 import { deliver } from './webhook-delivery.js'
@@ -71,6 +72,7 @@ export async function createWebhook(tx: SqlExecutor, keyring: Keyring, hook: New
     url: hook.url,
     sealedSecret: keyring.sealInternal(secret, `webhook|${id}`),
   })
+  await sealRow(tx, keyring.rowMacKey, 'webhooks', id)
   return { id, url: redactUrl(hook.url), secret, warnings }
 }
 
@@ -84,11 +86,17 @@ export async function listWebhooks(tx: SqlExecutor, projectId: string): Promise<
  * Stops a webhook of a project: no further deliveries, pending ones included. The row stays (listed as
  * disabled) so the audit trail keeps naming it. Throws NotFoundError for an unknown or stopped webhook.
  */
-export async function disableWebhook(tx: SqlExecutor, projectId: string, id: string): Promise<void> {
+export async function disableWebhook(
+  tx: SqlExecutor,
+  keyring: Keyring,
+  projectId: string,
+  id: string,
+): Promise<void> {
   if (!(await disableWebhookRow(tx, projectId, id)))
     throw new NotFoundError(`no active webhook ${id} in this project`, {
       hint: 'see `vault webhook list` for the ids',
     })
+  await sealRow(tx, keyring.rowMacKey, 'webhooks', id)
 }
 
 /** Delay before attempt `attempts + 1`: 1 s, 2 s, 4 s ... capped at 10 minutes. */

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { encodeArchive } from '../../src/backup/archive-write.js'
+import { tableSummaries } from '../../src/backup/archive-write.js'
 import { takeSnapshot } from '../../src/backup/snapshot.js'
 import { runCli } from '../helpers/cli.js'
 import {
@@ -123,7 +123,7 @@ describe('vault restore', () => {
   it('--verify lists names and counts, checks the key, and never shows a value', async () => {
     const result = await runCli(['restore', '--verify', archive], { env: { ENCRYPTION_KEY: keyHex } })
     expect(result.exitCode, result.stderr).toBe(0)
-    expect(result.stdout).toMatch(/OK \(checksums match/)
+    expect(result.stdout).toMatch(/OK \(MAC and checksums match/)
     expect(result.stdout).toMatch(
       /ENCRYPTION_KEY matches; \d+ secret versions decrypt; audit chain of \d+ events verifies/,
     )
@@ -132,8 +132,9 @@ describe('vault restore', () => {
     expect(result.stdout).toMatch(/demo \/ prod: 1 secret\n {4}API_KEY {2}1 version\n/)
     expect(result.stdout + result.stderr).not.toContain(canary)
     const unchecked = await runCli(['restore', '--verify', archive], { env: {} })
-    expect(unchecked.exitCode).toBe(0)
-    expect(unchecked.stdout).toMatch(/ENCRYPTION_KEY not set: key fingerprint and decryption NOT checked/)
+    expect(unchecked.exitCode).toBe(3)
+    expect(unchecked.stderr).toMatch(/ENCRYPTION_KEY is not set/)
+    expect(unchecked.stdout).not.toMatch(/DB_PASSWORD/)
   })
 
   it('refuses without ENCRYPTION_KEY, with a wrong one, and on a missing archive', async () => {
@@ -190,7 +191,7 @@ describe('vault restore', () => {
     try {
       const liveUrl = `sqlite://${join(small, 'vault.db')}`
       copyFileSync(dbPath, join(small, 'vault.db'))
-      const before = JSON.stringify(encodeArchive(await takeSnapshot(liveUrl), null).manifest.tables)
+      const before = JSON.stringify(tableSummaries(await takeSnapshot(liveUrl)))
       const big = join(work, 'big.jsonl.gz')
       const seed = await startVault(dbUrl, keyHex)
       await seedVersions(seed, credentials.projectId, 1500, 'more')
@@ -201,7 +202,7 @@ describe('vault restore', () => {
       expect(result.stderr).toMatch(
         /Error: no space left on the device while writing .*; nothing was changed\n/,
       )
-      expect(JSON.stringify(encodeArchive(await takeSnapshot(liveUrl), null).manifest.tables)).toBe(before)
+      expect(JSON.stringify(tableSummaries(await takeSnapshot(liveUrl)))).toBe(before)
       expect(readdirSync(small).filter((name) => name.includes('.restore-'))).toEqual([])
     } finally {
       execFileSync('umount', [small])

@@ -81,7 +81,7 @@ describe.skipIf(!engine || !postgres)(
       const { token } = await login(vault.url, credentials)
       await putSecret(vault.url, token!, 'dev', 'DB_PASSWORD', 'in-the-backup')
       archive = join(stack, 'vault.jsonl.gz')
-      await backupDatabase({ dbUrl, output: archive })
+      await backupDatabase({ dbUrl, output: archive, encryptionKey: keyHex })
       await putSecret(vault.url, token!, 'dev', 'DB_PASSWORD', 'after-the-backup')
       await vault.close()
       execFileSync('docker-compose', ['up', '-d'], {

@@ -72,13 +72,13 @@ describe.skipIf(!postgres)(
       expect(Object.keys(original)).toHaveLength(14)
 
       const toPostgres = join(work, 'from-sqlite.jsonl.gz')
-      await backupDatabase({ dbUrl: sqliteUrl, output: toPostgres })
+      await backupDatabase({ dbUrl: sqliteUrl, output: toPostgres, encryptionKey: keyHex })
       const postgresUrl = await createDatabase(postgres!, 'vault_cross')
       await restoreArchive({ file: toPostgres, dbUrl: postgresUrl, encryptionKey: keyHex })
       expect(await everyVersion(postgresUrl, keyHex, credentials)).toEqual(original)
 
       const toSqlite = join(work, 'from-postgres.jsonl.gz')
-      const backup = await backupDatabase({ dbUrl: postgresUrl, output: toSqlite })
+      const backup = await backupDatabase({ dbUrl: postgresUrl, output: toSqlite, encryptionKey: keyHex })
       expect(backup.manifest.engine).toBe('postgres')
       const backUrl = `sqlite://${join(work, 'back.db')}`
       await restoreArchive({ file: toSqlite, dbUrl: backUrl, encryptionKey: keyHex })

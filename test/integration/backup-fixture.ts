@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { verifyAuditChain } from '../../src/server/audit.js'
+import { verifyAuditChain } from '../../src/server/audit-verify.js'
 import type { VaultContext } from '../../src/server/context.js'
 import { createIdentity, createProject } from '../../src/server/identities.js'
 import { writeSecret } from '../../src/server/secrets.js'

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { encodeArchive } from '../../src/backup/archive-write.js'
+import { tableSummaries } from '../../src/backup/archive-write.js'
 import { backupDatabase } from '../../src/backup/backup.js'
 import { takeSnapshot } from '../../src/backup/snapshot.js'
 import { runJs } from '../helpers/cli.js'
@@ -28,7 +28,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }))
 const postgres = postgresOrNull()
 
 async function contentOf(dbUrl: string): Promise<string> {
-  return JSON.stringify(encodeArchive(await takeSnapshot(dbUrl), null).manifest.tables)
+  return JSON.stringify(tableSummaries(await takeSnapshot(dbUrl)))
 }
 
 /** Runs `vault restore` and SIGKILLs it as soon as stderr matches `point`; resolves with what happened. */
@@ -82,7 +82,7 @@ describe.each([
       const credentials = await seedProject(vault)
       await seedVersions(vault, credentials.projectId, 3000, 'archived')
       const archive = join(work, `${engine}.jsonl.gz`)
-      const backup = await backupDatabase({ dbUrl, output: archive })
+      const backup = await backupDatabase({ dbUrl, output: archive, encryptionKey: keyHex })
       const archived = JSON.stringify(backup.manifest.tables)
       const { token } = await login(vault.url, credentials)
       await putSecret(vault.url, token!, 'dev', 'BULK_1', 'live-after-backup')

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { readArchive } from '../../src/backup/archive-read.js'
-import { checkArchiveData, checkKeyMatches } from '../../src/backup/data-checks.js'
+import { verifyArchive } from '../../src/backup/verify.js'
 import { runCli } from '../helpers/cli.js'
 import { createDatabase, postgresOrNull, unavailableReason } from '../helpers/components.js'
 import { spawnVaultProcess, startVaultServer } from '../helpers/vault-server.js'
@@ -50,17 +50,18 @@ describe.each([
         while (writes < 20) await new Promise((resolve) => setTimeout(resolve, 10))
         const archive = join(work, `${engine}.jsonl.gz`)
         const before = writes
-        const result = await runCli(['backup', '--output', archive], { env: { DB_URL: dbUrl } })
+        const result = await runCli(['backup', '--output', archive], {
+          env: { DB_URL: dbUrl, ENCRYPTION_KEY: keys.encryptionKey },
+        })
         const during = writes - before
         writing = false
         await writer
         expect(result.exitCode, result.stderr).toBe(0)
         expect(during).toBeGreaterThan(0)
 
-        const { manifest, tables } = await readArchive(archive)
         const kek = Buffer.from(keys.encryptionKey, 'hex')
-        checkKeyMatches(manifest, tables, kek)
-        const checked = await checkArchiveData(tables, kek)
+        const { manifest, tables } = await readArchive(archive, kek)
+        const { checked } = await verifyArchive(archive, keys.encryptionKey)
         expect(checked.secretVersions).toBe(manifest.tables.secret_versions!.rows)
         const newest = new Map<string, number>()
         for (const row of tables.secret_versions!) {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { backupDatabase } from '../../src/backup/backup.js'
-import { encodeArchive } from '../../src/backup/archive-write.js'
+import { tableSummaries } from '../../src/backup/archive-write.js'
 import { restoreArchive } from '../../src/backup/restore.js'
 import { takeSnapshot } from '../../src/backup/snapshot.js'
 import { createDatabase, postgresOrNull, unavailableReason } from '../helpers/components.js'
@@ -50,7 +50,7 @@ const postgresEngine: Engine = {
 
 /** Content fingerprint of a live database: the manifest's per-table checksums. */
 async function contentOf(dbUrl: string): Promise<unknown> {
-  return encodeArchive(await takeSnapshot(dbUrl), null).manifest.tables
+  return tableSummaries(await takeSnapshot(dbUrl))
 }
 
 const names = ['DB_PASSWORD', 'API_KEY', 'JWT_SECRET', 'SMTP_PASSWORD']
@@ -87,7 +87,6 @@ describe.each([
       const backup = await backupDatabase({ dbUrl, output: archive, encryptionKey: keyHex })
       writing = false
       await writer
-      expect(backup.keyMatches).toBe(true)
       const archivedVersions = backup.manifest.tables.secret_versions!.rows
       expect(archivedVersions).toBeGreaterThan(names.length * 2 * 3)
       expect(written.size).toBeGreaterThan(archivedVersions)
@@ -132,7 +131,7 @@ describe.each([
         const { token } = await login(vault.url, credentials)
         await putSecret(vault.url, token!, 'dev', 'DB_PASSWORD', 'before-backup')
         const archive = join(work, `${engine.name}-bad-input.jsonl.gz`)
-        await backupDatabase({ dbUrl, output: archive })
+        await backupDatabase({ dbUrl, output: archive, encryptionKey: keyHex })
         await putSecret(vault.url, token!, 'dev', 'DB_PASSWORD', 'live-after-backup')
 
         const bytes = readFileSync(archive)

@@ -1,25 +1,86 @@
+import * as Flags from '@oclif/core/flags'
+import { readFile } from 'node:fs/promises'
 import { adminConnection, adminStoreFlags, BaseCommand } from '../../base-command.js'
-import { IntegrityError } from '../../errors.js'
-import { adminVerifyAudit } from '../../server/admin.js'
-import type { AuditVerification } from '../../server/audit.js'
+import { IntegrityError, NotFoundError } from '../../errors.js'
+import { adminVerifyAudit, adminVerifyAuditAgainst } from '../../server/admin.js'
+import type { CheckpointVerification } from '../../server/audit-checkpoint.js'
+import { integrityProblems, type IntegrityReport } from '../../server/integrity.js'
+import { readPipedValue } from '../../ui/read-secret.js'
 
-export type AuditVerifyResult = AuditVerification
+export type AuditVerifyResult = IntegrityReport | CheckpointVerification
 
 export default class AuditVerify extends BaseCommand<typeof AuditVerify> {
-  static override summary = 'check the hash chain of the audit log (edits, insertions and deletions show)'
-  static override examples = ['<%= config.bin %> <%= command.id %>']
+  static override summary =
+    'check the audit log and the protected rows (edits, insertions, deletions, truncation)'
+  static override description =
+    'Walks the hash chain of the audit log and checks its MAC-protected head (a truncated tail or a wiped ' +
+    'log shows), the MACs of the security-relevant rows (identity permissions and client-secret hashes, ' +
+    'secret version pointers, webhook URLs) and that every secret version has the audit event that wrote ' +
+    'it. With --against, checks the log against a checkpoint printed earlier by vault audit checkpoint ' +
+    'and kept elsewhere. Exits 8 on any finding.'
+  static override examples = [
+    '<%= config.bin %> <%= command.id %>',
+    {
+      command: '<%= config.bin %> <%= command.id %> --against /mnt/offsite/audit-checkpoint.txt',
+      description: 'check that the log still holds everything the checkpoint saw',
+    },
+    {
+      command: 'ssh backup-host cat audit-checkpoint.txt | <%= config.bin %> <%= command.id %> --against -',
+      description: 'read the checkpoint from stdin',
+    },
+  ]
   static override enableJsonFlag = true
-  static override flags = { ...adminStoreFlags }
+  static override flags = {
+    ...adminStoreFlags,
+    against: Flags.string({
+      summary: 'a checkpoint file from vault audit checkpoint, or - for stdin',
+      helpValue: 'FILE|-',
+    }),
+  }
 
   async run(): Promise<AuditVerifyResult> {
     const { flags } = this
-    const result = await adminVerifyAudit(adminConnection(flags))
-    if (!result.ok) {
-      throw new IntegrityError(`the audit chain is broken at event ${result.brokenAt}: ${result.reason}`, {
-        hint: 'the audit table was changed outside the vault; compare with a backup',
+    if (flags.against !== undefined) {
+      const text = await readCheckpoint(flags.against)
+      const result = await adminVerifyAuditAgainst(adminConnection(flags), text)
+      if (!result.ok) {
+        throw new IntegrityError(
+          `the audit log fails its checkpoint at event ${result.brokenAt}: ${result.reason}`,
+          {
+            hint: 'the audit table was changed outside the vault; compare with a backup',
+          },
+        )
+      }
+      if (!this.jsonEnabled()) {
+        this.note(
+          `audit log matches the checkpoint of ${result.against.at} (${result.against.events} events; ${result.events} now)`,
+        )
+      }
+      return result
+    }
+    const report = await adminVerifyAudit(adminConnection(flags))
+    const problems = integrityProblems(report)
+    if (problems.length > 0) {
+      throw new IntegrityError(`the vault database was changed outside the vault: ${problems.join('; ')}`, {
+        hint: 'compare with a backup and restore it (vault restore); keep checkpoints with vault audit checkpoint',
       })
     }
-    if (!this.jsonEnabled()) this.note(`audit chain intact: ${result.events} events`)
-    return result
+    if (!this.jsonEnabled()) {
+      this.note(
+        `audit chain intact: ${report.audit.events} events; protected rows and version events check out`,
+      )
+    }
+    return report
+  }
+}
+
+async function readCheckpoint(source: string): Promise<string> {
+  if (source === '-') return readPipedValue()
+  try {
+    return await readFile(source, 'utf8')
+  } catch (error) {
+    throw new NotFoundError(`cannot read the checkpoint ${source}: ${(error as Error).message}`, {
+      hint: 'pass the file written from vault audit checkpoint, or - for stdin',
+    })
   }
 }

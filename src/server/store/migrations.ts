@@ -1,14 +1,53 @@
 /**
  * The versioned schema, written once for both engines (TEXT, INTEGER, ISO text timestamps, base64 text
  * ciphertexts) so every table exports as JSON rows and imports into either engine. `migrate` applies
- * what is missing under an exclusive lock and refuses a database newer than this binary.
+ * what is missing under an exclusive lock and refuses a database newer than this binary. A migration
+ * may also rewrite existing rows with the vault's keys (`upgrade`); on a database that holds data it
+ * then needs them, and refuses to run without.
  */
-import { IntegrityError } from '../../errors.js'
-import type { SqlDriver } from './driver.js'
+import { IntegrityError, NotConfiguredError } from '../../errors.js'
+import { auditHeadMac, startAuditChain } from '../audit.js'
+import { sealAllRows } from '../row-mac.js'
+import type { SqlDriver, SqlExecutor } from './driver.js'
+
+/** The keys a keyed migration step uses (a loaded Keyring provides them). */
+export interface UpgradeKeys {
+  readonly rowMacKey: Buffer
+  readonly auditKey: Buffer
+  bindClientSecretHash(unboundHash: string, identityId: string): string
+}
 
 interface Migration {
   version: number
   statements: string[]
+  /** Rewrites existing rows with the vault's keys, in the migration's transaction. */
+  upgrade?: (tx: SqlExecutor, keys: UpgradeKeys) => Promise<void>
+}
+
+/**
+ * Schema 2: row MACs on identities, secrets and webhooks, client-secret hashes bound to their identity,
+ * a MAC on the audit head (and a head from the start, so a wiped log shows).
+ */
+async function upgradeToRowMacs(tx: SqlExecutor, keys: UpgradeKeys): Promise<void> {
+  const identities = await tx.all<{ id: string; secret_hash: string }>(
+    `SELECT id, secret_hash FROM identities`,
+  )
+  for (const identity of identities) {
+    await tx.run(`UPDATE identities SET secret_hash = ? WHERE id = ?`, [
+      keys.bindClientSecretHash(identity.secret_hash, identity.id),
+      identity.id,
+    ])
+  }
+  await sealAllRows(tx, keys.rowMacKey)
+  const [head] = await tx.all<{ seq: number; hash: string }>(`SELECT seq, hash FROM audit_head WHERE id = 1`)
+  if (head) {
+    await tx.run(`UPDATE audit_head SET mac = ? WHERE id = 1`, [
+      auditHeadMac(keys.auditKey, Number(head.seq), head.hash),
+    ])
+  } else {
+    const [events] = await tx.all<{ count: number }>(`SELECT COUNT(*) AS count FROM audit_events`)
+    if (Number(events?.count ?? 0) === 0) await startAuditChain(tx, keys.auditKey)
+  }
 }
 
 const migrations: Migration[] = [
@@ -52,6 +91,16 @@ const migrations: Migration[] = [
       `CREATE INDEX webhook_outbox_due ON webhook_outbox (delivered_at, next_attempt_at)`,
     ],
   },
+  {
+    version: 2,
+    statements: [
+      `ALTER TABLE identities ADD COLUMN row_mac TEXT`,
+      `ALTER TABLE secrets ADD COLUMN row_mac TEXT`,
+      `ALTER TABLE webhooks ADD COLUMN row_mac TEXT`,
+      `ALTER TABLE audit_head ADD COLUMN mac TEXT`,
+    ],
+    upgrade: upgradeToRowMacs,
+  },
 ]
 
 /** The schema version this binary writes. */
@@ -75,8 +124,12 @@ export const tablesInOrder = [
   'webhook_outbox',
 ] as const
 
-/** Applies missing migrations; refuses a database whose schema is newer than this binary. */
-export async function migrate(driver: SqlDriver): Promise<number> {
+/**
+ * Applies missing migrations; refuses a database whose schema is newer than this binary. `keys` (the
+ * loaded keyring of an existing vault) lets keyed steps rewrite existing rows; without them such a
+ * step runs only on a database that holds no vault data yet.
+ */
+export async function migrate(driver: SqlDriver, keys?: UpgradeKeys): Promise<number> {
   return driver.exclusive('vault:migrate', async (tx) => {
     await tx.run(
       `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`,
@@ -93,6 +146,13 @@ export async function migrate(driver: SqlDriver): Promise<number> {
     }
     for (const migration of migrations.filter((candidate) => candidate.version > current)) {
       for (const statement of migration.statements) await tx.run(statement)
+      if (migration.upgrade && keys) await migration.upgrade(tx, keys)
+      else if (migration.upgrade && (await holdsVaultData(tx))) {
+        throw new NotConfiguredError(
+          `the database needs ENCRYPTION_KEY to be upgraded to schema version ${migration.version}; nothing was changed`,
+          { hint: 'start vault server (or run vault audit verify) on it once with its ENCRYPTION_KEY' },
+        )
+      }
       await tx.run(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`, [
         migration.version,
         new Date().toISOString(),
@@ -100,4 +160,12 @@ export async function migrate(driver: SqlDriver): Promise<number> {
     }
     return schemaVersion
   })
+}
+
+async function holdsVaultData(tx: SqlExecutor): Promise<boolean> {
+  for (const table of ['root_keys', 'identities', 'secrets', 'webhooks', 'audit_head']) {
+    const [row] = await tx.all(`SELECT 1 AS found FROM ${table} LIMIT 1`)
+    if (row) return true
+  }
+  return false
 }
