@@ -8,7 +8,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { ComposeFileNotFoundError } from './errors.js'
 import { loadProjectEnvironment } from './environment.js'
 import { resolveExtends, type LoadedFile } from './extends.js'
-import { asRecord, interpolateModel, recordModelReferences } from './interpolate-model.js'
+import { asRecord, copyModel, interpolateModel, recordModelReferences } from './interpolate-model.js'
 import { mergeModels } from './merge.js'
 import { absolutizeServicePaths, normalizeService, sortKeys } from './normalize.js'
 import type { ComposeProblem, ComposeProject, ReferenceSite } from './types.js'
@@ -115,9 +115,12 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
       warnings,
       references: indexing ? references : undefined,
     }
-    let model = source.value
+    let model: Record<string, unknown>
     if (interpolating) model = interpolateModel(source, context)
-    else recordModelReferences(source, context)
+    else {
+      recordModelReferences(source, context)
+      model = copyModel(source.value)
+    }
     absolutizeServicePaths(model, baseDir)
     sitesByFile.set(file, references)
     const loaded = { file, model, lines: source.lines }

@@ -3,6 +3,7 @@
  * (which wins), maps instead of `KEY=value` lists, long port syntax, `depends_on`/`networks` as maps,
  * `build` as a mapping with an absolute context.
  */
+import { isIP } from 'node:net'
 import { isAbsolute, resolve } from 'node:path'
 import { readEnvFile, type EnvFileResult } from './env-file.js'
 import { ComposeInputError } from './errors.js'
@@ -122,35 +123,61 @@ function maskedIfVault(
   return masked && item.references.some((reference) => masked.has(reference.name)) ? maskText : value
 }
 
-/** Short port syntax (`[ip:][published:]target[/proto]`) to compose's long syntax. */
-function parsePort(entry: unknown, file: string): Model[] {
-  if (typeof entry === 'number') return [{ mode: 'ingress', target: entry, protocol: 'tcp' }]
-  if (typeof entry !== 'string') return [asRecord(entry)]
-  const [spec = '', protocol = 'tcp'] = entry.split('/')
+const portRange = /^[0-9]+(-[0-9]+)?$/
+
+/**
+ * Short port syntax (`[ip:][published:]target[/proto]`) to compose's long syntax, as
+ * go-connections' `nat.ParsePortSpec` reads it; undefined when the entry does not parse.
+ */
+function parsePort(entry: unknown): Model[] | undefined {
+  if (entry !== null && typeof entry === 'object' && !Array.isArray(entry)) return [entry as Model]
+  if (typeof entry !== 'string' && typeof entry !== 'number') return undefined
+  const text = String(entry)
+  const slash = text.lastIndexOf('/')
+  const spec = slash === -1 ? text : text.slice(0, slash)
+  const protocol = slash === -1 ? 'tcp' : text.slice(slash + 1).toLowerCase()
   const parts = spec.split(':')
   const target = parts.pop() ?? ''
-  const published = parts.pop()
-  const hostIp = parts.length > 0 ? parts.join(':').replace(/^\[|\]$/g, '') : undefined
+  const published = parts.pop() ?? ''
+  const hostIp = parts.join(':').replace(/^\[(.*)\]$/, '$1')
+  if (hostIp !== '' && isIP(hostIp) === 0) return undefined
+  if (!portRange.test(target) || (published !== '' && !portRange.test(published)) || protocol === '')
+    return undefined
   const targets = expandRange(target)
-  const publishedRange = published === undefined || published === '' ? undefined : expandRange(published)
-  if (targets.some((port) => !Number.isInteger(port)))
-    throw new ComposeInputError(file, undefined, 'invalid port number (the value is not shown)')
+  const publishedRange = published === '' ? undefined : expandRange(published)
+  if (!targets || (published !== '' && !publishedRange)) return undefined
+  if (publishedRange && targets.length > 1 && publishedRange.length !== targets.length) return undefined
   return targets.map((port, index) => {
     const long: Model = { mode: 'ingress' }
     if (hostIp) long.host_ip = hostIp
     long.target = port
     if (publishedRange) {
-      long.published = String(publishedRange.length === targets.length ? publishedRange[index] : published)
+      long.published = publishedRange.length === targets.length ? String(publishedRange[index]) : published
     }
     long.protocol = protocol
     return long
   })
 }
 
-function expandRange(text: string): number[] {
-  const [start, end] = text.split('-').map(Number)
-  if (end === undefined || start === undefined) return [Number(text)]
+function expandRange(text: string): number[] | undefined {
+  const [start = NaN, end = start] = text.split('-').map(Number)
+  if (!(start <= end) || end > 65535) return undefined
   return Array.from({ length: end - start + 1 }, (_, index) => start + index)
+}
+
+/**
+ * A service's `ports` in long syntax. As compose does, with `--no-interpolate` a list holding an
+ * entry that does not parse (`${PORT:-80}:80`) is kept as written; otherwise it is an error.
+ */
+function normalizePorts(ports: unknown[], interpolated: boolean, file: string): unknown[] {
+  const result: unknown[] = []
+  for (const entry of ports) {
+    const parsed = parsePort(entry)
+    if (parsed) result.push(...parsed)
+    else if (!interpolated) return ports
+    else throw new ComposeInputError(file, undefined, 'invalid port specification (the value is not shown)')
+  }
+  return result
 }
 
 /** Normalises one merged service the way `docker compose config` prints it. */
@@ -175,7 +202,7 @@ export function normalizeService(
       result[field] = sortKeys(Object.fromEntries(entries))
     }
   }
-  if (Array.isArray(service.ports)) result.ports = service.ports.flatMap((entry) => parsePort(entry, file))
+  if (Array.isArray(service.ports)) result.ports = normalizePorts(service.ports, context.interpolate, file)
   if (Array.isArray(service.depends_on)) {
     result.depends_on = Object.fromEntries(
       service.depends_on.map((dependency) => [
