@@ -10,7 +10,7 @@ export type { RenderResult }
 export default class Render extends BaseCommand<typeof Render> {
   static override summary = "print the stack's compose configuration with every variable substituted"
   static override description =
-    'Loads the compose files as `docker compose config` does (-f files merged, extends, env_file, .env or ' +
+    'Loads the compose files as `docker compose config` does (-f files merged, include, extends, profiles, env_file, .env or ' +
     '--env-file, the process environment) and prints the result with `$` written as `$$`. With --env the ' +
     "vault's secrets of that environment are the top layer. --check lists every problem at once."
   static override examples = [
@@ -22,6 +22,10 @@ export default class Render extends BaseCommand<typeof Render> {
     {
       command: '<%= config.bin %> <%= command.id %> --who-uses DATABASE_PASSWORD',
       description: 'who uses it',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> --env prod --profile monitoring --check',
+      description: 'check the services of the monitoring profile too',
     },
     {
       command: '<%= config.bin %> <%= command.id %> --file compose.yaml --file prod.yaml --format json',
@@ -52,6 +56,10 @@ export default class Render extends BaseCommand<typeof Render> {
       default: true,
     }),
     mask: Flags.boolean({ summary: 'print values that came from the vault as ********' }),
+    profile: Flags.string({
+      summary: 'enable the services of this profile (repeatable; default: COMPOSE_PROFILES)',
+      multiple: true,
+    }),
     'prefer-host-env': Flags.boolean({ summary: "let the process environment win over the vault's secrets" }),
     'project-directory': Flags.directory({
       summary: "project directory (default: the first file's directory)",
@@ -78,6 +86,7 @@ export default class Render extends BaseCommand<typeof Render> {
         envFiles: flags['env-file'],
         projectDirectory: flags['project-directory'],
         projectName: flags['project-name'],
+        profiles: flags.profile,
         vaultEnvironment: flags.env,
         preferHostEnv: flags['prefer-host-env'],
         interpolate: flags.interpolate,

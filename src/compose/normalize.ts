@@ -4,7 +4,8 @@
  * `build` as a mapping with an absolute context.
  */
 import { isIP } from 'node:net'
-import { isAbsolute, resolve } from 'node:path'
+import { homedir } from 'node:os'
+import { isAbsolute, join, resolve } from 'node:path'
 import { readEnvFile, type EnvFileResult } from './env-file.js'
 import { ComposeInputError } from './errors.js'
 import type { Lookup } from './interpolate.js'
@@ -34,10 +35,30 @@ function envFileEntries(value: unknown, baseDir: string): { path: string; requir
   })
 }
 
-/** Makes relative `env_file` and `build` paths of every service absolute against `baseDir`. */
+/** A bind source made absolute (`./data`, `../x` against `baseDir`; `~` against the home directory). */
+function absoluteBindSource(source: string, baseDir: string): string {
+  if (source.includes('$')) return source
+  if (source === '~' || source.startsWith('~/')) return join(homedir(), source.slice(1))
+  return source.startsWith('.') ? resolve(baseDir, source) : source
+}
+
+function absolutizeVolume(entry: unknown, baseDir: string): unknown {
+  if (typeof entry === 'string') {
+    const colon = entry.indexOf(':')
+    if (colon <= 0) return entry
+    return absoluteBindSource(entry.slice(0, colon), baseDir) + entry.slice(colon)
+  }
+  const record = asRecord(entry)
+  if (record.type !== 'bind' || typeof record.source !== 'string') return entry
+  return { ...record, source: absoluteBindSource(record.source, baseDir) }
+}
+
+/** Makes relative `env_file`, `build` and bind-mount paths of every service absolute against `baseDir`. */
 export function absolutizeServicePaths(model: Model, baseDir: string): void {
   for (const service of Object.values(asRecord(model.services))) {
     const record = asRecord(service)
+    if (Array.isArray(record.volumes))
+      record.volumes = record.volumes.map((entry) => absolutizeVolume(entry, baseDir))
     if (record.env_file !== undefined) record.env_file = envFileEntries(record.env_file, baseDir)
     if (typeof record.build === 'string') record.build = { context: record.build }
     const build = asRecord(record.build)
