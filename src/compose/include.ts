@@ -74,13 +74,10 @@ function includeScope(entry: IncludeEntry, paths: string[], including: Including
       : resolve(parent.workingDir, entry.projectDirectory)
   const fromFiles: Record<string, string> = {}
   for (const envFile of includeEnvFiles(entry, workingDir, including)) {
-    const read = readEnvFile(
-      readTextFile(envFile, 'env file'),
-      (name) => parent.lookup(name) ?? fromFiles[name],
-      {
-        file: envFile,
-      },
-    )
+    const read = readEnvFile(readTextFile(envFile, 'env file'), parent.lookup, {
+      file: envFile,
+      earlier: fromFiles,
+    })
     Object.assign(fromFiles, read.values)
     if (including.session.indexing) {
       for (const item of read.entries)
