@@ -223,7 +223,7 @@ function parseInlineValue(text: string): unknown {
   }
   if (first === '[' || first === '{') return parseFlow(stripComment(text))
   if (/^[&*!|>%@`]/.test(text)) unsupported('anchor, alias, tag or block scalar')
-  const plain = stripComment(text)
+  const plain = stripComment(text).trimEnd()
   if (plain.includes(': ') || plain.endsWith(':') || plain.startsWith('- '))
     unsupported('ambiguous plain scalar')
   return resolvePlain(plain)

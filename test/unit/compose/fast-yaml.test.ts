@@ -34,6 +34,7 @@ const supported = [
   'cmd: ["sh", "-c", "echo $$HOME"]\n',
   '\uFEFFbom: first\r\ncrlf: yes\r\n',
   'spaced : key\ntrailing:   \n  nested: 1\n',
+  'depends_on:\n  -  mongo  \n  - "quoted"  \nimage: nginx \t\n',
 ]
 
 const unsupported = [
@@ -57,6 +58,12 @@ const unsupported = [
 describe('parseSimpleYaml', () => {
   it.each(supported)('reads %j exactly like the full parser', (text) => {
     expect(parseSimpleYaml(text).value).toEqual(parse(text))
+  })
+
+  it('reads YAML 1.1 octals (0440) as compose-go does, in both readers', () => {
+    const text = 'modes: [0440, 0o440, -017, 08, 0]\n'
+    expect(parseSimpleYaml(text).value).toEqual({ modes: [288, 288, -15, 8, 0] })
+    expect(parseWithFullParser(text, 'f.yaml').value).toEqual({ modes: [288, 288, -15, 8, 0] })
   })
 
   it.each(unsupported)('hands %s to the full parser', (_, text) => {
