@@ -11,6 +11,7 @@ import { asRecord, copyModel, interpolateModel, recordModelReferences } from './
 import type { Lookup } from './interpolate.js'
 import { mergeModels } from './merge.js'
 import { absolutizeServicePaths } from './normalize.js'
+import { absolutizeResourceFiles } from './normalize-fields.js'
 import type { ComposeProblem, ReferenceSite } from './types.js'
 import { parseComposeYaml, readTextFile } from './yaml-source.js'
 
@@ -60,6 +61,7 @@ function loadOneFile(session: LoadSession, scope: ProjectScope, file: string, ba
     model = copyModel(source.value)
   }
   absolutizeServicePaths(model, baseDir)
+  absolutizeResourceFiles(model, baseDir)
   session.lines.set(file, source.lines)
   session.filesRead.add(file)
   return { file, model, lines: source.lines, references }

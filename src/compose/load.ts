@@ -11,6 +11,7 @@ import { loadProjectEnvironment } from './environment.js'
 import { childPath } from './fast-yaml.js'
 import { loadFileSet, servicesOf, type LoadSession } from './file-set.js'
 import { normalizeService, sortKeys } from './normalize.js'
+import { normalizeResources } from './normalize-fields.js'
 import { activeProfiles, selectServices } from './profiles.js'
 import type { ComposeProblem, ComposeProject } from './types.js'
 import { validateProject } from './validate.js'
@@ -173,6 +174,7 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
     workingDir,
   )
   const model: Record<string, unknown> = { name, services, ...topLevelSections(merged) }
+  normalizeResources(model)
   const references = session.indexing
     ? session.references.filter((site) => site.service === '' || Object.hasOwn(enabled, site.service))
     : []

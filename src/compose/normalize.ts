@@ -11,6 +11,7 @@ import { ComposeInputError } from './errors.js'
 import type { Lookup } from './interpolate.js'
 import { asRecord, maskText } from './interpolate-model.js'
 import { listToMap } from './merge.js'
+import { normalizeBuild, normalizeDependsOn, normalizeFileMounts } from './normalize-fields.js'
 import type { ReferenceSite } from './types.js'
 import { readTextFile } from './yaml-source.js'
 
@@ -224,14 +225,12 @@ export function normalizeService(
     }
   }
   if (Array.isArray(service.ports)) result.ports = normalizePorts(service.ports, context.interpolate, file)
-  if (Array.isArray(service.depends_on)) {
-    result.depends_on = Object.fromEntries(
-      service.depends_on.map((dependency) => [
-        String(dependency),
-        { condition: 'service_started', required: true },
-      ]),
-    )
+  if (service.depends_on !== undefined) result.depends_on = normalizeDependsOn(service.depends_on)
+  for (const field of ['secrets', 'configs']) {
+    if (service[field] !== undefined) result[field] = normalizeFileMounts(service[field])
   }
+  if (service.build !== undefined) result.build = normalizeBuild(service.build)
+
   if (Array.isArray(service.networks)) {
     result.networks = Object.fromEntries(service.networks.map((network) => [String(network), null]))
   }
