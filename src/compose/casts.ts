@@ -109,13 +109,19 @@ function describe(cast: Cast): string {
   return `a ${cast}`
 }
 
+/** One typed value: the mapping or list holding it and its key. */
+interface CastTarget {
+  holder: Record<string, unknown> | unknown[]
+  key: string | number
+}
+
 function castOne(
-  holder: Record<string, unknown> | unknown[],
-  key: string | number,
+  target: CastTarget,
   where: { path: string; cast: Cast },
   source: YamlSource,
   context: CastContext,
 ): void {
+  const { holder, key } = target
   const current = (holder as Record<string, unknown>)[key]
   const wrongType = where.cast === 'boolean' && typeof current === 'number'
   if (typeof current !== 'string' && !wrongType) return
@@ -170,6 +176,6 @@ export function castTypedFields(
   context: CastContext,
 ): void {
   for (const { parts, cast } of casts) {
-    visit(model, parts, '', (holder, key, path) => castOne(holder, key, { path, cast }, source, context))
+    visit(model, parts, '', (holder, key, path) => castOne({ holder, key }, { path, cast }, source, context))
   }
 }

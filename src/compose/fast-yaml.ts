@@ -17,6 +17,13 @@ interface Line {
   number: number
 }
 
+/** Where the reader is: the lines, the index of the next one, and the line of every path read. */
+interface Reader {
+  lines: Line[]
+  index: number
+  out: Map<string, number>
+}
+
 export interface FastYamlResult {
   value: unknown
   lines: Map<string, number>
@@ -31,9 +38,9 @@ export function parseSimpleYaml(text: string): FastYamlResult {
   const lines = toLines(text)
   const lineOfPath = new Map<string, number>()
   if (lines.length === 0) return { value: null, lines: lineOfPath }
-  const state = { index: 0 }
-  const value = parseNode(lines, state, lines[0]!.indent, '', lineOfPath)
-  if (state.index < lines.length) unsupported('trailing content')
+  const reader: Reader = { lines, index: 0, out: lineOfPath }
+  const value = parseNode(reader, lines[0]!.indent, '')
+  if (reader.index < lines.length) unsupported('trailing content')
   return { value, lines: lineOfPath }
 }
 
@@ -65,64 +72,46 @@ function isSequenceItem(text: string): boolean {
   return text === '-' || text.startsWith('- ')
 }
 
-function parseNode(
-  lines: Line[],
-  state: { index: number },
-  indent: number,
-  path: string,
-  out: Map<string, number>,
-): unknown {
-  const line = lines[state.index]!
+function parseNode(reader: Reader, indent: number, path: string): unknown {
+  const line = reader.lines[reader.index]!
   if (line.indent !== indent) unsupported('unexpected indentation')
-  if (isSequenceItem(line.text)) return parseSequence(lines, state, indent, path, out)
-  return parseMapping(lines, state, indent, path, out)
+  if (isSequenceItem(line.text)) return parseSequence(reader, indent, path)
+  return parseMapping(reader, indent, path)
 }
 
-function parseSequence(
-  lines: Line[],
-  state: { index: number },
-  indent: number,
-  path: string,
-  out: Map<string, number>,
-): unknown[] {
+function parseSequence(reader: Reader, indent: number, path: string): unknown[] {
   const items: unknown[] = []
-  while (state.index < lines.length) {
-    const line = lines[state.index]!
+  while (reader.index < reader.lines.length) {
+    const line = reader.lines[reader.index]!
     if (line.indent < indent || (line.indent === indent && !isSequenceItem(line.text))) break
     if (line.indent > indent) unsupported('bad sequence')
     const itemPath = childPath(path, items.length)
-    out.set(itemPath, line.number)
+    reader.out.set(itemPath, line.number)
     const content = line.text.slice(1).replace(/^ +/, '')
     const contentIndent = indent + (line.text.length - content.length)
     if (content === '' || content.startsWith('#')) {
-      state.index++
-      items.push(parseNested(lines, state, indent, itemPath, out))
+      reader.index++
+      items.push(parseNested(reader, indent, itemPath))
     } else if (isSequenceItem(content) || findMappingColon(content) !== -1) {
-      lines[state.index] = { indent: contentIndent, text: content, number: line.number }
-      items.push(parseNode(lines, state, contentIndent, itemPath, out))
+      reader.lines[reader.index] = { indent: contentIndent, text: content, number: line.number }
+      items.push(parseNode(reader, contentIndent, itemPath))
     } else {
-      state.index++
+      reader.index++
       items.push(parseInlineValue(content))
-      checkNoContinuation(lines, state, indent)
+      checkNoContinuation(reader, indent)
     }
   }
   return items
 }
 
-function parseNested(
-  lines: Line[],
-  state: { index: number },
-  parentIndent: number,
-  path: string,
-  out: Map<string, number>,
-): unknown {
-  const next = lines[state.index]
+function parseNested(reader: Reader, parentIndent: number, path: string): unknown {
+  const next = reader.lines[reader.index]
   if (!next || next.indent <= parentIndent) return null
-  return parseNode(lines, state, next.indent, path, out)
+  return parseNode(reader, next.indent, path)
 }
 
-function checkNoContinuation(lines: Line[], state: { index: number }, indent: number): void {
-  const next = lines[state.index]
+function checkNoContinuation(reader: Reader, indent: number): void {
+  const next = reader.lines[reader.index]
   if (next && next.indent > indent) unsupported('multi-line scalar')
 }
 
@@ -158,16 +147,10 @@ function closingQuote(text: string, start: number): number {
   return -1
 }
 
-function parseMapping(
-  lines: Line[],
-  state: { index: number },
-  indent: number,
-  path: string,
-  out: Map<string, number>,
-): Record<string, unknown> {
+function parseMapping(reader: Reader, indent: number, path: string): Record<string, unknown> {
   const mapping: Record<string, unknown> = {}
-  while (state.index < lines.length) {
-    const line = lines[state.index]!
+  while (reader.index < reader.lines.length) {
+    const line = reader.lines[reader.index]!
     if (line.indent < indent) break
     if (line.indent > indent || isSequenceItem(line.text)) unsupported('bad mapping')
     const colon = findMappingColon(line.text)
@@ -176,19 +159,19 @@ function parseMapping(
     if (Object.hasOwn(mapping, key) || key === '<<' || key === '__proto__')
       unsupported('duplicate or special key')
     const keyPath = childPath(path, key)
-    out.set(keyPath, line.number)
+    reader.out.set(keyPath, line.number)
     const rest = line.text.slice(colon + 1).trim()
-    state.index++
+    reader.index++
     if (rest === '' || rest.startsWith('#')) {
-      const next = lines[state.index]
+      const next = reader.lines[reader.index]
       if (next && next.indent === indent && isSequenceItem(next.text)) {
-        mapping[key] = parseSequence(lines, state, indent, keyPath, out)
+        mapping[key] = parseSequence(reader, indent, keyPath)
       } else {
-        mapping[key] = parseNested(lines, state, indent, keyPath, out)
+        mapping[key] = parseNested(reader, indent, keyPath)
       }
     } else {
       mapping[key] = parseInlineValue(rest)
-      checkNoContinuation(lines, state, indent)
+      checkNoContinuation(reader, indent)
     }
   }
   return mapping
