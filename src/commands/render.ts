@@ -12,7 +12,7 @@ export default class Render extends BaseCommand<typeof Render> {
   static override description =
     'Loads the compose files as `docker compose config` does (-f files merged, include, extends, profiles, env_file, .env or ' +
     '--env-file, the process environment) and prints the result with `$` written as `$$`. With --env the ' +
-    "vault's secrets of that environment are the top layer. --check lists every problem at once."
+    "vault's secrets of that environment are the top layer. --check lists every problem at once (with docker-compose v1, also every key v1 refuses)."
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %> --env dev', description: 'render with the dev secrets' },
     {
@@ -79,6 +79,7 @@ export default class Render extends BaseCommand<typeof Render> {
           ? 'variables'
           : 'config'
     const secretLayer = flags.env ? await this.vaultSecretLayer() : undefined
+    const composeClient = flags.check ? await this.composeClientVersion() : undefined
     const result = await renderStack(
       {
         mode,
@@ -93,6 +94,7 @@ export default class Render extends BaseCommand<typeof Render> {
         mask: flags.mask,
         format: flags.format,
         variable: flags['who-uses'],
+        composeClient,
       },
       secretLayer,
     )
@@ -103,6 +105,12 @@ export default class Render extends BaseCommand<typeof Render> {
     if (result.kind === 'check' && !result.ok) process.exitCode = ExitCode.notConfigured
     if (!this.jsonEnabled()) process.stdout.write(formatRenderReport(result, process.cwd()))
     return result
+  }
+
+  /** The version of the compose client that `up` would use (v1 refuses v2-only keys). */
+  private async composeClientVersion(): Promise<'v1' | 'v2' | undefined> {
+    const { detectComposeClient } = await import('../process/compose.js')
+    return (await detectComposeClient())?.version
   }
 
   private async vaultSecretLayer(): Promise<SecretLayer> {

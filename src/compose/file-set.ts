@@ -13,6 +13,7 @@ import { mergeModels } from './merge.js'
 import { absolutizeServicePaths } from './normalize.js'
 import { absolutizeResourceFiles } from './normalize-fields.js'
 import type { ComposeProblem, ReferenceSite } from './types.js'
+import { findV1RefusedKeys } from './v1-keys.js'
 import { parseComposeYaml, readTextFile } from './yaml-source.js'
 
 /** What every file of a load shares: how to interpolate and where findings go. */
@@ -30,6 +31,8 @@ export interface LoadSession {
   lines: Map<string, Map<string, number>>
   /** Every compose file read, includes and extends files too. */
   filesRead: Set<string>
+  /** Set to report the keys docker-compose v1 refuses (into `collect`). */
+  checkV1Keys?: boolean
 }
 
 /** One project's scope: its variables and the directory its relative paths start from. */
@@ -60,6 +63,8 @@ function loadOneFile(session: LoadSession, scope: ProjectScope, file: string, ba
     recordModelReferences(source, context)
     model = copyModel(source.value)
   }
+  if (session.checkV1Keys && session.collect)
+    session.collect.push(...findV1RefusedKeys(model, file, source.lines))
   absolutizeServicePaths(model, baseDir)
   absolutizeResourceFiles(model, baseDir)
   session.lines.set(file, source.lines)

@@ -40,6 +40,8 @@ export interface LoadComposeOptions {
   referenceIndex?: boolean
   /** `--profile` values; when empty, `COMPOSE_PROFILES` (environment, then the project env file). */
   profiles?: string[]
+  /** With `collectProblems`: also report every key docker-compose v1 refuses (the client found is v1). */
+  checkV1Keys?: boolean
 }
 
 const composeFileNames = ['compose.yaml', 'compose.yml', 'docker-compose.yml', 'docker-compose.yaml']
@@ -140,6 +142,7 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
     serviceFiles: new Map(),
     lines: new Map(),
     filesRead: new Set(),
+    checkV1Keys: options.checkV1Keys,
   }
   const merged = loadFileSet(session, { lookup: environment.lookup, workingDir, includedFrom: [] }, files)
   const composeVariable = (name: string) =>

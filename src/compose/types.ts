@@ -32,6 +32,7 @@ export interface ComposeProblem {
     | 'dollar_in_value'
     | 'invalid_value'
     | 'invalid_reference'
+    | 'v1_refused_key'
   message: string
   variable?: string
   service?: string
