@@ -163,6 +163,7 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
   const normalizeContext = {
     lookup: environment.lookup,
     interpolate: interpolating,
+    collecting: options.collectProblems,
     references: session.references,
     maskNames,
     envFiles: new Map(),

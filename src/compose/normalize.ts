@@ -20,6 +20,8 @@ type Model = Record<string, unknown>
 export interface NormalizeContext {
   lookup: Lookup
   interpolate: boolean
+  /** Errors are being collected (`--check`): a port left empty by a failed substitution is kept as written. */
+  collecting?: boolean
   references: ReferenceSite[]
   maskNames?: ReadonlySet<string>
   /** Env files already read in this load, by absolute path (services often share one). */
@@ -189,14 +191,15 @@ function expandRange(text: string): number[] | undefined {
 
 /**
  * A service's `ports` in long syntax. As compose does, with `--no-interpolate` a list holding an
- * entry that does not parse (`${PORT:-80}:80`) is kept as written; otherwise it is an error.
+ * entry that does not parse (`${PORT:-80}:80`) is kept as written; otherwise it is an error (or,
+ * when collecting, the substitution error already reported stands for it).
  */
-function normalizePorts(ports: unknown[], interpolated: boolean, file: string): unknown[] {
+function normalizePorts(ports: unknown[], strict: boolean, file: string): unknown[] {
   const result: unknown[] = []
   for (const entry of ports) {
     const parsed = parsePort(entry)
     if (parsed) result.push(...parsed)
-    else if (!interpolated) return ports
+    else if (!strict) return ports
     else throw new ComposeInputError(file, undefined, 'invalid port specification (the value is not shown)')
   }
   return result
@@ -224,7 +227,8 @@ export function normalizeService(
       result[field] = sortKeys(Object.fromEntries(entries))
     }
   }
-  if (Array.isArray(service.ports)) result.ports = normalizePorts(service.ports, context.interpolate, file)
+  if (Array.isArray(service.ports))
+    result.ports = normalizePorts(service.ports, context.interpolate && !context.collecting, file)
   if (service.depends_on !== undefined) result.depends_on = normalizeDependsOn(service.depends_on)
   for (const field of ['secrets', 'configs']) {
     if (service[field] !== undefined) result[field] = normalizeFileMounts(service[field])

@@ -145,6 +145,15 @@ describe('--no-interpolate keeps ports that hold variables as written', () => {
     ])
   })
 
+  it('--check lists a missing port variable instead of failing on the empty port', () => {
+    const project = load('services:\n  a:\n    image: x\n    ports: ["${P:?set P}"]\n', {
+      collectProblems: true,
+    })
+    expect(project.problems.map((problem) => [problem.code, problem.variable, problem.line])).toEqual([
+      ['required_variable', 'P', 4],
+    ])
+  })
+
   it('refuses a port that does not parse after interpolation', () => {
     expect(
       thrown(() =>
