@@ -4,7 +4,7 @@
  * `network_mode: service:x` exists and is enabled, and every service has an image or a build.
  * Each finding names the file and line of the reference.
  */
-import { asRecord } from './interpolate-model.js'
+import { asRecord, maskText } from './interpolate-model.js'
 import type { ComposeProblem } from './types.js'
 
 type Model = Record<string, unknown>
@@ -96,7 +96,9 @@ export function validateProject(input: ValidationInput): ComposeProblem[] {
     const volumes = Array.isArray(service.volumes) ? service.volumes : []
     volumes.forEach((entry, index) => {
       const source = namedVolumeSource(entry)
-      if (source !== undefined && !source.includes('$') && !Object.hasOwn(declared('volumes'), source))
+      // A source holding `$` (not interpolated) or a masked value cannot be judged.
+      const unknown = source === undefined || source.includes('$') || source.includes(maskText)
+      if (!unknown && !Object.hasOwn(declared('volumes'), source))
         report(name, `volumes.${index}`, `service "${name}" refers to undefined volume ${source}`)
     })
     for (const section of ['secrets', 'configs'] as const) {

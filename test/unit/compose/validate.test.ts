@@ -92,6 +92,21 @@ describe('references are validated as compose validates them', () => {
     expect(Object.keys(project.model.services as object)).toEqual(['app', 'db'])
   })
 
+  it('does not take a masked bind source for a named volume (--mask)', () => {
+    const cwd = writeStack({
+      'compose.yaml': 'services:\n  db:\n    image: x\n    volumes: ["${DATA_DIR}/db:/var/lib/db"]\n',
+    })
+    const project = loadComposeProject({
+      cwd,
+      environment: {},
+      secrets: { DATA_DIR: '/srv/data' },
+      mask: true,
+    })
+    expect((project.model.services as Record<string, { volumes: string[] }>).db?.volumes).toEqual([
+      '********/db:/var/lib/db',
+    ])
+  })
+
   it('lists every broken reference under --check, with file and line', () => {
     const project = load(
       'services:\n  app:\n    image: x\n    depends_on: [db]\n    volumes: [data:/d]\n',
