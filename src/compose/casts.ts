@@ -67,7 +67,22 @@ const castTable: [string, Cast][] = [
   ['configs.*.external', 'boolean'],
 ]
 
-const casts = castTable.map(([pattern, cast]) => ({ parts: pattern.split('.'), cast }))
+/** The cast table as a tree of path parts (`*` any key, `[]` any list item), walked once per file. */
+interface CastNode {
+  cast?: Cast
+  children: Map<string, CastNode>
+}
+
+const castTree: CastNode = { children: new Map() }
+for (const [pattern, cast] of castTable) {
+  let node = castTree
+  for (const part of pattern.split('.')) {
+    const next = node.children.get(part) ?? { children: new Map() }
+    node.children.set(part, next)
+    node = next
+  }
+  node.cast = cast
+}
 
 /** compose-go's boolean cast: true/false, and the YAML 1.1 words it still accepts with a warning. */
 function toBoolean(text: string): boolean | undefined {
@@ -145,27 +160,26 @@ function castOne(
   })
 }
 
-function visit(
-  node: unknown,
-  parts: string[],
-  path: string,
-  apply: (holder: Record<string, unknown> | unknown[], key: string | number, path: string) => void,
-): void {
+type Apply = (
+  holder: Record<string, unknown> | unknown[],
+  key: string | number,
+  where: { path: string; cast: Cast },
+) => void
+
+function keysAt(node: object, part: string): (string | number)[] {
+  if (Array.isArray(node)) return part === '[]' ? node.map((_, index) => index) : []
+  if (part === '*') return Object.keys(node)
+  return part !== '[]' && Object.hasOwn(node, part) ? [part] : []
+}
+
+function visit(node: unknown, tree: CastNode, path: string, apply: Apply): void {
   if (node === null || typeof node !== 'object') return
-  const [part, ...rest] = parts
-  const keys: (string | number)[] = Array.isArray(node)
-    ? part === '[]'
-      ? node.map((_, index) => index)
-      : []
-    : part === '*'
-      ? Object.keys(node)
-      : part !== undefined && part !== '[]' && Object.hasOwn(node, part)
-        ? [part]
-        : []
-  for (const key of keys) {
-    const keyPath = childPath(path, key)
-    if (rest.length === 0) apply(node as Record<string, unknown>, key, keyPath)
-    else visit((node as Record<string, unknown>)[key], rest, keyPath, apply)
+  for (const [part, child] of tree.children) {
+    for (const key of keysAt(node, part)) {
+      const keyPath = childPath(path, key)
+      if (child.cast) apply(node as Record<string, unknown>, key, { path: keyPath, cast: child.cast })
+      if (child.children.size > 0) visit((node as Record<string, unknown>)[key], child, keyPath, apply)
+    }
   }
 }
 
@@ -175,7 +189,5 @@ export function castTypedFields(
   source: YamlSource,
   context: CastContext,
 ): void {
-  for (const { parts, cast } of casts) {
-    visit(model, parts, '', (holder, key, path) => castOne({ holder, key }, { path, cast }, source, context))
-  }
+  visit(model, castTree, '', (holder, key, where) => castOne({ holder, key }, where, source, context))
 }
