@@ -1,5 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
+import { profileFlag } from '../compose/profile-flag.js'
 import { formatRenderReport } from '../compose/report.js'
 import type { SecretLayer } from '../compose/secret-layer.js'
 import { renderStack, type RenderMode, type RenderResult } from '../compose/render.js'
@@ -56,10 +57,7 @@ export default class Render extends BaseCommand<typeof Render> {
       default: true,
     }),
     mask: Flags.boolean({ summary: 'print values that came from the vault as ********' }),
-    profile: Flags.string({
-      summary: 'enable the services of this profile (repeatable; default: COMPOSE_PROFILES)',
-      multiple: true,
-    }),
+    profile: profileFlag,
     'prefer-host-env': Flags.boolean({ summary: "let the process environment win over the vault's secrets" }),
     'project-directory': Flags.directory({
       summary: "project directory (default: the first file's directory)",

@@ -1,4 +1,6 @@
 /** Profiles: --profile and COMPOSE_PROFILES select services as compose-go's WithProfiles does. */
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { loadComposeProject, type LoadComposeOptions } from '../../../src/compose/load.js'
 import { findReferences } from '../../../src/compose/references.js'
@@ -111,5 +113,24 @@ describe('profiles', () => {
     expect(activeProfiles(undefined, ' a, b,,a ')).toEqual(['a', 'b'])
     expect(activeProfiles([], 'a')).toEqual(['a'])
     expect(activeProfiles(['x'], 'a')).toEqual(['x'])
+  })
+})
+
+describe('--profile reaches every command that loads the stack', () => {
+  it('rotate plans to recreate a profile service only when its profile is enabled', async () => {
+    const { planRestart } = await import('../../../src/rotate/restart.js')
+    const stackDir = writeStack({ 'compose.yaml': stack })
+    const secrets = { TOKEN: 't', DEBUG_PASSWORD: 'x' }
+    expect((await planRestart({ name: 'TOKEN', secrets, stackDir })).services).toEqual(['web'])
+    const withProfile = await planRestart({ name: 'TOKEN', secrets, stackDir, profiles: ['debug'] })
+    expect(withProfile.services).toEqual(['debug', 'web'])
+  })
+
+  it('is declared on render, run, rotate and doctor', async () => {
+    const manifest = JSON.parse(
+      readFileSync(fileURLToPath(new URL('../../../oclif.manifest.json', import.meta.url)), 'utf8'),
+    ) as { commands: Record<string, { flags: Record<string, { multiple?: boolean }> }> }
+    for (const command of ['render', 'run', 'rotate', 'doctor'])
+      expect(manifest.commands[command]?.flags.profile?.multiple, command).toBe(true)
   })
 })
