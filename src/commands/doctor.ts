@@ -1,5 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
+import { profileFlag } from '../compose/profile-flag.js'
 import { resolveSettings } from '../client/settings.js'
 import { runDoctor, type DoctorResult } from '../doctor/checks.js'
 import { formatDoctorReport } from '../ui/doctor-report.js'
@@ -21,6 +22,7 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
       summary: 'compose file (repeatable; default: discovery in --stack-dir)',
       multiple: true,
     }),
+    profile: profileFlag,
     proxy: Flags.string({ env: 'ENGINE_HOST', summary: 'socket proxy address to check (tcp://host:2375)' }),
   }
 
@@ -31,6 +33,7 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
       stackDir: this.flags['stack-dir'],
       environment: this.flags.env,
       composeFiles: this.flags.file,
+      profiles: this.flags.profile,
       proxy: this.flags.proxy,
     })
     if (!this.jsonEnabled()) this.out(formatDoctorReport(result))

@@ -1,5 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
+import { profileFlag } from '../compose/profile-flag.js'
 import { formatRenderReport } from '../compose/report.js'
 import type { SecretLayer } from '../compose/secret-layer.js'
 import { renderStack, type RenderMode, type RenderResult } from '../compose/render.js'
@@ -10,9 +11,9 @@ export type { RenderResult }
 export default class Render extends BaseCommand<typeof Render> {
   static override summary = "print the stack's compose configuration with every variable substituted"
   static override description =
-    'Loads the compose files as `docker compose config` does (-f files merged, extends, env_file, .env or ' +
+    'Loads the compose files as `docker compose config` does (-f files merged, include, extends, profiles, env_file, .env or ' +
     '--env-file, the process environment) and prints the result with `$` written as `$$`. With --env the ' +
-    "vault's secrets of that environment are the top layer. --check lists every problem at once."
+    "vault's secrets of that environment are the top layer. --check lists every problem at once (with docker-compose v1, also every key v1 refuses)."
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %> --env dev', description: 'render with the dev secrets' },
     {
@@ -22,6 +23,10 @@ export default class Render extends BaseCommand<typeof Render> {
     {
       command: '<%= config.bin %> <%= command.id %> --who-uses DATABASE_PASSWORD',
       description: 'who uses it',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> --env prod --profile monitoring --check',
+      description: 'check the services of the monitoring profile too',
     },
     {
       command: '<%= config.bin %> <%= command.id %> --file compose.yaml --file prod.yaml --format json',
@@ -52,6 +57,7 @@ export default class Render extends BaseCommand<typeof Render> {
       default: true,
     }),
     mask: Flags.boolean({ summary: 'print values that came from the vault as ********' }),
+    profile: profileFlag,
     'prefer-host-env': Flags.boolean({ summary: "let the process environment win over the vault's secrets" }),
     'project-directory': Flags.directory({
       summary: "project directory (default: the first file's directory)",
@@ -71,6 +77,7 @@ export default class Render extends BaseCommand<typeof Render> {
           ? 'variables'
           : 'config'
     const secretLayer = flags.env ? await this.vaultSecretLayer() : undefined
+    const composeClient = flags.check ? await this.composeClientVersion() : undefined
     const result = await renderStack(
       {
         mode,
@@ -78,12 +85,14 @@ export default class Render extends BaseCommand<typeof Render> {
         envFiles: flags['env-file'],
         projectDirectory: flags['project-directory'],
         projectName: flags['project-name'],
+        profiles: flags.profile,
         vaultEnvironment: flags.env,
         preferHostEnv: flags['prefer-host-env'],
         interpolate: flags.interpolate,
         mask: flags.mask,
         format: flags.format,
         variable: flags['who-uses'],
+        composeClient,
       },
       secretLayer,
     )
@@ -94,6 +103,12 @@ export default class Render extends BaseCommand<typeof Render> {
     if (result.kind === 'check' && !result.ok) process.exitCode = ExitCode.notConfigured
     if (!this.jsonEnabled()) process.stdout.write(formatRenderReport(result, process.cwd()))
     return result
+  }
+
+  /** The version of the compose client that `up` would use (v1 refuses v2-only keys). */
+  private async composeClientVersion(): Promise<'v1' | 'v2' | undefined> {
+    const { detectComposeClient } = await import('../process/compose.js')
+    return (await detectComposeClient())?.version
   }
 
   private async vaultSecretLayer(): Promise<SecretLayer> {

@@ -1,6 +1,7 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
+import { profileFlag } from '../compose/profile-flag.js'
 import { connect } from '../client/connect.js'
 import { UsageError } from '../errors.js'
 import { dueSecrets, type DueResult } from '../rotate/due.js'
@@ -40,6 +41,7 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
       summary: 'compose file (repeatable; default: discovery in --stack-dir)',
       multiple: true,
     }),
+    profile: profileFlag,
     hook: Flags.string({
       summary: 'shell command run first with the new value on stdin; nothing changes if it fails',
     }),
@@ -84,6 +86,7 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
       restart: !flags['no-restart'],
       stackDir: flags['stack-dir'],
       composeFiles: flags.file,
+      profiles: flags.profile,
       waitSeconds: flags.wait,
       note: (line) => this.note(line),
     })

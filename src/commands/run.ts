@@ -1,5 +1,6 @@
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
+import { profileFlag } from '../compose/profile-flag.js'
 import { resolveConnectionSettings } from '../client/connect.js'
 import { UsageError } from '../errors.js'
 import { prepareRun } from '../process/vault-run.js'
@@ -35,6 +36,7 @@ export default class Run extends BaseCommand<typeof Run> {
     }),
     'only-referenced': Flags.boolean({ summary: 'inject only the variables the compose files reference' }),
     'prefer-host-env': Flags.boolean({ summary: 'host environment values win over the vault' }),
+    profile: profileFlag,
   }
 
   async run(): Promise<void> {
@@ -49,6 +51,7 @@ export default class Run extends BaseCommand<typeof Run> {
       onlyReferenced: this.flags['only-referenced'],
       check: this.flags.check,
       composeFiles: this.flags.file,
+      profiles: this.flags.profile,
       composeDir: this.flags['stack-dir'],
       warn: (line) => this.note(`Warning: ${line}`),
     })

@@ -1,7 +1,8 @@
 /**
- * Env files the way Docker Compose reads them (`.env`, `--env-file`, a service's `env_file`):
- * comments, `export`, `KEY=value` / `KEY: value`, quoting, escapes, multi-line values and
- * interpolation inside the file, with errors that name the line.
+ * Env files the way Docker Compose reads them (`.env`, `--env-file`, a service's `env_file`), after
+ * compose-go's `dotenv` parser: comments, `export`, `KEY=value` / `KEY: value`, quoting, escapes,
+ * multi-line values and interpolation inside the file, with errors that name the line. The known,
+ * deliberate differences are listed in docs/compose-differences.md.
  */
 import { ComposeInputError, RequiredVariableError } from './errors.js'
 import {
@@ -29,20 +30,31 @@ export interface EnvFileOptions {
   file?: string
   /** Called for each plain reference to an unset variable. */
   onUnset?: (name: string, line: number) => void
+  /**
+   * The values of the env files read before this one (`--env-file a --env-file b`): references
+   * see `lookup`, then this file's keys, then these, as compose-go's `GetEnvFromFile` does.
+   */
+  earlier?: Readonly<Record<string, string>>
 }
 
-const keyPattern = /^[A-Za-z0-9_.\-[\]]+$/
-const doubleQuoteEscapes: Record<string, string> = {
-  n: '\n',
-  t: '\t',
-  r: '\r',
+/** Go's `isSpace` of the parser: blanks that are not line breaks. */
+const blank = /[\t\v\f\r \u0085\u00a0]/
+/** Go's `unicode.IsSpace`. */
+const anySpace = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/
+const keyChar = /[\p{L}\p{N}_.\-[\]]/u
+const exportPrefix = /^export[\t\n\f\r ]+/
+/** The escapes of a double-quoted value: `\a \b \c ...`, `\$`, `\"`, `\\` and `\0` octals. */
+const escapeSequence = /\\(?:[abcfnrtv$"\\]|0[0-9]{0,3})/g
+const simpleEscapes: Record<string, string> = {
+  a: '\x07',
   b: '\b',
   f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
   v: '\v',
-  a: '\x07',
-  '\\': '\\',
   '"': '"',
-  "'": "'",
+  '\\': '\\',
   $: '$$',
 }
 
@@ -58,138 +70,160 @@ export function parseEnvFile(
   return readEnvFile(text, lookup, options).values
 }
 
+/** The parser's position: the rest of the text and the current line. */
+interface Cursor {
+  rest: string
+  line: number
+}
+
 /** Like `parseEnvFile`, also returning each key's line and references. */
 export function readEnvFile(text: string, lookup: Lookup, options: EnvFileOptions = {}): EnvFileResult {
   const values: Record<string, string> = {}
   const entries: EnvFileEntry[] = []
+  const earlier = options.earlier ?? {}
   const fileLookup: Lookup = (name) =>
-    lookup(name) ?? (Object.hasOwn(values, name) ? values[name] : undefined)
-  const source = text.replace(/\r\n?/g, '\n').replace(/^\uFEFF/, '')
-  let position = 0
-  let line = 1
-  while (position < source.length) {
-    const lineEnd = indexOrEnd(source, '\n', position)
-    const startLine = line
-    const raw = source.slice(position, lineEnd)
-    const trimmed = raw.trim()
-    if (trimmed === '' || trimmed.startsWith('#')) {
-      position = lineEnd + 1
-      line++
-      continue
-    }
-    const body = trimmed.startsWith('export ') ? trimmed.slice(7).trimStart() : trimmed
-    const separator = findSeparator(body)
-    const key = (separator === -1 ? body : body.slice(0, separator)).trim()
-    if (!keyPattern.test(key)) {
-      const what = /\s/.test(key)
-        ? 'a key may not contain spaces'
-        : 'invalid key (keys use letters, digits and _ . - [ ])'
-      throw new ComposeInputError(options.file, startLine, what)
-    }
-    if (separator === -1) {
-      const inherited = lookup(key)
-      if (inherited !== undefined) values[key] = inherited
+    lookup(name) ??
+    (Object.hasOwn(values, name) ? values[name] : Object.hasOwn(earlier, name) ? earlier[name] : undefined)
+  const cursor: Cursor = { rest: text.startsWith('\uFEFF') ? text.slice(1) : text, line: 1 }
+  for (;;) {
+    skipToStatement(cursor)
+    if (cursor.rest === '') break
+    const line = cursor.line
+    const key = readKey(cursor, options.file)
+    if (key.inherited) {
+      const inherited = lookup(key.name)
+      if (inherited !== undefined) values[key.name] = inherited
       entries.push({
-        key,
-        line: startLine,
-        references: [{ name: key, operator: '', word: '', required: false }],
+        key: key.name,
+        line,
+        references: [{ name: key.name, operator: '', word: '', required: false }],
       })
-      position = lineEnd + 1
-      line++
       continue
     }
-    const valueStart = source.indexOf(body, position) + separator + 1
-    const parsed = readValue(source, skipBlanks(source, valueStart), options.file, startLine)
-    const onUnset = options.onUnset ? (name: string) => options.onUnset?.(name, startLine) : undefined
-    let value = parsed.template
+    const raw = readValue(cursor, options.file)
+    let value = raw.text
     let references: VariableReference[] = []
-    if (parsed.interpolate) {
+    if (raw.interpolate) {
+      const onUnset = options.onUnset ? (name: string) => options.onUnset?.(name, line) : undefined
       try {
-        references = scanReferences(parsed.template)
-        value = interpolate(parsed.template, fileLookup, { onUnset })
+        references = scanReferences(raw.text)
+        value = interpolate(raw.text, fileLookup, { onUnset })
       } catch (error) {
         if (!(error instanceof InterpolationError)) throw error
         if (error.code === 'ERR_INVALID_TEMPLATE') {
-          const message = `Invalid template in the value of ${key} (the value is not shown)`
-          throw new ComposeInputError(options.file, startLine, message, 'write a literal $ as $$')
+          const message = `Invalid template in the value of ${key.name} (the value is not shown)`
+          throw new ComposeInputError(options.file, line, message, 'write a literal $ as $$')
         }
-        throw new RequiredVariableError(error.variable ?? key, options.file, startLine, error.message)
+        throw new RequiredVariableError(error.variable ?? key.name, options.file, line, error.message)
       }
     }
-    values[key] = value
-    entries.push({ key, line: startLine, references })
-    line += countNewlines(source, position, parsed.end)
-    position = parsed.end
+    values[key.name] = value
+    entries.push({ key: key.name, line, references })
   }
   return { values, entries }
 }
 
-function indexOrEnd(text: string, search: string, from: number): number {
-  const index = text.indexOf(search, from)
-  return index === -1 ? text.length : index
-}
-
-function skipBlanks(text: string, from: number): number {
-  let index = from
-  while (text[index] === ' ' || text[index] === '\t') index++
-  return index
-}
-
-function countNewlines(text: string, from: number, to: number): number {
-  let count = 0
-  for (
-    let index = text.indexOf('\n', from);
-    index !== -1 && index < to;
-    index = text.indexOf('\n', index + 1)
-  ) {
-    count++
+/** Skips blank space (counting lines) and `#` comment lines, up to the next statement. */
+function skipToStatement(cursor: Cursor): void {
+  for (;;) {
+    let index = 0
+    while (index < cursor.rest.length && anySpace.test(cursor.rest[index]!)) {
+      if (cursor.rest[index] === '\n') cursor.line++
+      index++
+    }
+    cursor.rest = cursor.rest.slice(index)
+    if (!cursor.rest.startsWith('#')) return
+    const newline = cursor.rest.indexOf('\n')
+    cursor.rest = newline === -1 ? '' : cursor.rest.slice(newline)
   }
-  return count
 }
 
-function findSeparator(body: string): number {
-  const equals = body.indexOf('=')
-  const colon = body.indexOf(': ')
-  if (equals === -1) return colon
-  if (colon === -1) return equals
-  return Math.min(equals, colon)
-}
-
-interface ParsedValue {
-  /** The value before interpolation (`$` escaped as `$$` where the file escaped it). */
-  template: string
-  interpolate: boolean
-  /** Index just past the value's line (after its newline). */
-  end: number
-}
-
-function readValue(source: string, start: number, file: string | undefined, line: number): ParsedValue {
-  const quote = source[start]
-  if (quote === "'" || quote === '"') {
-    const close = findClosingQuote(source, start + 1, quote)
-    if (close === -1)
-      throw new ComposeInputError(file, line, `unterminated quoted value (missing closing ${quote})`)
-    const inner = source.slice(start + 1, close)
-    const end = indexOrEnd(source, '\n', close) + 1
-    if (quote === "'") return { template: inner, interpolate: false, end }
-    return { template: unescapeDoubleQuoted(inner), interpolate: true, end }
+/** The key of a statement: up to `=`, `:` or a line break (then the value is inherited). */
+function readKey(cursor: Cursor, file: string | undefined): { name: string; inherited: boolean } {
+  let source = cursor.rest
+  if (exportPrefix.test(source)) source = source.replace(exportPrefix, '')
+  let end = -1
+  for (let index = 0; index < source.length; index++) {
+    const char = source[index]!
+    if (char === '=' || char === ':' || char === '\n') {
+      end = index
+      break
+    }
+    if (blank.test(char) || keyChar.test(char)) continue
+    const shown = /[\p{L}\p{N}\p{P}\p{S}]/u.test(char) ? char : `U+${char.codePointAt(0)!.toString(16)}`
+    throw new ComposeInputError(
+      file,
+      cursor.line,
+      `unexpected character "${shown}" in a variable name (keys use letters, digits and _ . - [ ])`,
+    )
   }
-  const lineEnd = indexOrEnd(source, '\n', start)
-  let value = source.slice(start, lineEnd)
-  const comment = value.search(/\s#/)
-  if (comment !== -1) value = value.slice(0, comment)
-  return { template: value.trim(), interpolate: true, end: lineEnd + 1 }
-}
-
-function findClosingQuote(source: string, from: number, quote: string): number {
-  for (let index = from; index < source.length; index++) {
-    const char = source[index]
-    if (char === '\\' && quote === '"') index++
-    else if (char === quote) return index
+  // A bare KEY on the last line, without a line break, is inherited like any bare KEY.
+  const inherited = end === -1 || source[end] === '\n'
+  const name = (end === -1 ? source : source.slice(0, end)).replace(/\s+$/u, '')
+  if (name.includes(' ')) throw new ComposeInputError(file, cursor.line, 'a key may not contain spaces')
+  if (inherited) {
+    cursor.line++
+    cursor.rest = end === -1 ? '' : source.slice(end + 1)
+  } else {
+    let start = end + 1
+    while (start < source.length && blank.test(source[start]!)) start++
+    cursor.rest = source.slice(start)
   }
-  return -1
+  return { name, inherited }
 }
 
-function unescapeDoubleQuoted(inner: string): string {
-  return inner.replace(/\\(.)/gs, (whole, char: string) => doubleQuoteEscapes[char] ?? whole)
+/** A value: unquoted to the end of the line (cut at ` #`), or quoted, possibly over several lines. */
+function readValue(cursor: Cursor, file: string | undefined): { text: string; interpolate: boolean } {
+  const source = cursor.rest
+  const quote = source[0]
+  if (quote !== '"' && quote !== "'") {
+    const newline = source.indexOf('\n')
+    let value = newline === -1 ? source : source.slice(0, newline)
+    cursor.rest = newline === -1 ? '' : source.slice(newline + 1)
+    cursor.line++
+    const comment = value.indexOf(' #')
+    if (comment !== -1) value = value.slice(0, comment)
+    return { text: value.replace(/\s+$/u, ''), interpolate: true }
+  }
+  const startLine = cursor.line
+  let chars = ''
+  let escaped = false
+  for (let index = 1; index < source.length; index++) {
+    const char = source[index]!
+    if (char === '\n') cursor.line++
+    if (char !== quote) {
+      if (!escaped && char === '\\') {
+        escaped = true
+        continue
+      }
+      if (escaped) {
+        escaped = false
+        chars += '\\'
+      }
+      chars += char
+      continue
+    }
+    if (escaped) {
+      escaped = false
+      chars += char
+      continue
+    }
+    cursor.rest = source.slice(index + 1)
+    if (quote === "'") return { text: chars, interpolate: false }
+    return { text: expandEscapes(chars), interpolate: true }
+  }
+  throw new ComposeInputError(file, startLine, `unterminated quoted value (missing closing ${quote})`)
+}
+
+/** Shell escapes of a double-quoted value; `\$` becomes `$$` (a literal `$` for interpolation). */
+function expandEscapes(text: string): string {
+  if (!text.includes('\\')) return text
+  return text.replace(escapeSequence, (match) => {
+    const simple = simpleEscapes[match[1]!]
+    if (simple !== undefined && match.length === 2) return simple
+    const octal = match.slice(2)
+    if (!/^[0-7]{3}$/.test(octal)) return match
+    const code = parseInt(octal, 8)
+    return code > 255 ? match : String.fromCharCode(code)
+  })
 }

@@ -47,8 +47,9 @@ export function loadProjectEnvironment(options: EnvironmentOptions): ProjectEnvi
   const references: ReferenceSite[] = []
   const processEnv = options.processEnv
   for (const file of envFiles) {
-    const read = readEnvFile(readTextFile(file, 'env file'), (name) => processEnv[name] ?? fromFiles[name], {
+    const read = readEnvFile(readTextFile(file, 'env file'), (name) => processEnv[name], {
       file,
+      earlier: fromFiles,
     })
     Object.assign(fromFiles, read.values)
     for (const entry of read.entries) {

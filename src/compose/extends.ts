@@ -42,22 +42,28 @@ interface Resolved {
 export function resolveExtends(loaded: LoadedFile, loadFile: ExtendsFileLoader): ResolvedServices {
   const services: Record<string, Model> = {}
   const bases: Record<string, ServiceOrigin[]> = {}
-  const memo = new Map<string, Resolved>()
+  const context: ResolveContext = { loadFile, memo: new Map() }
   for (const name of Object.keys(asRecord(loaded.model.services))) {
-    const resolved = resolveService(loaded, name, loadFile, [], memo)
+    const resolved = resolveService(loaded, name, [], context)
     services[name] = resolved.service
     bases[name] = resolved.bases
   }
   return { services, bases }
 }
 
+/** What every step of one resolution shares: the file loader and the services already resolved. */
+interface ResolveContext {
+  loadFile: ExtendsFileLoader
+  memo: Map<string, Resolved>
+}
+
 function resolveService(
   loaded: LoadedFile,
   name: string,
-  loadFile: ExtendsFileLoader,
   stack: string[],
-  memo: Map<string, Resolved>,
+  context: ResolveContext,
 ): Resolved {
+  const { loadFile, memo } = context
   const id = `${loaded.file}#${name}`
   const cached = memo.get(id)
   if (cached) return cached
@@ -79,7 +85,7 @@ function resolveService(
       `service "${name}" extends "${baseName}", which is not defined in ${baseFile.file}`,
     )
   }
-  const base = resolveService(baseFile, baseName, loadFile, [...stack, id], memo)
+  const base = resolveService(baseFile, baseName, [...stack, id], context)
   const own = { ...service }
   delete own.extends
   const result: Resolved = {

@@ -1,6 +1,8 @@
 /**
- * Scalars of the fast YAML reader: double-quoted escapes and the YAML 1.2 core schema resolution
- * of plain scalars (null, booleans, integers, floats), as the full `yaml` parser resolves them.
+ * Scalars of the fast YAML reader: double-quoted escapes and the resolution of plain scalars (null,
+ * booleans, integers, floats) the way compose-go's YAML reader does it: the YAML 1.2 core schema,
+ * except that `0440` is still an octal integer (YAML 1.1), as in go-yaml. The full parser is given
+ * the same rule (`yaml-source.ts`).
  */
 import { UnsupportedYaml } from './fast-yaml-errors.js'
 
@@ -30,9 +32,17 @@ export function unescapeDouble(inner: string): string {
 }
 
 const intPattern = /^[-+]?[0-9]+$/
+/** YAML 1.1's octal integers (`0440`), which compose-go's YAML reader (go-yaml v3/v4) still reads as octal. */
+export const legacyOctal = /^[-+]?0[0-7]+$/
+
+/** The value of a YAML 1.1 octal integer (`0440` is 288, `-017` is -15). */
+export function parseLegacyOctal(text: string): number {
+  const value = parseInt(text.replace(/^[-+]/, ''), 8)
+  return text.startsWith('-') ? -value : value
+}
 const floatPattern = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/
 
-/** A plain scalar's value under the YAML 1.2 core schema (what the full parser returns). */
+/** A plain scalar's value (YAML 1.2 core schema plus YAML 1.1 octals, as compose-go reads it). */
 export function resolvePlain(text: string): unknown {
   switch (text) {
     case '':
@@ -53,6 +63,7 @@ export function resolvePlain(text: string): unknown {
   const first = text.charCodeAt(0)
   const numeric = (first >= 48 && first <= 57) || first === 43 || first === 45 || first === 46
   if (!numeric) return text
+  if (legacyOctal.test(text)) return parseLegacyOctal(text)
   if (intPattern.test(text) || floatPattern.test(text)) {
     const number = Number(text)
     return Number.isSafeInteger(number) || !intPattern.test(text) ? number : unsupportedScalar('big integer')

@@ -1,13 +1,22 @@
 /**
  * A fast reader for the block-style YAML subset compose files are written in (mappings, sequences,
  * plain and quoted one-line scalars, one-line flow collections, comments), with the line of every
- * path. Anything outside that subset (anchors, aliases, tags, block scalars, multi-line scalars,
- * duplicate keys, tabs, ...) throws `UnsupportedYaml` and the caller uses the full `yaml` parser,
+ * path, and block-level anchors, aliases and `<<` merge keys (`fast-yaml-anchors.ts`). Anything
+ * outside that subset (tags, block scalars, multi-line scalars, duplicate keys, tabs, ...) throws
+ * `UnsupportedYaml` and the caller uses the full `yaml` parser,
  * so the result is always the one the full parser gives (a differential test checks this).
  */
 
 import { UnsupportedYaml } from './fast-yaml-errors.js'
-import { resolvePlain, unescapeDouble } from './fast-yaml-scalars.js'
+import {
+  buildMapping,
+  isAlias,
+  mergeSources,
+  resolveAlias,
+  splitAnchor,
+  type MappingEntry,
+} from './fast-yaml-anchors.js'
+import { findMappingColon, parseInlineValue, parseKey } from './fast-yaml-inline.js'
 
 export { UnsupportedYaml }
 
@@ -15,6 +24,15 @@ interface Line {
   indent: number
   text: string
   number: number
+}
+
+/** Where the reader is: the lines, the index of the next one, and the line of every path read. */
+interface Reader {
+  lines: Line[]
+  index: number
+  out: Map<string, number>
+  /** The values of the anchors read so far (`&name`). */
+  anchors: Map<string, unknown>
 }
 
 export interface FastYamlResult {
@@ -31,9 +49,9 @@ export function parseSimpleYaml(text: string): FastYamlResult {
   const lines = toLines(text)
   const lineOfPath = new Map<string, number>()
   if (lines.length === 0) return { value: null, lines: lineOfPath }
-  const state = { index: 0 }
-  const value = parseNode(lines, state, lines[0]!.indent, '', lineOfPath)
-  if (state.index < lines.length) unsupported('trailing content')
+  const reader: Reader = { lines, index: 0, out: lineOfPath, anchors: new Map() }
+  const value = parseNode(reader, lines[0]!.indent, '')
+  if (reader.index < lines.length) unsupported('trailing content')
   return { value, lines: lineOfPath }
 }
 
@@ -65,213 +83,100 @@ function isSequenceItem(text: string): boolean {
   return text === '-' || text.startsWith('- ')
 }
 
-function parseNode(
-  lines: Line[],
-  state: { index: number },
-  indent: number,
-  path: string,
-  out: Map<string, number>,
-): unknown {
-  const line = lines[state.index]!
+function parseNode(reader: Reader, indent: number, path: string): unknown {
+  const line = reader.lines[reader.index]!
   if (line.indent !== indent) unsupported('unexpected indentation')
-  if (isSequenceItem(line.text)) return parseSequence(lines, state, indent, path, out)
-  return parseMapping(lines, state, indent, path, out)
+  if (isSequenceItem(line.text)) return parseSequence(reader, indent, path)
+  return parseMapping(reader, indent, path)
 }
 
-function parseSequence(
-  lines: Line[],
-  state: { index: number },
-  indent: number,
-  path: string,
-  out: Map<string, number>,
-): unknown[] {
+function parseSequence(reader: Reader, indent: number, path: string): unknown[] {
   const items: unknown[] = []
-  while (state.index < lines.length) {
-    const line = lines[state.index]!
+  while (reader.index < reader.lines.length) {
+    const line = reader.lines[reader.index]!
     if (line.indent < indent || (line.indent === indent && !isSequenceItem(line.text))) break
     if (line.indent > indent) unsupported('bad sequence')
     const itemPath = childPath(path, items.length)
-    out.set(itemPath, line.number)
+    reader.out.set(itemPath, line.number)
     const content = line.text.slice(1).replace(/^ +/, '')
     const contentIndent = indent + (line.text.length - content.length)
-    if (content === '' || content.startsWith('#')) {
-      state.index++
-      items.push(parseNested(lines, state, indent, itemPath, out))
+    if (content === '' || content.startsWith('#') || content.startsWith('&') || content.startsWith('*')) {
+      reader.index++
+      items.push(parseValue(reader, content, indent, () => parseNested(reader, indent, itemPath)))
     } else if (isSequenceItem(content) || findMappingColon(content) !== -1) {
-      lines[state.index] = { indent: contentIndent, text: content, number: line.number }
-      items.push(parseNode(lines, state, contentIndent, itemPath, out))
+      reader.lines[reader.index] = { indent: contentIndent, text: content, number: line.number }
+      items.push(parseNode(reader, contentIndent, itemPath))
     } else {
-      state.index++
+      reader.index++
       items.push(parseInlineValue(content))
-      checkNoContinuation(lines, state, indent)
+      checkNoContinuation(reader, indent)
     }
   }
   return items
 }
 
-function parseNested(
-  lines: Line[],
-  state: { index: number },
-  parentIndent: number,
-  path: string,
-  out: Map<string, number>,
-): unknown {
-  const next = lines[state.index]
+function parseNested(reader: Reader, parentIndent: number, path: string): unknown {
+  const next = reader.lines[reader.index]
   if (!next || next.indent <= parentIndent) return null
-  return parseNode(lines, state, next.indent, path, out)
+  return parseNode(reader, next.indent, path)
 }
 
-function checkNoContinuation(lines: Line[], state: { index: number }, indent: number): void {
-  const next = lines[state.index]
+function checkNoContinuation(reader: Reader, indent: number): void {
+  const next = reader.lines[reader.index]
   if (next && next.indent > indent) unsupported('multi-line scalar')
 }
 
-/** The index of the `:` that ends a mapping key on this line, or -1. */
-function findMappingColon(text: string): number {
-  const first = text[0]
-  if (first === '"' || first === "'") {
-    const close = closingQuote(text, 0)
-    if (close === -1) return -1
-    const after = text.slice(close + 1).trimStart()
-    return after.startsWith(':') && (after.length === 1 || after[1] === ' ')
-      ? text.indexOf(':', close + 1)
-      : -1
-  }
-  if (first === '[' || first === '{') return -1
-  for (let index = text.indexOf(':'); index !== -1; index = text.indexOf(':', index + 1)) {
-    const next = text[index + 1]
-    if (next === undefined || next === ' ') return index
-  }
-  return -1
-}
-
-function closingQuote(text: string, start: number): number {
-  const quote = text[start]
-  for (let index = start + 1; index < text.length; index++) {
-    const char = text[index]
-    if (quote === '"' && char === '\\') index++
-    else if (char === quote) {
-      if (quote === "'" && text[index + 1] === "'") index++
-      else return index
-    }
-  }
-  return -1
-}
-
-function parseMapping(
-  lines: Line[],
-  state: { index: number },
-  indent: number,
-  path: string,
-  out: Map<string, number>,
-): Record<string, unknown> {
-  const mapping: Record<string, unknown> = {}
-  while (state.index < lines.length) {
-    const line = lines[state.index]!
+function parseMapping(reader: Reader, indent: number, path: string): Record<string, unknown> {
+  const entries: MappingEntry[] = []
+  const keys = new Set<string>()
+  let merges = 0
+  while (reader.index < reader.lines.length) {
+    const line = reader.lines[reader.index]!
     if (line.indent < indent) break
     if (line.indent > indent || isSequenceItem(line.text)) unsupported('bad mapping')
     const colon = findMappingColon(line.text)
     if (colon === -1) unsupported('not a mapping entry')
-    const key = parseKey(line.text.slice(0, colon).trimEnd())
-    if (Object.hasOwn(mapping, key) || key === '<<' || key === '__proto__')
-      unsupported('duplicate or special key')
-    const keyPath = childPath(path, key)
-    out.set(keyPath, line.number)
+    const rawKey = line.text.slice(0, colon).trimEnd()
     const rest = line.text.slice(colon + 1).trim()
-    state.index++
-    if (rest === '' || rest.startsWith('#')) {
-      const next = lines[state.index]
-      if (next && next.indent === indent && isSequenceItem(next.text)) {
-        mapping[key] = parseSequence(lines, state, indent, keyPath, out)
-      } else {
-        mapping[key] = parseNested(lines, state, indent, keyPath, out)
-      }
-    } else {
-      mapping[key] = parseInlineValue(rest)
-      checkNoContinuation(lines, state, indent)
+    reader.index++
+    if (rawKey === '<<' && merges++ === 0) {
+      entries.push({ merge: mergeSources(reader.anchors, rest) })
+      checkNoContinuation(reader, indent)
+      continue
     }
-  }
-  return mapping
-}
-
-function parseKey(text: string): string {
-  if (text === '' || text.startsWith('?') || /^[&*!|>%@`]/.test(text)) unsupported('complex key')
-  if (text[0] === '"' || text[0] === "'") {
-    const value = parseInlineValue(text)
-    return String(value)
-  }
-  if (text.includes(' #')) unsupported('comment in key')
-  const value = resolvePlain(text)
-  return value === null ? unsupported('null key') : String(value)
-}
-
-function stripComment(text: string): string {
-  if (!text.includes('#')) return text
-  const comment = text.search(/\s#/)
-  return (comment === -1 ? text : text.slice(0, comment)).trimEnd()
-}
-
-function parseInlineValue(text: string): unknown {
-  const first = text[0]
-  if (first === '"' || first === "'") {
-    const close = closingQuote(text, 0)
-    if (close === -1) unsupported('multi-line quoted scalar')
-    const after = text.slice(close + 1).trim()
-    if (after !== '' && !after.startsWith('#')) unsupported('text after a quoted scalar')
-    const inner = text.slice(1, close)
-    return first === "'" ? inner.replaceAll("''", "'") : unescapeDouble(inner)
-  }
-  if (first === '[' || first === '{') return parseFlow(stripComment(text))
-  if (/^[&*!|>%@`]/.test(text)) unsupported('anchor, alias, tag or block scalar')
-  const plain = stripComment(text)
-  if (plain.includes(': ') || plain.endsWith(':') || plain.startsWith('- '))
-    unsupported('ambiguous plain scalar')
-  return resolvePlain(plain)
-}
-
-function parseFlow(text: string): unknown {
-  const open = text[0]
-  const close = open === '[' ? ']' : '}'
-  if (!text.endsWith(close)) unsupported('multi-line flow collection')
-  const body = text.slice(1, -1).trim()
-  const parts = body === '' ? [] : splitFlow(body)
-  if (open === '[') return parts.map(parseFlowScalar)
-  const mapping: Record<string, unknown> = {}
-  for (const part of parts) {
-    const colon = findMappingColon(part)
-    if (colon === -1) unsupported('flow mapping entry')
-    const key = parseKey(part.slice(0, colon).trim())
-    if (Object.hasOwn(mapping, key)) unsupported('duplicate key')
-    mapping[key] = parseFlowScalar(part.slice(colon + 1).trim())
-  }
-  return mapping
-}
-
-function splitFlow(body: string): string[] {
-  const parts: string[] = []
-  let start = 0
-  for (let index = 0; index < body.length; index++) {
-    const char = body[index]
-    if (char === '"' || char === "'") {
-      const end = closingQuote(body, index)
-      if (end === -1) unsupported('unterminated quote')
-      index = end
-    } else if (char === '[' || char === ']' || char === '{' || char === '}' || char === '#') {
-      unsupported('nested flow collection')
-    } else if (char === ',') {
-      parts.push(body.slice(start, index).trim())
-      start = index + 1
+    const key = parseKey(rawKey)
+    if (keys.has(key) || key === '<<' || key === '__proto__') unsupported('duplicate or special key')
+    keys.add(key)
+    const keyPath = childPath(path, key)
+    reader.out.set(keyPath, line.number)
+    const nested = () => {
+      const next = reader.lines[reader.index]
+      return next && next.indent === indent && isSequenceItem(next.text)
+        ? parseSequence(reader, indent, keyPath)
+        : parseNested(reader, indent, keyPath)
     }
+    entries.push({ key, value: parseValue(reader, rest, indent, nested) })
   }
-  const last = body.slice(start).trim()
-  if (last !== '') parts.push(last)
-  if (parts.some((part) => part === '')) unsupported('empty flow entry')
-  return parts
+  return buildMapping(entries)
 }
 
-function parseFlowScalar(text: string): unknown {
-  if (text === '') return null
-  if (text[0] === '"' || text[0] === "'") return parseInlineValue(text)
-  if (/^[&*!|>%@`]/.test(text) || text.includes(': ')) unsupported('flow scalar')
-  return resolvePlain(text)
+/**
+ * The value after `key:` or `- `: a block below (`nested`), an alias, or a one-line scalar or flow
+ * collection; `&name` before any of them records it as an anchor.
+ */
+function parseValue(reader: Reader, text: string, indent: number, nested: () => unknown): unknown {
+  let rest = text
+  let anchor: string | undefined
+  if (rest.startsWith('&')) ({ name: anchor, rest } = splitAnchor(rest))
+  let value: unknown
+  if (rest === '' || rest.startsWith('#')) value = nested()
+  else if (isAlias(rest)) {
+    value = resolveAlias(reader.anchors, rest)
+    checkNoContinuation(reader, indent)
+  } else {
+    value = parseInlineValue(rest)
+    checkNoContinuation(reader, indent)
+  }
+  if (anchor !== undefined) reader.anchors.set(anchor, value)
+  return value
 }

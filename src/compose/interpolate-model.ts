@@ -3,6 +3,7 @@
  * reference is recorded with its service, field and line, errors get their location, and the
  * typed fields are cast afterwards. With `collect`, problems are recorded instead of thrown.
  */
+import { castTypedFields } from './casts.js'
 import { ComposeInputError, located, RequiredVariableError } from './errors.js'
 import {
   interpolate,
@@ -30,13 +31,16 @@ export interface ModelInterpolationContext {
 /** The mask written in place of a vault value. */
 export const maskText = '********'
 
-/** Interpolates every string value of a parsed compose file (in place) and casts the typed fields. */
+/** A copy of a parsed compose file with every string value interpolated and the typed fields cast. */
 export function interpolateModel(
   source: YamlSource,
   context: ModelInterpolationContext,
 ): Record<string, unknown> {
   const value = walk(source.value, '', source, context) as Record<string, unknown>
-  castTypedFields(value, source, context)
+  castTypedFields(value, source, {
+    collect: context.collect,
+    masked: context.maskNames ? maskText : undefined,
+  })
   return value
 }
 
@@ -62,17 +66,31 @@ function visitStrings(node: unknown, path: string, visit: (text: string, path: s
   }
 }
 
+/**
+ * A substituted copy of `node`. Never writes into the parsed value: a YAML alias makes several
+ * paths share one parsed object, and each use must be substituted once, from the original text.
+ */
 function walk(node: unknown, path: string, source: YamlSource, context: ModelInterpolationContext): unknown {
   if (typeof node === 'string')
     return node.includes('$') ? interpolateValue(node, path, source, context) : node
-  if (Array.isArray(node)) {
-    for (let index = 0; index < node.length; index++) {
-      node[index] = walk(node[index], childPath(path, index), source, context)
-    }
-  } else if (node !== null && typeof node === 'object') {
-    const record = node as Record<string, unknown>
-    for (const key of Object.keys(record))
-      record[key] = walk(record[key], childPath(path, key), source, context)
+  if (Array.isArray(node))
+    return node.map((item, index) => walk(item, childPath(path, index), source, context))
+  if (node !== null && typeof node === 'object') {
+    const copy: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(node))
+      copy[key] = walk(item, childPath(path, key), source, context)
+    return copy
+  }
+  return node
+}
+
+/** A deep copy of a parsed value, so later stages may write into it (aliases share objects). */
+export function copyModel<T>(node: T): T {
+  if (Array.isArray(node)) return node.map(copyModel) as T
+  if (node !== null && typeof node === 'object') {
+    const copy: Record<string, unknown> = {}
+    for (const [key, item] of Object.entries(node)) copy[key] = copyModel(item)
+    return copy as T
   }
   return node
 }
@@ -146,96 +164,6 @@ function interpolateValue(
     }
     if (required) throw new RequiredVariableError(error.variable ?? '', source.file, line, message)
     throw new ComposeInputError(source.file, line, message, 'write a literal $ as $$')
-  }
-}
-
-type Cast = 'integer' | 'boolean' | 'number'
-
-const serviceCasts: Record<string, Cast> = {
-  scale: 'integer',
-  'deploy.replicas': 'integer',
-  privileged: 'boolean',
-  read_only: 'boolean',
-  tty: 'boolean',
-  stdin_open: 'boolean',
-  init: 'boolean',
-  cpus: 'number',
-  cpu_shares: 'integer',
-  mem_swappiness: 'integer',
-  oom_score_adj: 'integer',
-  pids_limit: 'integer',
-  'healthcheck.retries': 'integer',
-  'healthcheck.disable': 'boolean',
-}
-
-const truthy = new Set(['true', 'yes', 'y', 'on', '1'])
-const falsy = new Set(['false', 'no', 'n', 'off', '0'])
-
-function castText(text: string, cast: Cast): unknown {
-  const trimmed = text.trim()
-  if (cast === 'boolean') {
-    if (truthy.has(trimmed.toLowerCase())) return true
-    if (falsy.has(trimmed.toLowerCase())) return false
-    return undefined
-  }
-  if (trimmed === '') return undefined
-  const number = Number(trimmed)
-  if (!Number.isFinite(number) || (cast === 'integer' && !Number.isInteger(number))) return undefined
-  return number
-}
-
-const serviceCastList = Object.entries(serviceCasts).map(([field, cast]) => ({
-  field,
-  parts: field.split('.'),
-  cast,
-}))
-
-function castAt(
-  holder: Record<string, unknown>,
-  key: string,
-  cast: Cast,
-  path: () => string,
-  source: YamlSource,
-  context: ModelInterpolationContext,
-): void {
-  const current = holder[key]
-  if (typeof current !== 'string') return
-  const result = castText(current, cast)
-  if (result !== undefined) holder[key] = result
-  else if (current === maskText || current === '') return
-  else {
-    const where = path()
-    const message = `${where} must be ${cast === 'integer' ? 'an integer' : `a ${cast}`} (the value is not shown)`
-    if (!context.collect) throw new ComposeInputError(source.file, lineOf(source.lines, where), message)
-    context.collect.push({ level: 'error', code: 'invalid_value', message, file: source.file })
-  }
-}
-
-function castTypedFields(
-  model: Record<string, unknown>,
-  source: YamlSource,
-  context: ModelInterpolationContext,
-): void {
-  const services = asRecord(model.services)
-  for (const name of Object.keys(services)) {
-    const service = asRecord(services[name])
-    for (const { field, parts, cast } of serviceCastList) {
-      const holder = parts.length === 1 ? service : asRecord(service[parts[0]!])
-      castAt(holder, parts[parts.length - 1]!, cast, () => `services.${name}.${field}`, source, context)
-    }
-    if (Array.isArray(service.ports)) {
-      service.ports.forEach((port, index) => {
-        if (port !== null && typeof port === 'object') {
-          const where = () => `services.${name}.ports.${index}`
-          castAt(port as Record<string, unknown>, 'target', 'integer', where, source, context)
-        }
-      })
-    }
-  }
-  for (const section of ['networks', 'volumes', 'secrets', 'configs']) {
-    for (const [name, entry] of Object.entries(asRecord(model[section]))) {
-      castAt(asRecord(entry), 'external', 'boolean', () => `${section}.${name}.external`, source, context)
-    }
   }
 }
 

@@ -1,18 +1,21 @@
 /**
  * Loading a compose project the way `docker compose config` does: file discovery (override file
- * included), the layered variables, interpolation of each file, `extends`, the merge of the `-f`
- * files in order and the normalised model, plus the reference sites and problems of the load.
+ * included), the layered variables, the files loaded and merged (`file-set.ts`: interpolation,
+ * `include`, `extends`), the services selected by profile, compose's consistency checks and the
+ * normalised model, plus the reference sites and problems of the load.
  */
 import { existsSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
-import { ComposeFileNotFoundError } from './errors.js'
+import { ComposeFileNotFoundError, ComposeInputError, located } from './errors.js'
 import { loadProjectEnvironment } from './environment.js'
-import { resolveExtends, type LoadedFile } from './extends.js'
-import { asRecord, interpolateModel, recordModelReferences } from './interpolate-model.js'
-import { mergeModels } from './merge.js'
-import { absolutizeServicePaths, normalizeService, sortKeys } from './normalize.js'
-import type { ComposeProblem, ComposeProject, ReferenceSite } from './types.js'
-import { parseComposeYaml, readTextFile } from './yaml-source.js'
+import { childPath } from './fast-yaml.js'
+import { loadFileSet, servicesOf, type LoadSession } from './file-set.js'
+import { normalizeService, sortKeys } from './normalize.js'
+import { normalizeResources } from './normalize-fields.js'
+import { activeProfiles, selectServices } from './profiles.js'
+import type { ComposeProblem, ComposeProject } from './types.js'
+import { validateProject } from './validate.js'
+import { lineOf } from './yaml-source.js'
 
 export interface LoadComposeOptions {
   /** `-f` files, relative to `cwd`; discovered as compose does when empty. */
@@ -35,6 +38,10 @@ export interface LoadComposeOptions {
   collectProblems?: boolean
   /** False skips building `references` (the reference index), which plain rendering does not show. */
   referenceIndex?: boolean
+  /** `--profile` values; when empty, `COMPOSE_PROFILES` (environment, then the project env file). */
+  profiles?: string[]
+  /** With `collectProblems`: also report every key docker-compose v1 refuses (the client found is v1). */
+  checkV1Keys?: boolean
 }
 
 const composeFileNames = ['compose.yaml', 'compose.yml', 'docker-compose.yml', 'docker-compose.yaml']
@@ -80,7 +87,33 @@ function projectNameOf(
   return raw.toLowerCase().replace(/[^a-z0-9_-]/g, '')
 }
 
-/** Loads, interpolates, extends, merges and normalises a compose project. */
+/** The merged model's top-level sections other than `services`, in compose's order, `version` dropped. */
+function topLevelSections(merged: Record<string, unknown>): Record<string, unknown> {
+  const sections: Record<string, unknown> = {}
+  for (const key of topLevelOrder.slice(2)) if (merged[key] !== undefined) sections[key] = merged[key]
+  for (const [key, value] of Object.entries(sortKeys(merged))) {
+    if (!topLevelOrder.includes(key) && key !== 'version') sections[key] = value
+  }
+  return sections
+}
+
+/** Records validation findings, or throws the first when not collecting. */
+function reportInvalid(problems: ComposeProblem[], collect: ComposeProblem[] | undefined): void {
+  const first = problems[0]
+  if (!first) return
+  if (collect) {
+    collect.push(
+      ...problems.map((problem) => ({
+        ...problem,
+        message: located(problem.file, problem.line, problem.message),
+      })),
+    )
+    return
+  }
+  throw new ComposeInputError(first.file, first.line, `${first.message}: invalid compose project`)
+}
+
+/** Loads, interpolates, includes, extends, merges, selects by profile and normalises a compose project. */
 export function loadComposeProject(options: LoadComposeOptions = {}): ComposeProject {
   const cwd = resolve(options.cwd ?? process.cwd())
   const processEnv = options.environment ?? process.env
@@ -95,81 +128,71 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
     preferHostEnv: options.preferHostEnv,
   })
   const interpolating = options.interpolate !== false
-  const indexing = options.referenceIndex !== false
   const problems: ComposeProblem[] = []
-  const warnings: ComposeProblem[] = []
-  const sitesByFile = new Map<string, ReferenceSite[]>()
   const maskNames = options.mask
     ? new Set(Object.keys(environment.origins).filter((name) => environment.origins[name] === 'vault'))
     : undefined
-  const cache = new Map<string, LoadedFile>()
-  const loadFile = (file: string, baseDir: string): LoadedFile => {
-    const cached = cache.get(file)
-    if (cached) return cached
-    const source = parseComposeYaml(readTextFile(file, 'compose file'), file)
-    const references: ReferenceSite[] = []
-    const context = {
-      lookup: environment.lookup,
-      maskNames,
-      collect: options.collectProblems ? problems : undefined,
-      warnings,
-      references: indexing ? references : undefined,
-    }
-    let model = source.value
-    if (interpolating) model = interpolateModel(source, context)
-    else recordModelReferences(source, context)
-    absolutizeServicePaths(model, baseDir)
-    sitesByFile.set(file, references)
-    const loaded = { file, model, lines: source.lines }
-    cache.set(file, loaded)
-    return loaded
+  const session: LoadSession = {
+    interpolate: interpolating,
+    indexing: options.referenceIndex !== false,
+    maskNames,
+    collect: options.collectProblems ? problems : undefined,
+    warnings: [],
+    references: [...environment.references],
+    serviceFiles: new Map(),
+    lines: new Map(),
+    filesRead: new Set(),
+    checkV1Keys: options.checkV1Keys,
   }
-
-  let merged: Record<string, unknown> = {}
-  const serviceFiles = new Map<string, string>()
-  const references: ReferenceSite[] = [...environment.references]
-  for (const file of files) {
-    const loaded = loadFile(file, workingDir)
-    const resolved = resolveExtends(loaded, (other) => loadFile(other, dirname(other)))
-    const own = sitesByFile.get(file) ?? []
-    references.push(...own)
-    for (const [service, bases] of Object.entries(resolved.bases)) {
-      if (!serviceFiles.has(service)) serviceFiles.set(service, file)
-      for (const base of bases) {
-        const inherited = (sitesByFile.get(base.file) ?? []).filter((site) => site.service === base.service)
-        references.push(...inherited.map((site) => ({ ...site, service })))
-      }
+  const merged = loadFileSet(session, { lookup: environment.lookup, workingDir, includedFrom: [] }, files)
+  const composeVariable = (name: string) =>
+    processEnv[name] ?? (environment.origins[name] === 'env-file' ? environment.variables[name] : undefined)
+  const profiles = activeProfiles(options.profiles, composeVariable('COMPOSE_PROFILES'))
+  const { enabled, disabled } = selectServices(servicesOf(merged), profiles)
+  const fileOf = (service: string) => session.serviceFiles.get(service) ?? files[0]!
+  const locate = (service: string, field: string) => {
+    const file = fileOf(service)
+    return {
+      file,
+      line: lineOf(session.lines.get(file) ?? new Map(), childPath(`services.${service}`, field)),
     }
-    merged = mergeModels(merged, { ...loaded.model, services: resolved.services })
   }
+  if (interpolating)
+    reportInvalid(validateProject({ services: enabled, disabled, model: merged, locate }), session.collect)
 
   const normalizeContext = {
     lookup: environment.lookup,
     interpolate: interpolating,
-    references,
+    collecting: options.collectProblems,
+    references: session.references,
     maskNames,
     envFiles: new Map(),
   }
   const services: Record<string, unknown> = {}
-  const mergedServices = asRecord(merged.services)
-  for (const name of Object.keys(mergedServices).sort()) {
-    const service = asRecord(mergedServices[name])
-    services[name] = normalizeService(name, service, normalizeContext, serviceFiles.get(name) ?? files[0]!)
+  for (const name of Object.keys(enabled).sort()) {
+    services[name] = normalizeService(name, enabled[name]!, normalizeContext, fileOf(name))
   }
-  const name = projectNameOf(options.projectName ?? processEnv.COMPOSE_PROJECT_NAME, merged, workingDir)
-  const model: Record<string, unknown> = { name, services }
-  for (const key of topLevelOrder.slice(2)) if (merged[key] !== undefined) model[key] = merged[key]
-  for (const [key, value] of Object.entries(sortKeys(merged))) {
-    if (!topLevelOrder.includes(key) && key !== 'version') model[key] = value
-  }
+  const name = projectNameOf(
+    options.projectName ?? composeVariable('COMPOSE_PROJECT_NAME'),
+    merged,
+    workingDir,
+  )
+  const model: Record<string, unknown> = { name, services, ...topLevelSections(merged) }
+  normalizeResources(model)
+  const references = session.indexing
+    ? session.references.filter((site) => site.service === '' || Object.hasOwn(enabled, site.service))
+    : []
   return {
     name,
     workingDir,
     files,
+    includedFiles: [...session.filesRead].filter((file) => !files.includes(file)),
     envFiles: environment.envFiles,
+    profiles,
+    disabledServices: Object.keys(disabled).sort(),
     model,
-    references: indexing ? references : [],
-    problems: [...problems, ...warnings],
+    references,
+    problems: [...problems, ...session.warnings],
     variables: environment.variables,
     origins: environment.origins,
   }

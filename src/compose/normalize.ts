@@ -3,12 +3,15 @@
  * (which wins), maps instead of `KEY=value` lists, long port syntax, `depends_on`/`networks` as maps,
  * `build` as a mapping with an absolute context.
  */
-import { isAbsolute, resolve } from 'node:path'
+import { isIP } from 'node:net'
+import { homedir } from 'node:os'
+import { isAbsolute, join, resolve } from 'node:path'
 import { readEnvFile, type EnvFileResult } from './env-file.js'
 import { ComposeInputError } from './errors.js'
 import type { Lookup } from './interpolate.js'
 import { asRecord, maskText } from './interpolate-model.js'
 import { listToMap } from './merge.js'
+import { normalizeBuild, normalizeDependsOn, normalizeFileMounts } from './normalize-fields.js'
 import type { ReferenceSite } from './types.js'
 import { readTextFile } from './yaml-source.js'
 
@@ -17,6 +20,8 @@ type Model = Record<string, unknown>
 export interface NormalizeContext {
   lookup: Lookup
   interpolate: boolean
+  /** Errors are being collected (`--check`): a port left empty by a failed substitution is kept as written. */
+  collecting?: boolean
   references: ReferenceSite[]
   maskNames?: ReadonlySet<string>
   /** Env files already read in this load, by absolute path (services often share one). */
@@ -33,10 +38,30 @@ function envFileEntries(value: unknown, baseDir: string): { path: string; requir
   })
 }
 
-/** Makes relative `env_file` and `build` paths of every service absolute against `baseDir`. */
+/** A bind source made absolute (`./data`, `../x` against `baseDir`; `~` against the home directory). */
+function absoluteBindSource(source: string, baseDir: string): string {
+  if (source.includes('$')) return source
+  if (source === '~' || source.startsWith('~/')) return join(homedir(), source.slice(1))
+  return source.startsWith('.') ? resolve(baseDir, source) : source
+}
+
+function absolutizeVolume(entry: unknown, baseDir: string): unknown {
+  if (typeof entry === 'string') {
+    const colon = entry.indexOf(':')
+    if (colon <= 0) return entry
+    return absoluteBindSource(entry.slice(0, colon), baseDir) + entry.slice(colon)
+  }
+  const record = asRecord(entry)
+  if (record.type !== 'bind' || typeof record.source !== 'string') return entry
+  return { ...record, source: absoluteBindSource(record.source, baseDir) }
+}
+
+/** Makes relative `env_file`, `build` and bind-mount paths of every service absolute against `baseDir`. */
 export function absolutizeServicePaths(model: Model, baseDir: string): void {
   for (const service of Object.values(asRecord(model.services))) {
     const record = asRecord(service)
+    if (Array.isArray(record.volumes))
+      record.volumes = record.volumes.map((entry) => absolutizeVolume(entry, baseDir))
     if (record.env_file !== undefined) record.env_file = envFileEntries(record.env_file, baseDir)
     if (typeof record.build === 'string') record.build = { context: record.build }
     const build = asRecord(record.build)
@@ -122,35 +147,62 @@ function maskedIfVault(
   return masked && item.references.some((reference) => masked.has(reference.name)) ? maskText : value
 }
 
-/** Short port syntax (`[ip:][published:]target[/proto]`) to compose's long syntax. */
-function parsePort(entry: unknown, file: string): Model[] {
-  if (typeof entry === 'number') return [{ mode: 'ingress', target: entry, protocol: 'tcp' }]
-  if (typeof entry !== 'string') return [asRecord(entry)]
-  const [spec = '', protocol = 'tcp'] = entry.split('/')
+const portRange = /^[0-9]+(-[0-9]+)?$/
+
+/**
+ * Short port syntax (`[ip:][published:]target[/proto]`) to compose's long syntax, as
+ * go-connections' `nat.ParsePortSpec` reads it; undefined when the entry does not parse.
+ */
+function parsePort(entry: unknown): Model[] | undefined {
+  if (entry !== null && typeof entry === 'object' && !Array.isArray(entry)) return [entry as Model]
+  if (typeof entry !== 'string' && typeof entry !== 'number') return undefined
+  const text = String(entry)
+  const slash = text.lastIndexOf('/')
+  const spec = slash === -1 ? text : text.slice(0, slash)
+  const protocol = slash === -1 ? 'tcp' : text.slice(slash + 1).toLowerCase()
   const parts = spec.split(':')
   const target = parts.pop() ?? ''
-  const published = parts.pop()
-  const hostIp = parts.length > 0 ? parts.join(':').replace(/^\[|\]$/g, '') : undefined
+  const published = parts.pop() ?? ''
+  const hostIp = parts.join(':').replace(/^\[(.*)\]$/, '$1')
+  if (hostIp !== '' && isIP(hostIp) === 0) return undefined
+  if (!portRange.test(target) || (published !== '' && !portRange.test(published)) || protocol === '')
+    return undefined
   const targets = expandRange(target)
-  const publishedRange = published === undefined || published === '' ? undefined : expandRange(published)
-  if (targets.some((port) => !Number.isInteger(port)))
-    throw new ComposeInputError(file, undefined, 'invalid port number (the value is not shown)')
+  const publishedRange = published === '' ? undefined : expandRange(published)
+  if (!targets || (published !== '' && !publishedRange)) return undefined
+  if (publishedRange && targets.length > 1 && publishedRange.length !== targets.length) return undefined
   return targets.map((port, index) => {
     const long: Model = { mode: 'ingress' }
     if (hostIp) long.host_ip = hostIp
     long.target = port
     if (publishedRange) {
-      long.published = String(publishedRange.length === targets.length ? publishedRange[index] : published)
+      long.published = publishedRange.length === targets.length ? String(publishedRange[index]) : published
     }
     long.protocol = protocol
     return long
   })
 }
 
-function expandRange(text: string): number[] {
-  const [start, end] = text.split('-').map(Number)
-  if (end === undefined || start === undefined) return [Number(text)]
+function expandRange(text: string): number[] | undefined {
+  const [start = NaN, end = start] = text.split('-').map(Number)
+  if (!(start <= end) || end > 65535) return undefined
   return Array.from({ length: end - start + 1 }, (_, index) => start + index)
+}
+
+/**
+ * A service's `ports` in long syntax. As compose does, with `--no-interpolate` a list holding an
+ * entry that does not parse (`${PORT:-80}:80`) is kept as written; otherwise it is an error (or,
+ * when collecting, the substitution error already reported stands for it).
+ */
+function normalizePorts(ports: unknown[], strict: boolean, file: string): unknown[] {
+  const result: unknown[] = []
+  for (const entry of ports) {
+    const parsed = parsePort(entry)
+    if (parsed) result.push(...parsed)
+    else if (!strict) return ports
+    else throw new ComposeInputError(file, undefined, 'invalid port specification (the value is not shown)')
+  }
+  return result
 }
 
 /** Normalises one merged service the way `docker compose config` prints it. */
@@ -175,15 +227,14 @@ export function normalizeService(
       result[field] = sortKeys(Object.fromEntries(entries))
     }
   }
-  if (Array.isArray(service.ports)) result.ports = service.ports.flatMap((entry) => parsePort(entry, file))
-  if (Array.isArray(service.depends_on)) {
-    result.depends_on = Object.fromEntries(
-      service.depends_on.map((dependency) => [
-        String(dependency),
-        { condition: 'service_started', required: true },
-      ]),
-    )
+  if (Array.isArray(service.ports))
+    result.ports = normalizePorts(service.ports, context.interpolate && !context.collecting, file)
+  if (service.depends_on !== undefined) result.depends_on = normalizeDependsOn(service.depends_on)
+  for (const field of ['secrets', 'configs']) {
+    if (service[field] !== undefined) result[field] = normalizeFileMounts(service[field])
   }
+  if (service.build !== undefined) result.build = normalizeBuild(service.build)
+
   if (Array.isArray(service.networks)) {
     result.networks = Object.fromEntries(service.networks.map((network) => [String(network), null]))
   }

@@ -18,6 +18,8 @@ export interface RenderRequest extends LoadComposeOptions {
   variable?: string
   /** The vault environment whose secrets are the top layer (`--env`); needs a secret layer. */
   vaultEnvironment?: string
+  /** The compose client that will run the stack; with `v1`, `--check` reports the keys it refuses. */
+  composeClient?: 'v1' | 'v2'
 }
 
 export interface RenderedConfig {
@@ -67,6 +69,7 @@ function renderLoaded(request: RenderRequest): RenderResult {
     interpolate: interpolating,
     collectProblems: collecting,
     referenceIndex: collecting,
+    checkV1Keys: request.mode === 'check' && request.composeClient === 'v1',
   })
   switch (request.mode) {
     case 'check':

@@ -31,6 +31,8 @@ export interface ComposeProblem {
     | 'unused_secret'
     | 'dollar_in_value'
     | 'invalid_value'
+    | 'invalid_reference'
+    | 'v1_refused_key'
   message: string
   variable?: string
   service?: string
@@ -47,8 +49,14 @@ export interface ComposeProject {
   workingDir: string
   /** The compose files that were loaded, in order (absolute). */
   files: string[]
+  /** Compose files read through `include` or `extends` (absolute). */
+  includedFiles: string[]
   /** The project env files that were read, in order (absolute). */
   envFiles: string[]
+  /** The active profiles. */
+  profiles: string[]
+  /** Services left out because none of their profiles is active. */
+  disabledServices: string[]
   /** The merged, interpolated and normalised model (`$` not yet escaped). */
   model: Record<string, unknown>
   references: ReferenceSite[]

@@ -7,6 +7,7 @@ import type { LineCounter as LineCounterType, Node } from 'yaml'
 import { ComposeFileNotFoundError, ComposeInputError } from './errors.js'
 import { yamlModule } from '../yaml-module.js'
 import { childPath, parseSimpleYaml, UnsupportedYaml } from './fast-yaml.js'
+import { legacyOctal, parseLegacyOctal } from './fast-yaml-scalars.js'
 
 /** A parsed compose file: its values and the 1-based line of each path (`services.web.image`). */
 export interface YamlSource {
@@ -60,11 +61,26 @@ export function parseComposeYaml(text: string, file: string): YamlSource {
   return { file, value: value as Record<string, unknown>, lines: fast.lines }
 }
 
+/** `0440` as the octal integer 288, as compose-go's YAML reader (go-yaml) resolves it. */
+const legacyOctalTag = {
+  identify: (value: unknown) => typeof value === 'number',
+  default: true,
+  tag: 'tag:yaml.org,2002:int',
+  format: 'OCT',
+  test: legacyOctal,
+  resolve: parseLegacyOctal,
+}
+
 /** The full parser: anchors, aliases, `<<` merge keys, block scalars and exact error positions. */
 export function parseWithFullParser(text: string, file: string): YamlSource {
   const { LineCounter, parseDocument } = yamlModule()
   const lineCounter = new LineCounter()
-  const document = parseDocument(text, { lineCounter, merge: true, prettyErrors: false })
+  const document = parseDocument(text, {
+    lineCounter,
+    merge: true,
+    prettyErrors: false,
+    customTags: (tags) => [legacyOctalTag, ...(tags as object[])] as typeof tags,
+  })
   const problem = document.errors[0]
   if (problem) {
     const line = problem.linePos?.[0]?.line ?? lineCounter.linePos(problem.pos[0]).line

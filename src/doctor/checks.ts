@@ -24,6 +24,8 @@ export interface DoctorOptions {
   stackDir: string
   environment?: string
   composeFiles?: string[]
+  /** Compose profiles to enable (`--profile`). */
+  profiles?: string[]
   /** The socket proxy's URL (`tcp://host:2375` or `http://...`), when one is configured. */
   proxy?: string
 }
@@ -180,6 +182,7 @@ async function requiredCheck(
     project = loadComposeProject({
       cwd: options.stackDir,
       files: options.composeFiles,
+      profiles: options.profiles,
       secrets,
       collectProblems: true,
     })

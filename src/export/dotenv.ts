@@ -55,7 +55,8 @@ function unreadableBy(quoting: Quoting, value: string): EnvFileReader[] {
   if (quoting === 'single') {
     const hasQuote = value.includes("'")
     if (hasQuote) readers.push('sh')
-    if (hasQuote || hasCarriageReturn) readers.push('compose')
+    // compose's reader takes `\'` inside single quotes for an escaped quote: a trailing `\` never closes.
+    if (hasQuote || hasCarriageReturn || value.endsWith('\\')) readers.push('compose')
     if (hasQuote || /\\\\|\\$/.test(value) || value.includes('${') || hasCarriageReturn)
       readers.push('docker-compose-v1')
     return readers

@@ -8,6 +8,7 @@ import { NotConfiguredError } from '../errors.js'
 export interface PreflightOptions {
   cwd: string
   files?: string[]
+  profiles?: string[]
   secrets: Record<string, string>
   hostEnv: NodeJS.ProcessEnv
   preferHost?: boolean
@@ -25,6 +26,7 @@ export async function composePreflight(options: PreflightOptions): Promise<Prefl
   const project = loadComposeProject({
     cwd: options.cwd,
     files: options.files,
+    profiles: options.profiles,
     environment: options.hostEnv,
     secrets: options.secrets,
     preferHostEnv: options.preferHost,

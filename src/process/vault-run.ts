@@ -13,6 +13,8 @@ export interface RunOptions {
   onlyReferenced?: boolean
   check?: boolean
   composeFiles?: string[]
+  /** Compose profiles to enable for --check / --only-referenced (`--profile`). */
+  profiles?: string[]
   /** Where compose files are discovered for --check / --only-referenced (default: the working directory). */
   composeDir?: string
   warn: (line: string) => void
@@ -32,6 +34,7 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
     const preflight = await composePreflight({
       cwd: options.composeDir ?? process.cwd(),
       files: options.composeFiles,
+      profiles: options.profiles,
       secrets,
       hostEnv: process.env,
       preferHost: options.preferHost,

@@ -30,12 +30,14 @@ export async function planRestart(options: {
   secrets: Record<string, string>
   stackDir: string
   composeFiles?: string[]
+  profiles?: string[]
 }): Promise<RestartPlan> {
   const { findReferences, loadComposeProject } = await import('../compose/index.js')
   const env = buildChildEnvironment(process.env, options.secrets)
   const project = loadComposeProject({
     cwd: options.stackDir,
     files: options.composeFiles,
+    profiles: options.profiles,
     environment: env,
     collectProblems: true,
   })

@@ -21,6 +21,8 @@ export interface RotateOptions {
   /** The stack directory: where the compose files are. */
   stackDir: string
   composeFiles?: string[]
+  /** Compose profiles whose services count too (`--profile`). */
+  profiles?: string[]
   /** Seconds to wait for the recreated services. */
   waitSeconds: number
   note: (line: string) => void
@@ -49,6 +51,7 @@ export async function rotateSecret(api: VaultApi, options: RotateOptions): Promi
         secrets,
         stackDir: options.stackDir,
         composeFiles: options.composeFiles,
+        profiles: options.profiles,
       })
     : undefined
   const value = options.value ?? newValueFor(options.name, options.length)

@@ -170,3 +170,61 @@ describe('vault render: bad input is one line with file and line, an exit code, 
     }
   })
 })
+
+describe('vault render: include, profiles and validation through the CLI', () => {
+  const stack = {
+    'compose.yaml': [
+      'include:',
+      '  - path: db/compose.yaml',
+      'services:',
+      '  web:',
+      '    image: web',
+      '    depends_on: [db]',
+      '  metrics:',
+      '    image: metrics',
+      '    profiles: [monitoring]',
+      '    environment:',
+      '      TOKEN: ${METRICS_TOKEN}',
+    ].join('\n'),
+    'db/compose.yaml':
+      'services:\n  db:\n    image: postgres\n    environment:\n      POSTGRES_PASSWORD: ${DB_PASSWORD:?set it}\n',
+  }
+
+  it('renders included services and enables a profile per --profile', async () => {
+    const directory = writeStack(stack)
+    const plain = await runCli(['render', '--format', 'json'], { cwd: directory, env: { DB_PASSWORD: 'p' } })
+    expect(plain.exitCode).toBe(0)
+    expect(Object.keys(JSON.parse(plain.stdout).services)).toEqual(['db', 'web'])
+    expect(plain.stdout).not.toContain('include')
+    const profiled = await runCli(['render', '--profile', 'monitoring', '--format', 'json'], {
+      cwd: directory,
+      env: { DB_PASSWORD: 'p', METRICS_TOKEN: 't' },
+    })
+    expect(Object.keys(JSON.parse(profiled.stdout).services)).toEqual(['db', 'metrics', 'web'])
+    const fromVariable = await runCli(['render', '--who-uses', 'METRICS_TOKEN'], {
+      cwd: directory,
+      env: { DB_PASSWORD: 'p', COMPOSE_PROFILES: 'monitoring' },
+    })
+    expect(fromVariable.stdout).toMatch(/metrics\s+environment\.TOKEN\s+compose\.yaml:11/)
+  })
+
+  it('--check reports the required variable of an included file with its file and line', async () => {
+    const directory = writeStack(stack)
+    const result = await runCli(['render', '--check', '--json'], { cwd: directory })
+    expect(result.exitCode).not.toBe(0)
+    const problem = JSON.parse(result.stdout).problems.find(
+      (entry: { variable?: string }) => entry.variable === 'DB_PASSWORD',
+    )
+    expect(problem).toMatchObject({ level: 'error', service: 'db', line: 5 })
+    expect(problem.file).toMatch(/db\/compose\.yaml$/)
+  })
+
+  it('refuses a depends_on target that does not exist, naming file and line (exit 2)', async () => {
+    const directory = writeStack({
+      'compose.yaml': 'services:\n  web:\n    image: web\n    depends_on: [nope]\n',
+    })
+    const result = await runCli(['render'], { cwd: directory })
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr).toMatch(/compose\.yaml:4: service "web" depends on undefined service "nope"/)
+  })
+})

@@ -104,7 +104,11 @@ describe('parseEnvFile: errors name the line', () => {
       'A=${B:=x}',
       'stack/.env:1: Invalid template in the value of A (the value is not shown)',
     ],
-    ['an invalid key', 'A$B=1', 'stack/.env:1: invalid key (keys use letters, digits and _ . - [ ])'],
+    [
+      'an invalid key',
+      'A$B=1',
+      'stack/.env:1: unexpected character "$" in a variable name (keys use letters, digits and _ . - [ ])',
+    ],
   ])('%s', (_, text, message) => {
     let thrown: unknown
     try {

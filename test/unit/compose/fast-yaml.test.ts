@@ -2,11 +2,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { parse } from 'yaml'
 import { parseSimpleYaml, UnsupportedYaml } from '../../../src/compose/fast-yaml.js'
 import { parseComposeYaml, parseWithFullParser } from '../../../src/compose/yaml-source.js'
 
 const fixtures = fileURLToPath(new URL('../../fixtures/compose/', import.meta.url))
+const corpus = fileURLToPath(new URL('../../fixtures/compose-corpus/', import.meta.url))
 
 function yamlFiles(directory: string): string[] {
   return readdirSync(directory).flatMap((name) => {
@@ -34,11 +34,21 @@ const supported = [
   'cmd: ["sh", "-c", "echo $$HOME"]\n',
   '\uFEFFbom: first\r\ncrlf: yes\r\n',
   'spaced : key\ntrailing:   \n  nested: 1\n',
+  'depends_on:\n  -  mongo  \n  - "quoted"  \nimage: nginx \t\n',
+  'a: &x 1\nb: *x\nc: &y\n  k: v\nd: *y # alias\n',
+  'base: &b {a: 1, b: 2}\nc:\n  b: 3\n  <<: *b\n  d: 4\n',
+  'one: &one {a: 1, b: 1}\ntwo: &two {b: 2, c: 2}\nboth:\n  <<: [*one, *two]\n  c: 3\n',
+  'x-env: &env\n  - A=1\n  - B=2\nservices:\n  a:\n    environment: *env\n  b:\n    environment: &own\n      - C=3\n    labels: *own\n',
+  'seq:\n  - &item\n    name: a\n  - *item\n  - &s scalar\n  - *s\nempty: &e\nagain: *e\n',
+  'a: &x 1\nx: &x 2\nb: *x\n',
 ]
 
 const unsupported = [
-  ['an anchor and alias', 'a: &x 1\nb: *x\n'],
-  ['a merge key', 'base: &b {a: 1}\nc:\n  <<: *b\n'],
+  ['an alias in a flow collection', 'a: &x 1\nb: [*x]\n'],
+  ['an anchor on a sequence item holding a mapping', 'a:\n  - &x k: v\n'],
+  ['an unknown alias', 'a: *nope\n'],
+  ['a merge of a scalar', 'a: &x 1\nb:\n  <<: *x\n'],
+  ['two merge keys', 'a: &x {k: 1}\nb:\n  <<: *x\n  <<: *x\n'],
   ['a block scalar', 'a: |\n  line\n'],
   ['a folded scalar', 'a: >\n  line\n'],
   ['a multi-line plain scalar', 'a: one\n  two\n'],
@@ -56,7 +66,13 @@ const unsupported = [
 
 describe('parseSimpleYaml', () => {
   it.each(supported)('reads %j exactly like the full parser', (text) => {
-    expect(parseSimpleYaml(text).value).toEqual(parse(text))
+    expect(parseSimpleYaml(text).value).toEqual(parseWithFullParser(text, 'case.yaml').value)
+  })
+
+  it('reads YAML 1.1 octals (0440) as compose-go does, in both readers', () => {
+    const text = 'modes: [0440, 0o440, -017, 08, 0]\n'
+    expect(parseSimpleYaml(text).value).toEqual({ modes: [288, 288, -15, 8, 0] })
+    expect(parseWithFullParser(text, 'f.yaml').value).toEqual({ modes: [288, 288, -15, 8, 0] })
   })
 
   it.each(unsupported)('hands %s to the full parser', (_, text) => {
@@ -86,8 +102,36 @@ describe('parseSimpleYaml', () => {
     }
   })
 
-  it('falls back to the full parser for anchors and merge keys', () => {
-    const source = parseComposeYaml('x-base: &base\n  image: a\nservices:\n  web:\n    <<: *base\n', 'c.yaml')
-    expect(source.value).toEqual({ 'x-base': { image: 'a' }, services: { web: { image: 'a' } } })
+  it('reads anchors and merge keys itself', () => {
+    const text = 'x-base: &base\n  image: a\nservices:\n  web:\n    <<: *base\n'
+    expect(parseSimpleYaml(text).value).toEqual({
+      'x-base': { image: 'a' },
+      services: { web: { image: 'a' } },
+    })
+  })
+
+  it('reads every corpus compose file it accepts exactly like the full parser (values and lines)', () => {
+    const files = yamlFiles(corpus)
+    let fastRead = 0
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8')
+      let fast
+      try {
+        fast = parseSimpleYaml(text)
+      } catch (error) {
+        if (error instanceof UnsupportedYaml) continue
+        throw error
+      }
+      fastRead++
+      const full = parseWithFullParser(text, file)
+      expect(fast.value, file).toEqual(full.value)
+      expect(
+        [...fast.lines].filter(
+          ([path]) => full.lines.has(path) && full.lines.get(path) !== fast.lines.get(path),
+        ),
+        file,
+      ).toEqual([])
+    }
+    expect(fastRead).toBeGreaterThanOrEqual(40)
   })
 })
