@@ -100,7 +100,11 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
   const warnings: ComposeProblem[] = []
   const sitesByFile = new Map<string, ReferenceSite[]>()
   const maskNames = options.mask
-    ? new Set(Object.keys(environment.origins).filter((name) => environment.origins[name] === 'vault'))
+    ? new Set(
+        Object.keys(environment.origins).filter(
+          (name) => environment.origins[name] === 'vault' || name.startsWith('VAULT_'),
+        ),
+      )
     : undefined
   const cache = new Map<string, LoadedFile>()
   const loadFile = (file: string, baseDir: string): LoadedFile => {
@@ -172,5 +176,6 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
     problems: [...problems, ...warnings],
     variables: environment.variables,
     origins: environment.origins,
+    shadowed: environment.shadowed,
   }
 }

@@ -31,6 +31,8 @@ export interface ComposeProblem {
     | 'unused_secret'
     | 'dollar_in_value'
     | 'invalid_value'
+    | 'vault_credential'
+    | 'shadowed_by_vault'
   message: string
   variable?: string
   service?: string
@@ -56,4 +58,6 @@ export interface ComposeProject {
   /** The layered variables the files were interpolated with. */
   variables: Record<string, string>
   origins: Record<string, VariableOrigin>
+  /** Names whose value from a lower layer was replaced by a higher one: name -> the lower layer. */
+  shadowed: Record<string, VariableOrigin>
 }
