@@ -17,11 +17,9 @@ import {
 
 /** A MySQL string literal (backslash escapes, as without NO_BACKSLASH_ESCAPES). */
 export function mysqlLiteral(value: string): string {
-  const escaped = value.replace(/[\0\n\r\x1a'"\\]/g, (char) => {
-    const named: Record<string, string> = { '\0': '\\0', '\n': '\\n', '\r': '\\r', '\x1a': '\\Z' }
-    return named[char] ?? `\\${char}`
-  })
-  return `'${escaped}'`
+  const named: Record<string, string> = { '\0': '\\0', '\n': '\\n', '\r': '\\r', '\u001a': '\\Z' }
+  const escaped = [...value].map((char) => named[char] ?? (`'"\\`.includes(char) ? `\\${char}` : char))
+  return `'${escaped.join('')}'`
 }
 
 /** The MySQL/MariaDB rotator for `target`. */

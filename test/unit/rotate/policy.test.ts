@@ -88,7 +88,8 @@ describe('the usual database names are covered by default', () => {
     ['MYSQL_USER', undefined],
     ['MYSQL_DATABASE', undefined],
   ])('%s: %s', async (name, kind) => {
-    const { defaultRotationRules, isDatabasePassword, ruleFor } = await import('../../../src/rotate/policy.js')
+    const { defaultRotationRules, isDatabasePassword, ruleFor } =
+      await import('../../../src/rotate/policy.js')
     expect(ruleFor(name, defaultRotationRules)?.kind).toBe(kind)
     expect(isDatabasePassword(name)).toBe(kind === 'database password')
   })
