@@ -40,7 +40,9 @@ export function postgresRotator(target: RotatorTarget): DatabaseRotator {
 
 async function connectAs(url: string, password: string) {
   const { default: pg } = await import('pg')
-  const client = new pg.Client({ connectionString: url, password, connectionTimeoutMillis: 10_000 })
+  const withPassword = new URL(url)
+  withPassword.password = encodeURIComponent(password)
+  const client = new pg.Client({ connectionString: withPassword.href, connectionTimeoutMillis: 10_000 })
   client.on('error', () => undefined)
   await client.connect()
   return client
