@@ -71,29 +71,38 @@ export async function serviceContainerIds(target: ComposeTarget, services: strin
   return (await compose(target, ['ps', '-q', ...services])).split('\n').filter(Boolean)
 }
 
-const statusFormat =
-  '{{.Id}}|{{index .Config.Labels "com.docker.compose.service"}}|{{.State.Status}}|' +
-  '{{if .State.Health}}{{.State.Health.Status}}{{end}}|{{.RestartCount}}|{{.State.StartedAt}}'
+interface InspectedContainer {
+  Id?: string
+  RestartCount?: number
+  Config?: { Labels?: Record<string, string> | null }
+  State?: { Status?: string; StartedAt?: string; Health?: { Status?: string } | null }
+}
 
-/** The state of every container in `ids`: one `docker inspect`; a container gone is left out. */
+/** The state of every container in `ids`: one `docker inspect` (its JSON); a container gone is left out. */
 export async function inspectContainers(target: ComposeTarget, ids: string[]): Promise<ContainerStatus[]> {
   if (ids.length === 0) return []
   const { execa } = await import('execa')
-  const result = await execa('docker', ['inspect', '--format', statusFormat, ...ids], {
+  const result = await execa('docker', ['inspect', ...ids], {
     env: target.env,
     extendEnv: false,
     reject: false,
     stdin: 'ignore',
     timeout: 60_000,
   })
-  return String(result.stdout)
-    .split('\n')
-    .filter((line) => line.includes('|'))
-    .map((line) => {
-      const [id = '', service = '', status = 'unknown', health = '', restarts = '0', startedAt = ''] =
-        line.split('|')
-      return { id, service, status, health: health || undefined, restarts: Number(restarts), startedAt }
-    })
+  let containers: InspectedContainer[]
+  try {
+    containers = JSON.parse(String(result.stdout) || '[]') as InspectedContainer[]
+  } catch {
+    return []
+  }
+  return containers.map((container) => ({
+    id: container.Id ?? '',
+    service: container.Config?.Labels?.['com.docker.compose.service'] ?? '',
+    status: container.State?.Status ?? 'unknown',
+    health: container.State?.Health?.Status || undefined,
+    restarts: container.RestartCount ?? 0,
+    startedAt: container.State?.StartedAt ?? '',
+  }))
 }
 
 async function compose(target: ComposeTarget, args: string[]): Promise<string> {
