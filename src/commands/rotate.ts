@@ -7,6 +7,7 @@ import { ExitCode, UsageError } from '../errors.js'
 import { dueSecrets, type DueResult } from '../rotate/due.js'
 import { isDatabasePassword } from '../rotate/policy.js'
 import { rotatorNames } from '../rotate/rotators/index.js'
+import type { OtherStack } from '../rotate/other-stacks.js'
 import type { RotateResult } from '../rotate/rotate-secret.js'
 import { formatDueReport, formatRotateReport } from '../ui/rotate-report.js'
 import { readSecretValue } from '../ui/read-secret.js'
@@ -95,7 +96,7 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
     }),
   }
 
-  async run(): Promise<RotateResult | DueResult> {
+  async run(): Promise<(RotateResult & { otherStacks: OtherStack[] }) | DueResult> {
     const { flags } = this
     const { name } = this.args
     if (!flags.due && !name) {
@@ -103,7 +104,7 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
         hint: 'vault rotate DATABASE_PASSWORD --env dev',
       })
     }
-    const { api } = await connect(flags, (line) => this.note(line))
+    const { api, settings } = await connect(flags, (line) => this.note(line))
     if (flags.due || !name) {
       const result = await dueSecrets(api, flags.env, flags['max-age'] ?? [])
       if (!this.jsonEnabled()) this.out(formatDueReport(result))
@@ -134,10 +135,16 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
       rollback: flags.rollback,
       note: (line) => this.note(line),
     })
+    const { stackScope, stacksSharing } = await import('../rotate/other-stacks.js')
+    const others = await stacksSharing(name, flags['stack-dir'], stackScope(settings, flags.env))
     if (!this.jsonEnabled()) this.note(formatRotateReport(result))
+    for (const other of result.vaultHolds === 'new' ? others : [])
+      this.note(
+        `Warning: the stack in ${other.stackDir} also uses ${name} (${other.services.join(', ')}) and still runs with the old value: cd ${other.stackDir} && vault run${flags.env ? ` --env ${flags.env}` : ''} -- docker compose up -d --no-deps ${other.services.join(' ')}`,
+      )
     if (result.outcome === 'rolled-back') process.exitCode = ExitCode.rolledBack
     else if (result.outcome === 'unhealthy') process.exitCode = ExitCode.unexpected
-    return result
+    return { ...result, otherStacks: others }
   }
 
   private async rotator(name: (typeof rotatorNames)[number], api: VaultApi) {
