@@ -389,7 +389,7 @@ describe('HTTPS', () => {
 })
 
 describe('vault server --dev (built CLI, real process)', () => {
-  it('generates keys into a 0600 file, initialises a project, writes the stack .env and answers', async () => {
+  it('generates keys into a 0600 file, initialises a project, writes the stack credentials file and answers', async () => {
     const { spawn } = await import('node:child_process')
     const { runJs } = await import('../helpers/cli.js')
     const dir = mkdtempSync(join(tmpdir(), 'vault-dev-cli-'))
@@ -432,7 +432,7 @@ describe('vault server --dev (built CLI, real process)', () => {
       expect(stderr).toContain(keyFile)
       expect(stderr).not.toContain(encryptionKey)
       const stackEnv = Object.fromEntries(
-        readFileSync(join(dir, 'stack', '.env'), 'utf8')
+        readFileSync(join(dir, 'stack', '.vault', 'credentials'), 'utf8')
           .trim()
           .split('\n')
           .map((line) => line.split('=', 2)),
