@@ -11,7 +11,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import mariadb from 'mariadb'
@@ -26,6 +26,8 @@ import {
   type MariadbInfo,
 } from '../harness/mariadb.js'
 import { parseEnvFile } from '../../src/compose/env-file.js'
+import { writeCredentialsFile } from '../../src/stack/credentials-file.js'
+import { buildClientImage } from '../harness/client-image.js'
 import { startPostgres, stopPostgres, type PostgresInfo } from '../harness/postgres.js'
 import { runCli } from '../helpers/cli.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
@@ -153,6 +155,37 @@ describe.skipIf(!engine || mariadbMissing)(
           Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('VAULT_'))),
         ]),
       )
+    const myLogin = async (user: string, password: string) => {
+      try {
+        const connection = await mariadb.createConnection({
+          host: '127.0.0.1',
+          port: maria.port,
+          user,
+          password,
+        })
+        await connection.end()
+        return true
+      } catch {
+        return false
+      }
+    }
+    const pgLogin = async (user: string, password: string) => {
+      const client = new pg.Client({
+        host: '127.0.0.1',
+        port: postgres.port,
+        user,
+        password,
+        database: 'postgres',
+      })
+      try {
+        await client.connect()
+        return true
+      } catch {
+        return false
+      } finally {
+        await client.end().catch(() => undefined)
+      }
+    }
     const login = async (stack: StackCase, password: string) => {
       if (stack.rotate.rotator === 'mysql') {
         try {
@@ -233,6 +266,85 @@ describe.skipIf(!engine || mariadbMissing)(
       ])
       rmSync(work, { recursive: true, force: true })
       home?.cleanup()
+    })
+
+    it('--rotator-service runs the database client inside the compose service (psql, mariadb)', async () => {
+      buildClientImage(engine!.dockerHost, 'vault-test/dbclient:latest')
+      const dir = join(work, 'dbclient')
+      mkdirSync(dir)
+      writeFileSync(
+        join(dir, 'docker-compose.yml'),
+        stringify({
+          version: '2.4',
+          services: {
+            database: {
+              image: 'vault-test/dbclient:latest',
+              network_mode: 'host',
+              command: keepAlive,
+              environment: {
+                PGPORT: String(postgres.port),
+                MYSQL_TCP_PORT: String(maria.port),
+                PG_PASSWORD: '${SVC_PG_PASSWORD}',
+                MY_PASSWORD: '${SVC_MY_PASSWORD}',
+              },
+            },
+          },
+        }),
+      )
+      writeCredentialsFile(dir, {
+        VAULT_DOMAIN: server.url,
+        VAULT_PROJECT_ID: server.projectId,
+        VAULT_CLIENT_ID: server.deploymentCredentials.clientId,
+        VAULT_CLIENT_SECRET: server.deploymentCredentials.clientSecret,
+      })
+      const admin = new pg.Client({
+        host: '127.0.0.1',
+        port: postgres.port,
+        user: 'postgres',
+        password: 'postgres',
+        database: 'postgres',
+      })
+      await admin.connect()
+      await admin.query(`CREATE ROLE svc LOGIN PASSWORD 'svc-pg-old'`)
+      await admin.end()
+      rootSql(maria, `CREATE USER 'svc'@'127.0.0.1' IDENTIFIED BY 'svc-my-old'`)
+      const env = { ...home.env, DOCKER_HOST: engine!.dockerHost, COMPOSE_PROJECT_NAME: 'tpdbclient' }
+      const run = (args: string[], input?: string) => runCli(args, { env, cwd: dir, input, timeout: 180_000 })
+      expect(
+        (await run(['secrets', 'set', 'SVC_PG_PASSWORD', '--env', 'staging'], 'svc-pg-old')).exitCode,
+      ).toBe(0)
+      expect(
+        (await run(['secrets', 'set', 'SVC_MY_PASSWORD', '--env', 'staging'], 'svc-my-old')).exitCode,
+      ).toBe(0)
+      expect((await run(['run', '--env', 'staging', '--', 'docker-compose', 'up', '-d'])).exitCode).toBe(0)
+      for (const [name, rotator, check] of [
+        ['SVC_PG_PASSWORD', 'postgres', (password: string) => pgLogin('svc', password)],
+        ['SVC_MY_PASSWORD', 'mysql', (password: string) => myLogin('svc', password)],
+      ] as const) {
+        const old = (await run(['secrets', 'get', name, '--env', 'staging'])).stdout
+        const result = await run([
+          'rotate',
+          name,
+          '--env',
+          'staging',
+          '--rotator',
+          rotator,
+          '--rotator-service',
+          'database',
+          '--rotator-user',
+          'svc',
+          '--stable',
+          '1',
+          '--json',
+        ])
+        expect(result.exitCode, result.stderr).toBe(0)
+        expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'rotated', rotator, healthy: true })
+        const value = (await run(['secrets', 'get', name, '--env', 'staging'])).stdout
+        expect(await check(value)).toBe(true)
+        expect(await check(old)).toBe(false)
+        expect(result.stdout + result.stderr).not.toContain(value)
+      }
+      await run(['run', '--env', 'staging', '--', 'docker-compose', 'down', '-t', '1'])
     })
 
     describe.each(stacks)('$dir', (stack) => {

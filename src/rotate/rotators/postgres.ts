@@ -91,6 +91,8 @@ async function changeInService(
     '127.0.0.1',
     '-X',
     '-q',
+    '-d',
+    'postgres',
     ...(user ? ['-U', user] : []),
   ]
   const changed = await exec(service, args, { input: `${passwordLine(from)}${alterSql(to)};\n` })
