@@ -12,3 +12,14 @@ describe('vault --help', () => {
     expect(topics).not.toMatch(/delete a secret/)
   })
 })
+
+describe('vault server init from a script', () => {
+  it('names the flags to pass when a value is missing', async () => {
+    const result = await runCli(['server', 'init', '--db-url', 'sqlite:///nonexistent/vault.db'])
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr).toMatch(/admin user name is required \(--admin-user\)/)
+    expect(result.stderr).toMatch(
+      /Hint: from a script: .*--admin-password-stdin --admin-user admin --project NAME --site-url URL/,
+    )
+  })
+})
