@@ -3,11 +3,12 @@
  * password (MariaDB: `SET PASSWORD = PASSWORD(...)`, which needs no privilege; MySQL: `SET PASSWORD =
  * '...'`), through a URL (the pure-JS `mariadb` connector; any password in the URL is ignored) or the
  * image's own client inside the compose service (`mariadb`, else `mysql`, via `compose exec -T`, the
- * password in MYSQL_PWD and the SQL on stdin). A fresh login with the new password must succeed before
+ * password read into MYSQL_PWD from the first stdin line, then the SQL). A fresh login with the new password must succeed before
  * the vault changes; if it fails, the session that changed it puts the old one back.
  */
 import { UnreachableError, VaultError } from '../../errors.js'
 import {
+  checkPassword,
   passwordFromStdin,
   passwordLine,
   type DatabaseRotator,
@@ -24,10 +25,11 @@ export function mysqlLiteral(value: string): string {
 
 /** The MySQL/MariaDB rotator for `target`. */
 export function mysqlRotator(target: RotatorTarget): DatabaseRotator {
-  const run = (from: string, to: string) =>
-    target.kind === 'url'
-      ? changeByUrl(target.url, from, to)
-      : changeInService(target.exec, target.service, target.user, from, to)
+  const run = async (from: string, to: string) => {
+    checkPassword(to)
+    if (target.kind === 'url') return changeByUrl(target.url, from, to)
+    return changeInService(target.exec, target.service, target.user, from, to)
+  }
   return {
     name: 'mysql',
     apply: (current, next) => run(current, next),
@@ -104,13 +106,15 @@ async function changeInService(
     '-N',
     '-B',
   ]
-  const version = await exec(service, args, { input: `${passwordLine(from)}SELECT VERSION();\n` })
+  const fromLine = passwordLine(from)
+  const toLine = passwordLine(to)
+  const version = await exec(service, args, { input: `${fromLine}SELECT VERSION();\n` })
   const mariadb = /mariadb/i.test(version.stdout)
   const sql = (password: string) =>
     mariadb
       ? `SET PASSWORD = PASSWORD(${mysqlLiteral(password)});\n`
       : `SET PASSWORD = ${mysqlLiteral(password)};\n`
-  const changed = await exec(service, args, { input: `${passwordLine(from)}${sql(to)}` })
+  const changed = await exec(service, args, { input: `${fromLine}${sql(to)}` })
   if (changed.exitCode !== 0)
     throw new UnreachableError(
       `mysql rotator: the client in ${service} failed: ${changed.stderr.trim().split('\n').at(-1)}`,
@@ -118,9 +122,9 @@ async function changeInService(
         hint: 'check --rotator-service and --rotator-user (default root)',
       },
     )
-  const check = await exec(service, args, { input: `${passwordLine(to)}SELECT 1;\n` })
+  const check = await exec(service, args, { input: `${toLine}SELECT 1;\n` })
   if (check.exitCode !== 0) {
-    await exec(service, args, { input: `${passwordLine(to)}${sql(from)}` })
+    await exec(service, args, { input: `${toLine}${sql(from)}` })
     throw new VaultError(
       `mysql rotator: a fresh login with the new password failed in ${service}; the old one is back`,
     )

@@ -95,7 +95,9 @@ async function changeInService(
     'postgres',
     ...(user ? ['-U', user] : []),
   ]
-  const changed = await exec(service, args, { input: `${passwordLine(from)}${alterSql(to)};\n` })
+  const fromLine = passwordLine(from)
+  const toLine = passwordLine(to)
+  const changed = await exec(service, args, { input: `${fromLine}${alterSql(to)};\n` })
   if (changed.exitCode !== 0)
     throw new UnreachableError(
       `postgres rotator: psql in ${service} failed: ${changed.stderr.trim().split('\n').at(-1)}`,
@@ -103,9 +105,9 @@ async function changeInService(
         hint: 'check --rotator-service and --rotator-user; the database must accept the current password on 127.0.0.1',
       },
     )
-  const check = await exec(service, args, { input: `${passwordLine(to)}SELECT 1;\n` })
+  const check = await exec(service, args, { input: `${toLine}SELECT 1;\n` })
   if (check.exitCode !== 0) {
-    await exec(service, args, { input: `${passwordLine(to)}${alterSql(from)};\n` })
+    await exec(service, args, { input: `${toLine}${alterSql(from)};\n` })
     throw new VaultError(
       `postgres rotator: a fresh login with the new password failed in ${service}; the old one is back`,
     )

@@ -34,6 +34,12 @@ export function passwordFromStdin(name: string, command: string): string[] {
   return ['sh', '-c', `IFS= read -r ${name}; export ${name}; ${command}`, 'sh']
 }
 
+/** Refuses a value no database client path carries intact (a NUL byte); returns it otherwise. */
+export function checkPassword(password: string): string {
+  if (password.includes('\0')) throw new VaultError('a database password cannot hold a NUL character')
+  return password
+}
+
 /** `password` as the first stdin line of a passwordFromStdin command; refuses a line break in it. */
 export function passwordLine(password: string): string {
   if (/[\r\n]/.test(password))
