@@ -3,7 +3,7 @@
  * third-party stack, `secrets import` of its .env, `doctor` on a first run without --env, `export`
  * without --env, and `rotate` naming the other stacks on this machine that use the rotated secret.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -117,4 +117,25 @@ describe('stack commands with a real vault', () => {
       ),
     )
   })
+
+  it.skipIf(!existsSync('/usr/bin/docker-compose'))(
+    'a compose error is shown whole, and the rotation is rolled back (docker-compose 1.29 refuses a top-level name)',
+    async () => {
+      const dir = stackDir('refused')
+      cpSync(stackDir('wordpress-mysql'), dir, { recursive: true })
+      writeFileSync(
+        join(dir, 'compose.yaml'),
+        'name: refused\nservices:\n  app:\n    image: x\n    environment:\n      P: ${REFUSED_PASSWORD}\n',
+      )
+      const env = { ...home.env, DOCKER_HOST: 'unix:///nonexistent.sock' }
+      const run = (args: string[], input?: string) => runCli(args, { env, cwd: dir, input })
+      expect((await run(['secrets', 'set', 'REFUSED_PASSWORD', '--env', 'prod'], 'before')).exitCode).toBe(0)
+      const result = await run(['rotate', 'REFUSED_PASSWORD', '--env', 'prod', '--wait', '5'])
+      expect(result.exitCode).toBe(11)
+      expect(result.stderr).toMatch(/compose up failed:\n/)
+      expect(result.stderr).toMatch(/You might be seeing this error because/)
+      expect(result.stderr).toMatch(/the vault holds version 3 \(the value of version 1\)/)
+      expect((await run(['secrets', 'get', 'REFUSED_PASSWORD', '--env', 'prod'])).stdout).toBe('before')
+    },
+  )
 })
