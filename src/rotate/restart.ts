@@ -97,20 +97,21 @@ export async function executeRestart(
     env,
     secretValues: Object.values(secrets),
   }
+  let readiness: Awaited<ReturnType<typeof waitUntilReady>>
   try {
     await compose.recreateServices(target, plan.services)
+    const ids = await compose.serviceContainerIds(target, plan.services)
+    readiness = await waitUntilReady({
+      services: plan.services,
+      probe: () => compose.inspectContainers(target, ids),
+      stableMs: options.stableSeconds * 1000,
+      timeoutMs: options.waitSeconds * 1000,
+    })
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error)
-    const services = plan.services.map((service) => ({ service, status: 'not recreated', ok: false }))
+    const services = plan.services.map((service) => ({ service, status: 'unknown', ok: false }))
     return { services, healthy: false, error: message }
   }
-  const ids = await compose.serviceContainerIds(target, plan.services)
-  const readiness = await waitUntilReady({
-    services: plan.services,
-    probe: () => compose.inspectContainers(target, ids),
-    stableMs: options.stableSeconds * 1000,
-    timeoutMs: options.waitSeconds * 1000,
-  })
   const services = readiness.services.map((entry): ServiceReport => ({
     service: entry.service,
     containerId: entry.containerId,

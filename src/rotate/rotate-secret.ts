@@ -3,8 +3,9 @@
  * anything changes), make a new value, change it inside the database (a built-in rotator, which checks a
  * fresh login) or run the hook, both before the vault changes, PATCH with If-Match on the version read,
  * then recreate exactly the compose services that use NAME and wait until they are ready. When they are
- * not, roll back by default: the database gets its old password back, the vault the previous value (as
- * a new version), and the services are recreated again. The result always says what the vault holds.
+ * not, roll back by default: the vault gets the previous value back (as a new version; when it refuses,
+ * the database keeps the new one, so the two still agree), then the database its old password, and the
+ * services are recreated again. The result always says what the vault holds.
  */
 import type { VaultApi } from '../client/vault-api.js'
 import { VaultError } from '../errors.js'
@@ -138,10 +139,17 @@ export async function rotateSecret(api: VaultApi, options: RotateOptions): Promi
   options.note(
     `${options.name}: the services are not ready; rolling back to the value of version ${current.version}`,
   )
+  const restored = await api
+    .rollback(options.name, current.version, options.environment)
+    .catch((error: unknown) => {
+      options.note(
+        `Warning: the vault refused the rollback: it still holds version ${written.version} (the new value, which the database also holds); run vault secrets rollback ${options.name} ${current.version}`,
+      )
+      throw error
+    })
   await revertDatabase()
   if (hook === 'succeeded')
     options.note('Warning: what the hook changed with the new value is not undone; undo it by hand')
-  const restored = await api.rollback(options.name, current.version, options.environment)
   const again = await executeRestart(plan, secrets, restartOptions)
   return {
     ...result,
