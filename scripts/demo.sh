@@ -34,8 +34,8 @@ for _ in $(seq 1 150); do
 done
 grep -q 'vault server listening on' "$work/server.log" || { cat "$work/server.log" >&2; echo "demo: timed out" >&2; exit 1; }
 sed 's/^/  server: /' "$work/server.log" >&2
-printf '  the stack .env (mode %s) holds VAULT_DOMAIN, VAULT_PROJECT_ID, VAULT_CLIENT_ID, VAULT_CLIENT_SECRET\n' \
-  "$(stat -c %a "$work/stack/.env")" >&2
+printf '  the stack .vault/credentials (mode %s; compose never reads it) holds VAULT_DOMAIN, VAULT_PROJECT_ID, VAULT_CLIENT_ID, VAULT_CLIENT_SECRET\n' \
+  "$(stat -c %a "$work/stack/.vault/credentials")" >&2
 export VAULT_STACK_DIR="$work/stack"
 
 step "2. Fill the dev environment with the seed's base secrets (generated passwords and keys, given inputs)"

@@ -16,6 +16,8 @@ export const ExitCode = {
   unreachable: 7,
   integrity: 8,
   io: 9,
+  /** `vault rotate`: the new value was written but the services did not come back, so it was rolled back. */
+  rolledBack: 11,
 } as const
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]

@@ -21,6 +21,13 @@ export function httpStatusError(
   const { code, message } = describeErrorBody(body)
   const label = `HTTP ${status}${code ? ` ${code}` : ''}`
   const text = message ? `${message} (${label})` : label
+  if (code === 'environment_required') {
+    const reachable = /one of: (.*)$/.exec(message ?? '')?.[1]
+    return new UsageError(
+      `no environment chosen, and the identity reaches several${reachable ? ` (${reachable})` : ''}`,
+      { hint: 'pass --env (or set VAULT_ENV)' },
+    )
+  }
   switch (status) {
     case 400:
     case 413:

@@ -42,7 +42,7 @@ export class VaultSession {
     const { clientId, clientSecret } = this.credentials()
     if (!clientSecret) {
       throw new NotConfiguredError('no client secret is configured', {
-        hint: "set VAULT_CLIENT_SECRET in the environment or the stack's .env",
+        hint: "set VAULT_CLIENT_SECRET in the environment or the stack's .vault/credentials (vault server init --write-env)",
       })
     }
     const response = await this.http<TokenResponse>({
@@ -113,7 +113,7 @@ export class VaultSession {
   private credentials(): { clientId: string; clientSecret?: string } {
     if (!this.settings.clientId) {
       throw new NotConfiguredError('no client id is configured', {
-        hint: "set VAULT_CLIENT_ID (and VAULT_CLIENT_SECRET) in the environment or the stack's .env",
+        hint: "set VAULT_CLIENT_ID (and VAULT_CLIENT_SECRET) in the environment or the stack's .vault/credentials (vault server init --write-env)",
       })
     }
     return { clientId: this.settings.clientId, clientSecret: this.settings.clientSecret }

@@ -1,11 +1,15 @@
 /**
  * Connection settings of the CLI: VAULT_DOMAIN, VAULT_PROJECT_ID, VAULT_CLIENT_ID and
- * VAULT_CLIENT_SECRET from flags, then the process environment, then the stack's `.env`, with a
- * warning when that file is readable by group or others or is not ignored by git.
+ * VAULT_CLIENT_SECRET from flags, then the process environment, then the stack's credentials file
+ * (`.vault/credentials`, which compose never reads), then, for stacks set up before it existed, the
+ * stack's `.env` with a warning (compose reads `.env`, so an `env_file: .env` service would receive the
+ * credentials; `vault doctor --fix` moves them). Warnings also when the file used is readable by group
+ * or others or is not ignored by git.
  */
 import { readFile, stat } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
+import { basename, join, resolve } from 'node:path'
 import { NotConfiguredError, UsageError } from '../errors.js'
+import { credentialsFilePath } from '../stack/credentials-file.js'
 
 export interface ConnectionFlags {
   domain?: string
@@ -23,6 +27,8 @@ export interface ConnectionSettings {
   insecure: boolean
   /** The stack's `.env` when it exists. */
   stackEnvFile?: string
+  /** The stack's credentials file when it exists. */
+  credentialsFile?: string
 }
 
 export interface ResolvedSettings {
@@ -38,10 +44,13 @@ export async function resolveSettings(
   flags: ConnectionFlags,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ResolvedSettings> {
-  const stackEnvFile = join(resolve(flags['stack-dir'] ?? '.'), '.env')
+  const stackDir = resolve(flags['stack-dir'] ?? '.')
+  const stackEnvFile = join(stackDir, '.env')
+  const credentialsFile = credentialsFilePath(stackDir)
+  const fromCredentials = await readStackEnv(credentialsFile, env)
   const fromFile = await readStackEnv(stackEnvFile, env)
   const pick = (name: (typeof settingNames)[number]) =>
-    nonEmpty(env[name]) ?? nonEmpty(fromFile?.values[name])
+    nonEmpty(env[name]) ?? nonEmpty(fromCredentials?.values[name]) ?? nonEmpty(fromFile?.values[name])
   const settings: ConnectionSettings = {
     domain: trimSlash(nonEmpty(flags.domain) ?? pick('VAULT_DOMAIN')),
     projectId: nonEmpty(flags.project) ?? pick('VAULT_PROJECT_ID'),
@@ -49,9 +58,17 @@ export async function resolveSettings(
     clientSecret: pick('VAULT_CLIENT_SECRET'),
     insecure: flags.insecure ?? false,
     stackEnvFile: fromFile ? stackEnvFile : undefined,
+    credentialsFile: fromCredentials ? credentialsFile : undefined,
   }
-  const usesFile = fromFile !== undefined && settingNames.some((name) => fromFile.values[name] !== undefined)
-  const warnings = usesFile ? await stackEnvWarnings(stackEnvFile, fromFile.mode) : []
+  const warnings: string[] = []
+  if (fromCredentials) warnings.push(...(await fileWarnings(credentialsFile, fromCredentials.mode)))
+  const legacy = fromFile ? settingNames.filter((name) => fromFile.values[name] !== undefined) : []
+  if (fromFile && legacy.length > 0) {
+    warnings.push(
+      `${stackEnvFile} holds ${legacy.join(', ')}: compose reads .env, so a service with env_file: .env receives them; run vault doctor --fix to move them to ${credentialsFile}`,
+      ...(await fileWarnings(stackEnvFile, fromFile.mode)),
+    )
+  }
   return { settings, warnings }
 }
 
@@ -59,7 +76,7 @@ export async function resolveSettings(
 export function vaultBaseUrl(settings: ConnectionSettings): URL {
   if (!settings.domain) {
     throw new NotConfiguredError('no vault domain is configured', {
-      hint: "set VAULT_DOMAIN (flag --domain, the environment or the stack's .env)",
+      hint: "set VAULT_DOMAIN (flag --domain, the environment or the stack's .vault/credentials)",
     })
   }
   let url: URL
@@ -109,7 +126,7 @@ async function readStackEnv(path: string, env: NodeJS.ProcessEnv): Promise<Stack
   return { values: parseEnvFile(text, (name) => env[name], { file: path }), mode }
 }
 
-async function stackEnvWarnings(path: string, mode: number): Promise<string[]> {
+async function fileWarnings(path: string, mode: number): Promise<string[]> {
   const warnings: string[] = []
   if ((mode & 0o077) !== 0) {
     warnings.push(
@@ -119,7 +136,7 @@ async function stackEnvWarnings(path: string, mode: number): Promise<string[]> {
   const { gitIgnoreStatus } = await import('../process/git.js')
   if ((await gitIgnoreStatus(path)) === 'not-ignored') {
     warnings.push(
-      `${path} is not ignored by git: add .env to .gitignore so the client secret is never committed`,
+      `${path} is not ignored by git: add ${basename(path) === '.env' ? '.env' : '.vault/'} to .gitignore so the client secret is never committed`,
     )
   }
   return warnings

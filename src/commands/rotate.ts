@@ -3,27 +3,43 @@ import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
 import { profileFlag } from '../compose/profile-flag.js'
 import { connect } from '../client/connect.js'
-import { UsageError } from '../errors.js'
+import type { VaultApi } from '../client/vault-api.js'
+import { ExitCode, UsageError } from '../errors.js'
 import { dueSecrets, type DueResult } from '../rotate/due.js'
-import { rotateSecret, type RotateResult } from '../rotate/rotate-secret.js'
+import { isDatabasePassword } from '../rotate/policy.js'
+import { rotatorNames } from '../rotate/rotators/index.js'
+import type { OtherStack } from '../rotate/other-stacks.js'
+import type { RotateResult } from '../rotate/rotate-secret.js'
 import { formatDueReport, formatRotateReport } from '../ui/rotate-report.js'
 import { readSecretValue } from '../ui/read-secret.js'
 
 export default class Rotate extends BaseCommand<typeof Rotate> {
   static override summary = 'rotate a secret and recreate exactly the services that use it'
   static override description =
-    'Writes a new value of the right shape (32-byte hex for *_SECRET / *_KEY, a password otherwise) with ' +
-    'PATCH and If-Match on the version read, then recreates the compose services that reference it ' +
-    '(up -d --no-deps) and checks they came back. --hook runs first with the new value on stdin; when it ' +
-    'fails nothing changes. --due lists secrets older than the recommended ages and exits 1 when one is due.'
+    'Writes a new value of the right shape (32-byte hex for *_SECRET / *_KEY / *_TOKEN / *_SALT, a password ' +
+    'otherwise) with PATCH and If-Match on the version read, then recreates the compose services that use it ' +
+    '(up -d --no-deps) and waits until they are ready: healthy when they have a health check, else running ' +
+    'without a restart for --stable seconds. When they are not, the rotation is rolled back (the previous value ' +
+    'restored in the vault as a new version, the services recreated again, the database password put back) and ' +
+    'the command exits 11; --no-rollback keeps the new value. --rotator postgres|mysql changes the password ' +
+    'inside the database first (ALTER ROLE / SET PASSWORD with the current one, then a fresh login with the new ' +
+    'one), through --rotator-url or the database client inside --rotator-service. --hook runs a command of ' +
+    'your own first with the new value on stdin; when it or the rotator fails nothing changes. --due lists ' +
+    'secrets older than the recommended ages and exits 1 when one is due.'
   static override examples = [
     {
       command: '<%= config.bin %> <%= command.id %> DATABASE_PASSWORD --env dev',
       description: 'rotate and recreate',
     },
     {
-      command: `<%= config.bin %> <%= command.id %> DATABASE_PASSWORD --hook 'psql -c "ALTER USER app PASSWORD :'"'"'pw'"'"'" -v pw="$(cat)"'`,
-      description: 'change it inside the database first',
+      command:
+        '<%= config.bin %> <%= command.id %> DB_PASSWORD --env prod --rotator postgres --rotator-service database --rotator-user app',
+      description: 'change it inside PostgreSQL first, with psql in the database service',
+    },
+    {
+      command:
+        '<%= config.bin %> <%= command.id %> MYSQL_PASSWORD --env prod --rotator mysql --rotator-url mysql://wordpress@127.0.0.1:3306/wordpress',
+      description: 'change it inside MySQL/MariaDB first, from this machine',
     },
     {
       command: '<%= config.bin %> <%= command.id %> --due --env prod --max-age "*_PASSWORD=30"',
@@ -50,16 +66,39 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
       summary: 'rotation rule PATTERN=DAYS for --due, before the defaults (repeatable)',
       multiple: true,
     }),
-    'no-restart': Flags.boolean({ summary: 'do not recreate the services that reference the secret' }),
+    'no-restart': Flags.boolean({ summary: 'do not recreate the services that use the secret' }),
+    rollback: Flags.boolean({
+      summary: 'roll back when the services do not become ready (--no-rollback keeps the new value)',
+      allowNo: true,
+      default: true,
+    }),
+    rotator: Flags.option({ options: rotatorNames })({
+      summary: 'change the password inside the database first (PostgreSQL, MySQL/MariaDB)',
+    }),
+    'rotator-service': Flags.string({
+      summary: 'compose service whose own database client the rotator runs (exec -T)',
+    }),
+    'rotator-url': Flags.string({
+      summary:
+        'database URL the rotator connects to (user, host, port, database; the password comes from the vault)',
+    }),
+    'rotator-user': Flags.string({
+      summary: 'database user with --rotator-service (default: postgres / root)',
+    }),
+    stable: Flags.integer({
+      summary: 'seconds a service without a health check must run without a restart to count as ready',
+      default: 10,
+      min: 0,
+    }),
     'value-stdin': Flags.boolean({ summary: 'read the new value from stdin instead of generating one' }),
     wait: Flags.integer({
-      summary: 'seconds to wait for recreated services to be running or healthy',
+      summary: 'seconds to wait for recreated services to be ready',
       default: 60,
       min: 0,
     }),
   }
 
-  async run(): Promise<RotateResult | DueResult> {
+  async run(): Promise<(RotateResult & { otherStacks: OtherStack[] }) | DueResult> {
     const { flags } = this
     const { name } = this.args
     if (!flags.due && !name) {
@@ -67,31 +106,64 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
         hint: 'vault rotate DATABASE_PASSWORD --env dev',
       })
     }
-    const { api } = await connect(flags, (line) => this.note(line))
+    const { api, settings } = await connect(flags, (line) => this.note(line))
     if (flags.due || !name) {
       const result = await dueSecrets(api, flags.env, flags['max-age'] ?? [])
       if (!this.jsonEnabled()) this.out(formatDueReport(result))
       if (result.due > 0) process.exitCode = 1
       return result
     }
+    if (isDatabasePassword(name) && !flags.hook && !flags.rotator)
+      this.note(
+        `Warning: ${name} looks like a database password: the database keeps the old one unless it changes too; pass --rotator postgres|mysql (or --hook)`,
+      )
     const value = flags['value-stdin']
       ? await readSecretValue({ name, warn: (line) => this.note(line) })
       : undefined
+    const { rotateSecret } = await import('../rotate/rotate-secret.js')
+    const rotator = flags.rotator ? await this.rotator(flags.rotator, api) : undefined
     const result = await rotateSecret(api, {
       name,
       environment: flags.env,
       length: flags.length,
       value,
       hook: flags.hook,
+      rotator,
       restart: !flags['no-restart'],
       stackDir: flags['stack-dir'],
       composeFiles: flags.file,
       profiles: flags.profile,
       waitSeconds: flags.wait,
+      stableSeconds: flags.stable,
+      rollback: flags.rollback,
       note: (line) => this.note(line),
     })
+    const { stackScope, stacksSharing } = await import('../rotate/other-stacks.js')
+    const others = await stacksSharing(name, flags['stack-dir'], stackScope(settings, flags.env))
     if (!this.jsonEnabled()) this.note(formatRotateReport(result))
-    if (!result.healthy) process.exitCode = 1
-    return result
+    for (const other of result.vaultHolds === 'new' ? others : [])
+      this.note(
+        `Warning: the stack in ${other.stackDir} also uses ${name} (${other.services.join(', ')}) and still runs with the old value: cd ${other.stackDir} && vault run${flags.env ? ` --env ${flags.env}` : ''} -- docker compose up -d --no-deps ${other.services.join(' ')}`,
+      )
+    if (result.outcome === 'rolled-back') process.exitCode = ExitCode.rolledBack
+    else if (result.outcome === 'unhealthy') process.exitCode = ExitCode.unexpected
+    return { ...result, otherStacks: others }
+  }
+
+  private async rotator(name: (typeof rotatorNames)[number], api: VaultApi) {
+    const { flags } = this
+    const { createRotator } = await import('../rotate/rotators/index.js')
+    return createRotator(
+      { name, url: flags['rotator-url'], service: flags['rotator-service'], user: flags['rotator-user'] },
+      async () => {
+        const { serviceExec } = await import('../rotate/service-exec.js')
+        const secrets = await api.listSecrets(flags.env)
+        return serviceExec({
+          stackDir: flags['stack-dir'],
+          composeFiles: flags.file,
+          secrets: Object.fromEntries(secrets.map((secret) => [secret.name, secret.value])),
+        })
+      },
+    )
   }
 }

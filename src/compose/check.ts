@@ -36,9 +36,57 @@ function unique(problems: ComposeProblem[]): ComposeProblem[] {
   })
 }
 
+/** Vault credentials that would reach a container: by name, or through a reference in a service. */
+function credentialLeaks(project: ComposeProject): ComposeProblem[] {
+  const problems: ComposeProblem[] = []
+  const services = (project.model.services ?? {}) as Record<string, { environment?: Record<string, unknown> }>
+  for (const [service, definition] of Object.entries(services)) {
+    for (const key of Object.keys(definition.environment ?? {})) {
+      if (!vaultCredentialNames.has(key)) continue
+      problems.push({
+        level: 'error',
+        code: 'vault_credential',
+        message: `service ${service} would receive the vault credential ${key}: keep it in .vault/credentials (vault doctor --fix), never in .env or an env_file`,
+        variable: key,
+        service,
+      })
+    }
+  }
+  for (const site of project.references) {
+    if (site.service === '' || !vaultCredentialNames.has(site.name)) continue
+    problems.push({
+      level: 'error',
+      code: 'vault_credential',
+      message: `service ${site.service} references the vault credential ${site.name} (${site.field})`,
+      variable: site.name,
+      service: site.service,
+      file: site.file,
+      line: site.line,
+    })
+  }
+  return problems
+}
+
+/** Names that are vault credentials: a container holding one can act as the stack's identity. */
+const vaultCredentialNames = new Set([
+  'VAULT_CLIENT_SECRET',
+  'VAULT_CLIENT_ID',
+  'VAULT_TOKEN',
+  'VAULT_ACCESS_TOKEN',
+])
+
 /** The findings of a project loaded with `collectProblems: true`. */
 export function checkProject(project: ComposeProject): CheckResult {
-  const problems: ComposeProblem[] = [...project.problems]
+  const problems: ComposeProblem[] = [...project.problems, ...credentialLeaks(project)]
+  for (const [name, lower] of Object.entries(project.shadowed ?? {})) {
+    if (project.origins[name] !== 'vault' || lower !== 'env-file') continue
+    problems.push({
+      level: 'warning',
+      code: 'shadowed_by_vault',
+      message: `${name} is set in the project env file and in the vault: the vault's value wins; remove it from the file (vault secrets import FILE --only ${name} --move)`,
+      variable: name,
+    })
+  }
   const referenced = new Set(project.references.map((site) => site.name))
   for (const [name, origin] of Object.entries(project.origins)) {
     if (origin === 'vault' && !referenced.has(name)) {

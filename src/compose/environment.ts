@@ -24,6 +24,8 @@ export interface EnvironmentOptions {
 export interface ProjectEnvironment {
   variables: Record<string, string>
   origins: Record<string, VariableOrigin>
+  /** Names a higher layer took over from a lower one: name -> the lower layer. */
+  shadowed: Record<string, VariableOrigin>
   envFiles: string[]
   /** References made inside the project env files. */
   references: ReferenceSite[]
@@ -65,13 +67,15 @@ export function loadProjectEnvironment(options: EnvironmentOptions): ProjectEnvi
   else layers.push(hostLayer, vaultLayer)
   const variables: Record<string, string> = {}
   const origins: Record<string, VariableOrigin> = {}
+  const shadowed: Record<string, VariableOrigin> = {}
   for (const [origin, layer] of layers) {
     for (const [name, value] of Object.entries(layer)) {
       if (value === undefined) continue
+      if (origins[name] !== undefined) shadowed[name] = origins[name]
       variables[name] = value
       origins[name] = origin
     }
   }
   const lookup: Lookup = (name) => (Object.hasOwn(variables, name) ? variables[name] : undefined)
-  return { variables, origins, envFiles, references, lookup }
+  return { variables, origins, shadowed, envFiles, references, lookup }
 }

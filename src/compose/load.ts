@@ -130,7 +130,11 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
   const interpolating = options.interpolate !== false
   const problems: ComposeProblem[] = []
   const maskNames = options.mask
-    ? new Set(Object.keys(environment.origins).filter((name) => environment.origins[name] === 'vault'))
+    ? new Set(
+        Object.keys(environment.origins).filter(
+          (name) => environment.origins[name] === 'vault' || name.startsWith('VAULT_'),
+        ),
+      )
     : undefined
   const session: LoadSession = {
     interpolate: interpolating,
@@ -195,5 +199,6 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
     problems: [...problems, ...session.warnings],
     variables: environment.variables,
     origins: environment.origins,
+    shadowed: environment.shadowed,
   }
 }

@@ -120,7 +120,7 @@ function resolveEnvironment(name: string, service: Model, context: NormalizeCont
   }
   for (const [key, value] of Object.entries(listToMap(service.environment))) {
     if (value !== null && value !== undefined) {
-      environment[key] = scalarText(value)
+      environment[key] = context.maskNames && key.startsWith('VAULT_') ? maskText : scalarText(value)
       continue
     }
     context.references.push({
@@ -140,10 +140,11 @@ function resolveEnvironment(name: string, service: Model, context: NormalizeCont
 
 function maskedIfVault(
   value: string,
-  item: { references: { name: string }[] },
+  item: { key: string; references: { name: string }[] },
   context: NormalizeContext,
 ): string {
   const masked = context.maskNames
+  if (masked && item.key.startsWith('VAULT_')) return maskText
   return masked && item.references.some((reference) => masked.has(reference.name)) ? maskText : value
 }
 

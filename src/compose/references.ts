@@ -2,7 +2,7 @@
  * The reference index: for a variable, which services use it and where (field, file, line), and the
  * list of every variable a stack references with its default and whether it is required.
  */
-import type { ComposeProject, ReferenceSite } from './types.js'
+import type { ComposeProject, ReferenceSite, VariableOrigin } from './types.js'
 
 /** Where one variable is used, as `vault render --who-uses` prints it. */
 export interface ReferenceLocation {
@@ -22,7 +22,11 @@ export interface VariableSummary {
   alternateValue?: string
   /** How many places reference it. */
   uses: number
+  /** Where its value comes from: the vault, the project env file, the shell, its default, or nowhere. */
+  source?: VariableSource
 }
+
+export type VariableSource = 'vault' | '.env' | 'shell' | 'default' | 'unset'
 
 function compareSites(a: ReferenceLocation, b: ReferenceLocation): number {
   return (
@@ -51,8 +55,14 @@ export function findReferences(
   return locations.sort(compareSites)
 }
 
-/** The variables a project references, sorted by name, with defaults and required flags. */
-export function listVariables(sites: readonly ReferenceSite[]): VariableSummary[] {
+/**
+ * The variables a project references, sorted by name, with defaults and required flags; with the
+ * project's `origins`, also where each value comes from.
+ */
+export function listVariables(
+  sites: readonly ReferenceSite[],
+  origins?: Readonly<Record<string, VariableOrigin>>,
+): VariableSummary[] {
   const byName = new Map<string, VariableSummary>()
   for (const site of sites) {
     const summary = byName.get(site.name) ?? { name: site.name, required: false, uses: 0 }
@@ -65,6 +75,13 @@ export function listVariables(sites: readonly ReferenceSite[]): VariableSummary[
       summary.alternateValue = site.word
     }
     byName.set(site.name, summary)
+  }
+  if (origins) {
+    const named = { vault: 'vault', 'env-file': '.env', environment: 'shell' } as const
+    for (const summary of byName.values()) {
+      const origin = origins[summary.name]
+      summary.source = origin ? named[origin] : summary.defaultValue !== undefined ? 'default' : 'unset'
+    }
   }
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }

@@ -75,7 +75,7 @@ function renderLoaded(request: RenderRequest): RenderResult {
     case 'check':
       return { kind: 'check', ...checkProject(project) }
     case 'variables':
-      return { kind: 'variables', variables: listVariables(project.references) }
+      return { kind: 'variables', variables: listVariables(project.references, project.origins) }
     case 'who-uses':
       return {
         kind: 'who-uses',

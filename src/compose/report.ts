@@ -36,8 +36,9 @@ export function formatRenderReport(result: RenderResult, cwd: string): string {
         variable.required ? 'true' : 'false',
         variable.defaultValue ?? '',
         variable.alternateValue ?? '',
+        variable.source ?? '',
       ])
-      return `${formatColumns(rows, ['NAME', 'REQUIRED', 'DEFAULT VALUE', 'ALTERNATE VALUE'])}\n`
+      return `${formatColumns(rows, ['NAME', 'REQUIRED', 'DEFAULT VALUE', 'ALTERNATE VALUE', 'SOURCE'])}\n`
     }
     case 'who-uses': {
       if (result.references.length === 0) return `no service references ${result.variable}\n`

@@ -33,6 +33,8 @@ export interface ComposeProblem {
     | 'invalid_value'
     | 'invalid_reference'
     | 'v1_refused_key'
+    | 'vault_credential'
+    | 'shadowed_by_vault'
   message: string
   variable?: string
   service?: string
@@ -64,4 +66,6 @@ export interface ComposeProject {
   /** The layered variables the files were interpolated with. */
   variables: Record<string, string>
   origins: Record<string, VariableOrigin>
+  /** Names whose value from a lower layer was replaced by a higher one: name -> the lower layer. */
+  shadowed: Record<string, VariableOrigin>
 }

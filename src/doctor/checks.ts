@@ -1,11 +1,9 @@
 /**
  * `vault doctor`: the seed's troubleshooting table as checks, each pass, fail or skip with a hint:
- * the stack's .env (present, mode 600, ignored by git), the vault reachable (HTTP HEAD), the
+ * the stack's credentials file (present, mode 600, ignored by git, nothing left in `.env`), the vault reachable (HTTP HEAD), the
  * credentials accepted, the environment existing, every variable the compose files require present
  * in the vault, a compose client, and the socket proxy when one is configured.
  */
-import { stat } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
 import type { ConnectionSettings } from '../client/settings.js'
 import { VaultError } from '../errors.js'
 
@@ -28,6 +26,8 @@ export interface DoctorOptions {
   profiles?: string[]
   /** The socket proxy's URL (`tcp://host:2375` or `http://...`), when one is configured. */
   proxy?: string
+  /** Move VAULT_ settings out of `.env` into the credentials file first (`--fix`). */
+  fix?: boolean
 }
 
 export interface DoctorResult {
@@ -41,28 +41,15 @@ type Check = Omit<DoctorCheck, 'id' | 'title'>
 export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
   const checks: DoctorCheck[] = []
   const add = (id: string, title: string, check: Check) => checks.push({ id, title, ...check })
-  const envFile = join(resolve(options.stackDir), '.env')
-  const mode = await fileMode(envFile)
-  add(
-    'env-file',
-    '.env present',
-    mode === undefined
-      ? fail(
-          `${envFile} not found`,
-          'create it with VAULT_DOMAIN, VAULT_PROJECT_ID, VAULT_CLIENT_ID and VAULT_CLIENT_SECRET',
-        )
-      : pass(envFile),
+  const { checkStackFiles } = await import('./stack-files.js')
+  await checkStackFiles(
+    options.stackDir,
+    options.fix ?? false,
+    Boolean(options.settings.clientSecret) &&
+      !options.settings.credentialsFile &&
+      !options.settings.stackEnvFile,
+    add,
   )
-  add(
-    'env-mode',
-    '.env mode 600',
-    mode === undefined
-      ? skip('no .env')
-      : (mode & 0o077) === 0
-        ? pass(`mode ${mode.toString(8)}`)
-        : fail(`mode ${mode.toString(8)}: readable by group or others`, `chmod 600 ${envFile}`),
-  )
-  add('env-git', '.env ignored by git', mode === undefined ? skip('no .env') : await gitCheck(envFile))
 
   const { VaultApi } = await import('../client/vault-api.js')
   const { createSession } = await import('../client/session.js')
@@ -117,7 +104,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
         add(
           'environment',
           'environment exists',
-          fail('no --env given and the identity reaches several', `pass --env (one of ${slugs.join(', ')})`),
+          skip(`no --env given; the identity reaches ${slugs.join(', ') || 'none'}: pass --env to check one`),
         )
       else if (!slugs.includes(environment))
         add(
@@ -154,28 +141,12 @@ function failed(error: unknown, hint: string): Check {
   return fail(message, error instanceof VaultError && error.hint ? error.hint : hint)
 }
 
-async function fileMode(path: string): Promise<number | undefined> {
-  try {
-    return (await stat(path)).mode & 0o777
-  } catch {
-    return undefined
-  }
-}
-
-async function gitCheck(path: string): Promise<Check> {
-  const { gitIgnoreStatus } = await import('../process/git.js')
-  const status = await gitIgnoreStatus(path)
-  if (status === 'ignored') return pass('ignored')
-  if (status === 'not-ignored')
-    return fail('not ignored: a commit would include the client secret', 'add .env to .gitignore')
-  return pass(status === 'git-missing' ? 'git is not installed' : 'not in a git repository')
-}
-
 async function requiredCheck(
   options: DoctorOptions,
   secrets: Record<string, string> | undefined,
 ): Promise<Check> {
-  if (!secrets) return skip('the secrets could not be read')
+  if (!secrets)
+    return skip(options.environment ? 'the secrets could not be read' : 'no environment chosen (--env)')
   const { checkProject, loadComposeProject } = await import('../compose/index.js')
   let project
   try {

@@ -25,13 +25,17 @@ export interface ComposeTarget {
   secretValues?: string[]
 }
 
-export interface ContainerState {
+/** One container's state, as one `docker inspect` of all of them reports it. */
+export interface ContainerStatus {
+  /** The compose service (label com.docker.compose.service). */
   service: string
   id: string
-  /** `running`, `exited`, ... */
+  /** `running`, `exited`, `restarting`, ... */
   status: string
   /** `healthy`, `unhealthy`, `starting`, or undefined without a health check. */
   health?: string
+  restarts: number
+  startedAt: string
 }
 
 /** Finds the compose client: the v2 plugin first, then v1; null when neither answers. */
@@ -61,28 +65,44 @@ export async function recreateServices(target: ComposeTarget, services: string[]
   await compose(target, ['up', '-d', '--no-deps', '--force-recreate', ...services])
 }
 
-/** The containers of `services` with their state (`compose ps` per service, `docker inspect` per container). */
-export async function serviceStates(target: ComposeTarget, services: string[]): Promise<ContainerState[]> {
-  const states: ContainerState[] = []
-  for (const service of services) {
-    const ids = (await compose(target, ['ps', '-q', service])).split('\n').filter(Boolean)
-    for (const id of ids) states.push({ service, id, ...(await inspectState(target, id)) })
-  }
-  return states
+/** The container ids of `services`: one `compose ps -q` for all of them. */
+export async function serviceContainerIds(target: ComposeTarget, services: string[]): Promise<string[]> {
+  if (services.length === 0) return []
+  return (await compose(target, ['ps', '-q', ...services])).split('\n').filter(Boolean)
 }
 
-async function inspectState(target: ComposeTarget, id: string): Promise<{ status: string; health?: string }> {
+interface InspectedContainer {
+  Id?: string
+  RestartCount?: number
+  Config?: { Labels?: Record<string, string> | null }
+  State?: { Status?: string; StartedAt?: string; Health?: { Status?: string } | null }
+}
+
+/** The state of every container in `ids`: one `docker inspect` (its JSON); a container gone is left out. */
+export async function inspectContainers(target: ComposeTarget, ids: string[]): Promise<ContainerStatus[]> {
+  if (ids.length === 0) return []
   const { execa } = await import('execa')
-  const format = '{{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{end}}'
-  const result = await execa('docker', ['inspect', '--format', format, id], {
+  const result = await execa('docker', ['inspect', ...ids], {
     env: target.env,
     extendEnv: false,
     reject: false,
     stdin: 'ignore',
+    timeout: 60_000,
   })
-  if (result.exitCode !== 0) return { status: 'missing' }
-  const [status = 'unknown', health] = result.stdout.trim().split(' ')
-  return { status, health: health || undefined }
+  let containers: InspectedContainer[]
+  try {
+    containers = JSON.parse(String(result.stdout) || '[]') as InspectedContainer[]
+  } catch {
+    return []
+  }
+  return containers.map((container) => ({
+    id: container.Id ?? '',
+    service: container.Config?.Labels?.['com.docker.compose.service'] ?? '',
+    status: container.State?.Status ?? 'unknown',
+    health: container.State?.Health?.Status || undefined,
+    restarts: container.RestartCount ?? 0,
+    startedAt: container.State?.StartedAt ?? '',
+  }))
 }
 
 async function compose(target: ComposeTarget, args: string[]): Promise<string> {
@@ -98,17 +118,13 @@ async function compose(target: ComposeTarget, args: string[]): Promise<string> {
   })
   if (result.exitCode !== 0) {
     const detail =
-      redactValues(lastLine(String(result.stderr)), target.secretValues ?? []) ||
+      redactValues(String(result.stderr).trim().slice(-8000), target.secretValues ?? []) ||
       `exit code ${result.exitCode}`
-    throw new UnreachableError(`compose ${args[0]} failed: ${detail}`, {
+    throw new UnreachableError(`compose ${args[0]} failed:\n${detail}`, {
       hint: 'check that the engine is reachable (DOCKER_HOST) and the compose files are valid',
     })
   }
   return String(result.stdout)
-}
-
-function lastLine(text: string): string {
-  return text.trim().split('\n').at(-1)?.slice(0, 300) ?? ''
 }
 
 /** Stops `services` without removing their containers (`stop <services>`); used by `vault restore --compose`. */
@@ -121,4 +137,26 @@ export async function stopServices(target: ComposeTarget, services: string[]): P
 export async function startServices(target: ComposeTarget, services: string[]): Promise<void> {
   if (services.length === 0) return
   await compose(target, ['up', '-d', '--no-deps', ...services])
+}
+
+/** Runs `argv` inside `service` (`exec -T`) with `input` on stdin; resolves with its exit code and output. */
+export async function execInService(
+  target: ComposeTarget,
+  service: string,
+  argv: string[],
+  input: string,
+): Promise<{ exitCode: number; stdout: string; stderr: string }> {
+  const { execa } = await import('execa')
+  const fileArgs = (target.files ?? []).flatMap((file) => ['-f', file])
+  const result = await execa(
+    target.client.command,
+    [...target.client.prefix, ...fileArgs, 'exec', '-T', service, ...argv],
+    { cwd: target.cwd, env: target.env, extendEnv: false, reject: false, input, timeout: 120_000 },
+  )
+  const redact = (text: unknown) => redactValues(String(text ?? ''), target.secretValues ?? [])
+  return {
+    exitCode: result.exitCode ?? 1,
+    stdout: String(result.stdout ?? ''),
+    stderr: redact(result.stderr),
+  }
 }

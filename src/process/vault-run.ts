@@ -45,6 +45,12 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
       secrets = Object.fromEntries(Object.entries(secrets).filter(([name]) => preflight.referenced.has(name)))
     }
   }
+  const { recordStack } = await import('../stack/stack-registry.js')
+  await recordStack(options.composeDir ?? process.cwd(), {
+    domain: settings.domain ?? '',
+    projectId: settings.projectId ?? '',
+    environment,
+  })
   const env = buildChildEnvironment(process.env, secrets, { preferHost: options.preferHost })
   return {
     start: (command, args) => runChild(command, args, { env }),

@@ -26,14 +26,27 @@ export interface DueReport {
   due: boolean
 }
 
+/**
+ * Database passwords under the names stacks use: the seed's DATABASE_/DB_ ones and those of the usual
+ * database images (MYSQL_ROOT_PASSWORD, MARIADB_PASSWORD, POSTGRES_PASSWORD, REDIS_PASSWORD, ...).
+ */
+const databasePassword =
+  /((^|_)(DATABASE|DB)_PASSWORD|^(MYSQL|MARIADB|POSTGRES|POSTGRESQL|PG|REDIS|VALKEY|MONGO|MONGODB|MONGO_INITDB|RABBITMQ|INFLUXDB|CLICKHOUSE|COUCHDB|NEO4J|ELASTIC|MINIO|KEYDB)(_[A-Z0-9]+)*_(PASSWORD|PASS|PASSWD|PWD))$/
+
 /** The seed's recommended ages, first match wins. */
 export const defaultRotationRules: RotationRule[] = [
   { kind: 'encryption key', pattern: /ENCRYPTION_KEY$/, maxAgeDays: 365 },
   { kind: 'JWT secret', pattern: /(JWT_SECRET|JWT_KEY|SESSION_SECRET)$/, maxAgeDays: 180 },
-  { kind: 'database password', pattern: /(^|_)(DATABASE|DB)_PASSWORD$/, maxAgeDays: 90 },
+  { kind: 'database password', pattern: databasePassword, maxAgeDays: 90 },
   { kind: 'external API key', pattern: /(_API_KEY|_ACCOUNT_KEY|_BOT_TOKEN)$/, maxAgeDays: 180 },
   { kind: 'service token', pattern: /_TOKEN$/, maxAgeDays: 90 },
+  { kind: 'password', pattern: /(^|_)(PASSWORD|PASS|PASSWD)$/, maxAgeDays: 180 },
 ]
+
+/** True when a name looks like a database password (its rotation must change the database too). */
+export function isDatabasePassword(name: string): boolean {
+  return databasePassword.test(name)
+}
 
 /** Parses `PATTERN=DAYS` overrides (`*_PASSWORD=30`); they come before the defaults. */
 export function parseRuleOverrides(overrides: string[]): RotationRule[] {

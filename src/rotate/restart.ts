@@ -2,15 +2,16 @@
  * The compose side of a rotation. Planned before anything changes: the services that reference the
  * secret (render's reference index) and the compose client, so a broken stack fails the rotation
  * early. Executed after the write: exactly those services are recreated with the vault's values in
- * compose's environment, then polled until each is running (healthy when it has a health check).
+ * compose's environment, then polled until each is ready (readiness.ts).
  */
-import { setTimeout as sleep } from 'node:timers/promises'
 import { NotFoundError } from '../errors.js'
 import { buildChildEnvironment } from '../process/child-env.js'
-import type { ComposeClient, ContainerState } from '../process/compose.js'
+import type { ComposeClient } from '../process/compose.js'
 
 export interface RestartPlan {
   services: string[]
+  /** Services whose environment has the name with a literal value (an env_file line): not recreated. */
+  literalUsers: string[]
   client?: ComposeClient
   workingDir: string
   files: string[]
@@ -22,6 +23,8 @@ export interface ServiceReport {
   status: string
   health?: string
   ok: boolean
+  /** Why a service is not ready. */
+  reason?: string
 }
 
 /** Finds the services that reference `name` and the compose client that will recreate them. */
@@ -48,7 +51,13 @@ export async function planRestart(options: {
         .filter(Boolean),
     ),
   ].sort()
-  const plan = { services, workingDir: project.workingDir, files: project.files }
+  const { serviceEnvironments } = await import('../stack/stack-users.js')
+  const literalUsers = Object.entries(serviceEnvironments(project))
+    .filter(
+      ([service, environment]) => Object.hasOwn(environment, options.name) && !services.includes(service),
+    )
+    .map(([service]) => service)
+  const plan = { services, literalUsers, workingDir: project.workingDir, files: project.files }
   if (services.length === 0) return plan
   const { detectComposeClient } = await import('../process/compose.js')
   const client = await detectComposeClient(env)
@@ -63,14 +72,25 @@ export async function planRestart(options: {
   return { ...plan, client }
 }
 
-/** Recreates the planned services with `secrets` in compose's environment and reports their state. */
+export interface RestartOptions {
+  /** Seconds to wait for the services to be ready. */
+  waitSeconds: number
+  /** Seconds a service without a health check must run without a restart. */
+  stableSeconds: number
+}
+
+/**
+ * Recreates the planned services with `secrets` in compose's environment and waits until they are
+ * ready (see readiness.ts); a compose failure is reported as a failed restart with compose's message.
+ */
 export async function executeRestart(
   plan: RestartPlan,
   secrets: Record<string, string>,
-  waitSeconds: number,
-): Promise<{ services: ServiceReport[]; healthy: boolean }> {
+  options: RestartOptions,
+): Promise<{ services: ServiceReport[]; healthy: boolean; error?: string }> {
   if (plan.services.length === 0 || !plan.client) return { services: [], healthy: true }
   const compose = await import('../process/compose.js')
+  const { waitUntilReady } = await import('./readiness.js')
   const env = buildChildEnvironment(process.env, secrets)
   const target = {
     client: plan.client,
@@ -79,30 +99,28 @@ export async function executeRestart(
     env,
     secretValues: Object.values(secrets),
   }
-  await compose.recreateServices(target, plan.services)
-  const deadline = Date.now() + waitSeconds * 1000
-  let states: ContainerState[] = []
-  for (;;) {
-    states = await compose.serviceStates(target, plan.services)
-    const settled = plan.services.every((service) =>
-      states.some((state) => state.service === service && isUp(state)),
-    )
-    if (settled || Date.now() >= deadline) break
-    await sleep(500)
+  let readiness: Awaited<ReturnType<typeof waitUntilReady>>
+  try {
+    await compose.recreateServices(target, plan.services)
+    const ids = await compose.serviceContainerIds(target, plan.services)
+    readiness = await waitUntilReady({
+      services: plan.services,
+      probe: () => compose.inspectContainers(target, ids),
+      stableMs: options.stableSeconds * 1000,
+      timeoutMs: options.waitSeconds * 1000,
+    })
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    const services = plan.services.map((service) => ({ service, status: 'unknown', ok: false }))
+    return { services, healthy: false, error: message }
   }
-  const reports = plan.services.map((service): ServiceReport => {
-    const state = states.find((entry) => entry.service === service)
-    return {
-      service,
-      containerId: state?.id,
-      status: state?.status ?? 'missing',
-      health: state?.health,
-      ok: state ? isUp(state) : false,
-    }
-  })
-  return { services: reports, healthy: reports.every((report) => report.ok) }
-}
-
-function isUp(state: ContainerState): boolean {
-  return state.status === 'running' && (state.health === undefined || state.health === 'healthy')
+  const services = readiness.services.map((entry): ServiceReport => ({
+    service: entry.service,
+    containerId: entry.containerId,
+    status: entry.status,
+    health: entry.health,
+    ok: entry.verdict === 'ready',
+    reason: entry.reason,
+  }))
+  return { services, healthy: readiness.ready }
 }

@@ -1,12 +1,16 @@
 /**
  * `vault rotate NAME`: read the current version and plan the restart (so a broken stack fails before
- * anything changes), make a new value, run the hook (which must succeed before the vault changes),
- * PATCH with If-Match on the version read, then recreate exactly the compose services that reference
- * NAME and check that they came back (healthy or running).
+ * anything changes), make a new value, change it inside the database (a built-in rotator, which checks a
+ * fresh login) or run the hook, both before the vault changes, PATCH with If-Match on the version read,
+ * then recreate exactly the compose services that use NAME and wait until they are ready. When they are
+ * not, roll back by default: the vault gets the previous value back (as a new version; when it refuses,
+ * the database keeps the new one, so the two still agree), then the database its old password, and the
+ * services are recreated again. The result always says what the vault holds.
  */
 import type { VaultApi } from '../client/vault-api.js'
 import { VaultError } from '../errors.js'
 import { buildChildEnvironment } from '../process/child-env.js'
+import type { DatabaseRotator } from './rotators/rotator.js'
 import { newValueFor } from './new-value.js'
 import { executeRestart, planRestart, type RestartPlan, type ServiceReport } from './restart.js'
 
@@ -17,6 +21,8 @@ export interface RotateOptions {
   /** A value given on stdin instead of a generated one. */
   value?: string
   hook?: string
+  /** A built-in rotator that changes the password inside the database. */
+  rotator?: DatabaseRotator
   restart: boolean
   /** The stack directory: where the compose files are. */
   stackDir: string
@@ -25,23 +31,38 @@ export interface RotateOptions {
   profiles?: string[]
   /** Seconds to wait for the recreated services. */
   waitSeconds: number
+  /** Seconds a service without a health check must run without a restart. */
+  stableSeconds: number
+  /** Roll back when the services do not come back (default true). */
+  rollback: boolean
   note: (line: string) => void
 }
+
+export type RotateOutcome = 'rotated' | 'rolled-back' | 'unhealthy'
 
 export interface RotateResult {
   name: string
   environment?: string
   previousVersion: number
   version: number
+  /** The version the vault holds now, and whether its value is the new one or the previous one. */
+  vaultVersion: number
+  vaultHolds: 'new' | 'previous'
+  outcome: RotateOutcome
   hook: 'none' | 'succeeded'
-  /** Services that reference the secret, recreated unless --no-restart. */
+  rotator?: string
+  /** Services that use the secret, recreated unless --no-restart. */
   services: ServiceReport[]
   restarted: boolean
-  /** True when every recreated service is running (and healthy when it has a health check). */
+  /** True when every recreated service is ready. */
   healthy: boolean
+  /** Compose's whole message when recreating failed. */
+  error?: string
+  /** After a rollback: the services recreated again with the previous value. */
+  rollback?: { services: ServiceReport[]; healthy: boolean; error?: string }
 }
 
-/** Rotates one secret; a failing hook or a broken stack throws before the vault or any container changes. */
+/** Rotates one secret; a failing hook or rotator, or a broken stack, throws before anything changes. */
 export async function rotateSecret(api: VaultApi, options: RotateOptions): Promise<RotateResult> {
   const secrets = await loadSecrets(api, options.environment)
   const current = await api.getSecret(options.name, options.environment)
@@ -54,16 +75,36 @@ export async function rotateSecret(api: VaultApi, options: RotateOptions): Promi
         profiles: options.profiles,
       })
     : undefined
+  for (const service of plan?.literalUsers ?? [])
+    options.note(
+      `Warning: ${service} receives ${options.name} as a literal value (an env_file line), not from the vault: it keeps the old value; move it with vault secrets import FILE --only ${options.name} --move`,
+    )
   const value = options.value ?? newValueFor(options.name, options.length)
-  const hook = options.hook ? await runRotationHook(options, value, current.version) : 'none'
+  const revertDatabase = async () => {
+    if (!options.rotator) return
+    await options.rotator.revert(current.value, value).then(
+      () => options.note(`${options.rotator!.name}: the old password is back inside the database`),
+      (error: unknown) =>
+        options.note(
+          `Warning: ${options.rotator!.name} could not restore the old password inside the database: ${(error as Error).message}`,
+        ),
+    )
+  }
+  if (options.rotator) await options.rotator.apply(current.value, value)
+  const hook = options.hook
+    ? await runRotationHook(options, value, current.version).catch(async (error: unknown) => {
+        await revertDatabase()
+        throw error
+      })
+    : 'none'
   const written = await api
     .patchSecret(options.name, value, options.environment, { ifVersion: current.version })
-    .catch((error: unknown) => {
-      if (hook === 'succeeded') {
+    .catch(async (error: unknown) => {
+      await revertDatabase()
+      if (hook === 'succeeded')
         options.note(
           'Warning: the hook succeeded but the vault refused the new value; run the rotation again',
         )
-      }
       throw error
     })
   options.note(`${options.name}: version ${current.version} -> ${written.version}`)
@@ -72,20 +113,54 @@ export async function rotateSecret(api: VaultApi, options: RotateOptions): Promi
     environment: options.environment,
     previousVersion: current.version,
     version: written.version,
+    vaultVersion: written.version,
+    vaultHolds: 'new',
+    outcome: 'rotated',
     hook,
+    rotator: options.rotator?.name,
     services: [],
     restarted: false,
     healthy: true,
   }
   if (!plan || plan.services.length === 0) {
-    if (plan) options.note(`no compose service references ${options.name}: nothing to recreate`)
+    if (plan) options.note(`no compose service uses ${options.name}: nothing to recreate`)
     return result
   }
   options.note(
     `recreating ${plan.services.join(', ')} with ${plan.client?.version === 'v2' ? 'docker compose' : 'docker-compose'}`,
   )
-  const restart = await executeRestart(plan, { ...secrets, [options.name]: value }, options.waitSeconds)
-  return { ...result, services: restart.services, restarted: true, healthy: restart.healthy }
+  const restartOptions = { waitSeconds: options.waitSeconds, stableSeconds: options.stableSeconds }
+  const restart = await executeRestart(plan, { ...secrets, [options.name]: value }, restartOptions)
+  Object.assign(result, {
+    services: restart.services,
+    restarted: true,
+    healthy: restart.healthy,
+    error: restart.error,
+  })
+  if (restart.healthy) return result
+  if (!options.rollback) return { ...result, outcome: 'unhealthy' }
+  options.note(
+    `${options.name}: the services are not ready; rolling back to the value of version ${current.version}`,
+  )
+  const restored = await api
+    .rollback(options.name, current.version, options.environment)
+    .catch((error: unknown) => {
+      options.note(
+        `Warning: the vault refused the rollback: it still holds version ${written.version} (the new value, which the database also holds); run vault secrets rollback ${options.name} ${current.version}`,
+      )
+      throw error
+    })
+  await revertDatabase()
+  if (hook === 'succeeded')
+    options.note('Warning: what the hook changed with the new value is not undone; undo it by hand')
+  const again = await executeRestart(plan, secrets, restartOptions)
+  return {
+    ...result,
+    outcome: 'rolled-back',
+    vaultVersion: restored.version,
+    vaultHolds: 'previous',
+    rollback: again,
+  }
 }
 
 async function loadSecrets(api: VaultApi, environment: string | undefined): Promise<Record<string, string>> {

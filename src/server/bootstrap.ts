@@ -1,16 +1,16 @@
 /**
  * The setup wizard's work (`vault server init`): the admin account (argon2id), a project with its
  * environments, and the `<project>-deployment` machine identity with read and write on every
- * environment; optionally the stack's .env (mode 600, listed in .gitignore). One-time, under a lock.
+ * environment; optionally the stack's credentials file (`.vault/credentials`, mode 600, which compose
+ * never reads, listed in .gitignore). One-time, under a lock.
  */
 import { argon2, randomBytes, randomUUID } from 'node:crypto'
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { ConflictError, UsageError } from '../errors.js'
 import { appendAudit } from './audit.js'
 import { createIdentity, createProject, type PermissionMap } from './identities.js'
 import type { Keyring } from './keyring.js'
+import { writeCredentialsFile } from '../stack/credentials-file.js'
 import type { SqlDriver } from './store/index.js'
 
 const argon2Async = promisify(argon2)
@@ -32,7 +32,8 @@ export interface InitResult {
   clientId: string
   clientSecret: string
   adminUser: string
-  envFile?: string
+  /** The stack's credentials file, when `writeEnvDir` was given. */
+  credentialsFile?: string
 }
 
 /** Hashes a human password with argon2id (RFC 9106 second recommended parameters). */
@@ -103,7 +104,7 @@ export async function initialiseVault(
     adminUser: options.adminUser,
   }
   if (options.writeEnvDir && options.siteUrl) {
-    initResult.envFile = writeStackEnv(options.writeEnvDir, {
+    initResult.credentialsFile = writeCredentialsFile(options.writeEnvDir, {
       VAULT_DOMAIN: options.siteUrl,
       VAULT_PROJECT_ID: initResult.projectId,
       VAULT_CLIENT_ID: initResult.clientId,
@@ -113,27 +114,4 @@ export async function initialiseVault(
     throw new UsageError('--write-env needs --site-url (the VAULT_DOMAIN the stack will use)')
   }
   return initResult
-}
-
-/**
- * Writes (or updates) the VAULT_ lines of DIR/.env with mode 600 and makes sure DIR/.gitignore lists
- * `.env`. Other lines of an existing .env are kept.
- */
-export function writeStackEnv(dir: string, values: Record<string, string>): string {
-  mkdirSync(dir, { recursive: true })
-  const file = join(dir, '.env')
-  const kept = existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter((line) => line !== '' && !Object.keys(values).some((key) => line.startsWith(`${key}=`)))
-    : []
-  const lines = [...kept, ...Object.entries(values).map(([key, value]) => `${key}=${value}`)]
-  writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 })
-  chmodSync(file, 0o600)
-  const gitignore = join(dir, '.gitignore')
-  const ignored = existsSync(gitignore) ? readFileSync(gitignore, 'utf8') : ''
-  if (!ignored.split('\n').some((line) => ['.env', '/.env'].includes(line.trim()))) {
-    appendFileSync(gitignore, `${ignored === '' || ignored.endsWith('\n') ? '' : '\n'}.env\n`)
-  }
-  return file
 }

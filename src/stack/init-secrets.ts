@@ -1,6 +1,7 @@
 /**
- * Filling an environment with the seed's base secrets: generated passwords and keys, inputs from flags or
- * a values file, prompts for what is still missing on a terminal. Everything is validated before the first
+ * Filling an environment with a list of secrets (a stack's, from stack-specs.ts, or the seed's base list,
+ * the example stack's preset): generated passwords and keys, inputs from flags or a values file (a
+ * given value also replaces a generated one), prompts for what is still missing on a terminal. Everything is validated before the first
  * write, an existing value is kept unless `force`, and no value is ever part of the result.
  */
 import { UsageError } from '../errors.js'
@@ -18,6 +19,8 @@ export interface InitSecretsOptions {
   inputs: Record<string, string>
   /** Overwrite values that already exist. */
   force: boolean
+  /** The secrets to fill (default: the seed's base list). */
+  specs?: readonly BaseSecretSpec[]
   /** Asks for a missing input; undefined when no terminal is available. */
   prompt?: (spec: BaseSecretSpec) => Promise<string>
 }
@@ -36,10 +39,12 @@ export async function initBaseSecrets(
   writer: SecretWriter,
   options: InitSecretsOptions,
 ): Promise<InitSecretsResult> {
-  const unknown = Object.keys(options.inputs).filter(
-    (name) => !baseSecrets.some((spec) => spec.name === name),
-  )
-  if (unknown.length > 0) throw new UsageError(`not a base secret: ${unknown.join(', ')}`)
+  const specs = options.specs ?? baseSecrets
+  const unknown = Object.keys(options.inputs).filter((name) => !specs.some((spec) => spec.name === name))
+  if (unknown.length > 0)
+    throw new UsageError(
+      `${options.specs ? 'not referenced by the stack' : 'not a base secret'}: ${unknown.join(', ')}`,
+    )
   const existing = new Set((await writer.listSecretNames(options.environment)).map((secret) => secret.name))
   const result: InitSecretsResult = {
     environment: options.environment,
@@ -50,7 +55,7 @@ export async function initBaseSecrets(
   }
   const planned: [string, string][] = []
   const missing: string[] = []
-  for (const spec of baseSecrets) {
+  for (const spec of specs) {
     if (existing.has(spec.name) && !options.force) {
       result.kept.push(spec.name)
       continue
@@ -76,9 +81,9 @@ export async function initBaseSecrets(
 }
 
 async function valueFor(spec: BaseSecretSpec, options: InitSecretsOptions): Promise<string | undefined> {
-  if (spec.source !== 'input') return generateBaseSecret(spec)
   const given = options.inputs[spec.name]
   if (given !== undefined) return checkBaseSecretInput(spec, given)
+  if (spec.source !== 'input') return generateBaseSecret(spec)
   if (!options.prompt || !spec.required) return undefined
   return checkBaseSecretInput(spec, await options.prompt(spec))
 }

@@ -2,19 +2,46 @@
  * Human output of `vault rotate`: the services recreated with their state, and the `--due` table.
  */
 import type { DueResult } from '../rotate/due.js'
+import type { ServiceReport } from '../rotate/restart.js'
 import type { RotateResult } from '../rotate/rotate-secret.js'
 import { formatColumns } from './columns.js'
 
-/** One line per service, then a summary line. */
-export function formatRotateReport(result: RotateResult): string {
-  const lines = result.services.map(
+function serviceLines(services: ServiceReport[], indent = ''): string[] {
+  return services.map(
     (service) =>
-      `${service.ok ? 'ok  ' : 'FAIL'} ${service.service}: ${service.status}${service.health ? ` (${service.health})` : ''}`,
+      `${indent}${service.ok ? 'ok  ' : 'FAIL'} ${service.service}: ${service.status}${service.health ? ` (${service.health})` : ''}${!service.ok && service.reason ? ` - ${service.reason}` : ''}`,
   )
-  const summary = !result.restarted
-    ? `rotated ${result.name} to version ${result.version}; no service recreated`
-    : `rotated ${result.name} to version ${result.version}; ${result.services.length} service(s) recreated, ${result.healthy ? 'all up' : 'NOT all up'}`
-  return [...lines, summary].join('\n')
+}
+
+/** One line per service, compose's whole error when it failed, then what the vault now holds. */
+export function formatRotateReport(result: RotateResult): string {
+  const lines = serviceLines(result.services)
+  if (result.error) lines.push(result.error)
+  const holds = `the vault holds version ${result.vaultVersion} (${result.vaultHolds === 'new' ? 'the new value' : `the value of version ${result.previousVersion}`})`
+  if (!result.restarted) {
+    lines.push(`rotated ${result.name} to version ${result.version}; no service recreated; ${holds}`)
+  } else if (result.outcome === 'rotated') {
+    lines.push(
+      `rotated ${result.name} to version ${result.version}; ${result.services.length} service(s) recreated, all ready; ${holds}`,
+    )
+  } else if (result.outcome === 'unhealthy') {
+    lines.push(
+      `rotated ${result.name} to version ${result.version}, but the services are NOT ready (--no-rollback); ${holds}`,
+    )
+  } else {
+    lines.push(
+      `rotated ${result.name} to version ${result.version}, but the services were NOT ready: rolled back`,
+    )
+    if (result.rollback) {
+      lines.push(...serviceLines(result.rollback.services, '  '))
+      if (result.rollback.error) lines.push(result.rollback.error)
+      lines.push(
+        `  recreated with the previous value: ${result.rollback.healthy ? 'all ready' : 'NOT all ready'}`,
+      )
+    }
+    lines.push(holds)
+  }
+  return lines.join('\n')
 }
 
 /** The `--due` table, oldest first. */

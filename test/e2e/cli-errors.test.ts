@@ -27,7 +27,7 @@ describe('vault export / secrets error paths', () => {
     expect(result.exitCode).toBe(3)
     expect(result.stdout).toBe('')
     expect(result.stderr).toBe(
-      "Error: no vault domain is configured\nHint: set VAULT_DOMAIN (flag --domain, the environment or the stack's .env)\n",
+      "Error: no vault domain is configured\nHint: set VAULT_DOMAIN (flag --domain, the environment or the stack's .vault/credentials)\n",
     )
   })
 
@@ -82,20 +82,23 @@ describe('usage errors', () => {
 })
 
 describe('vault doctor without a set-up', () => {
-  it('prints one line per check, fails the .env check and exits 1; --json has the same checks', async () => {
+  it('prints one line per check, fails the vault check and exits 1; --json has the same checks', async () => {
     const port = await closedPort()
     const env = { ...base, VAULT_DOMAIN: `http://127.0.0.1:${port}` }
     const text = await runCli(['doctor', '--stack-dir', home.dir], { env, cwd: home.dir })
     expect(text.exitCode).toBe(1)
-    expect(text.stdout).toMatch(/^FAIL {2}\.env present: /m)
+    expect(text.stdout).toMatch(
+      /^SKIP {2}credentials file present: the credentials come from the environment/m,
+    )
     expect(text.stdout).toMatch(/^FAIL {2}vault reachable \(HTTP HEAD\): /m)
     const json = await runCli(['doctor', '--stack-dir', home.dir, '--json'], { env, cwd: home.dir })
     const result = JSON.parse(json.stdout) as { ok: boolean; checks: { id: string; status: string }[] }
     expect(result.ok).toBe(false)
     expect(result.checks.map((check) => check.id)).toEqual([
-      'env-file',
-      'env-mode',
-      'env-git',
+      'env-credentials',
+      'credentials-file',
+      'credentials-mode',
+      'credentials-git',
       'vault-reachable',
       'credentials',
       'environment',

@@ -3,7 +3,7 @@
  * 127.0.0.1 and a free port, run as the `postgres` user when we are root; stopped by pg_ctl at the end.
  */
 import { execFileSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort } from './ports.js'
 
@@ -28,13 +28,27 @@ function asPostgres(command: string, args: string[]): string {
   return execFileSync(file, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
 }
 
-/** Creates and starts a private cluster. */
-export async function startPostgres(): Promise<PostgresInfo> {
+/**
+ * Creates and starts a private cluster: trust authentication, or with `superuserPassword` scram-sha-256
+ * everywhere so that passwords matter (the URL then carries the password).
+ */
+export async function startPostgres(options: { superuserPassword?: string } = {}): Promise<PostgresInfo> {
   const dir = mkdtempSync('/tmp/vault-pg-')
   if (process.getuid?.() === 0)
     chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), 0)
   const port = await freePort()
-  asPostgres(join(binDir, 'initdb'), ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync'])
+  const password = options.superuserPassword
+  const auth = password ? ['-A', 'scram-sha-256', `--pwfile=${join(dir, 'pwfile')}`] : ['-A', 'trust']
+  if (password) {
+    writeFileSync(join(dir, 'pwfile'), `${password}\n`, { mode: 0o600 })
+    if (process.getuid?.() === 0)
+      chownSync(
+        join(dir, 'pwfile'),
+        Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()),
+        0,
+      )
+  }
+  asPostgres(join(binDir, 'initdb'), ['-D', join(dir, 'data'), ...auth, '-U', 'postgres', '--no-sync'])
   asPostgres(join(binDir, 'pg_ctl'), [
     '-D',
     join(dir, 'data'),
@@ -45,7 +59,8 @@ export async function startPostgres(): Promise<PostgresInfo> {
     `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`,
     'start',
   ])
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, dir }
+  const credentials = password ? `postgres:${encodeURIComponent(password)}` : 'postgres'
+  return { url: `postgres://${credentials}@127.0.0.1:${port}/postgres`, port, dir }
 }
 
 /** Stops the cluster and removes its directory. */

@@ -67,6 +67,7 @@ describe.skipIf(!engine)(`vault run and rotate with a real engine (${unavailable
       DATABASE_PASSWORD: 'db-pw-initial',
       AUTH_JWT_SECRET: 'jwt-initial',
       TZ: 'Europe/Paris',
+      FRAGILE_TOKEN: 'good-initial',
     })) {
       expect((await vault(['secrets', 'set', name, '--env', 'dev'], value)).exitCode).toBe(0)
     }
@@ -92,16 +93,20 @@ describe.skipIf(!engine)(`vault run and rotate with a real engine (${unavailable
 
   it('rotate DATABASE_PASSWORD recreates db and app only; they see the new value', async () => {
     const before = ids()
-    const result = await vault(['rotate', 'DATABASE_PASSWORD', '--env', 'dev', '--json'])
+    const result = await vault(['rotate', 'DATABASE_PASSWORD', '--env', 'dev', '--stable', '1', '--json'])
     expect(result.exitCode).toBe(0)
     const report = JSON.parse(result.stdout)
     expect(report).toMatchObject({
       name: 'DATABASE_PASSWORD',
       previousVersion: 1,
       version: 2,
+      vaultVersion: 2,
+      vaultHolds: 'new',
+      outcome: 'rotated',
       restarted: true,
       healthy: true,
     })
+    expect(result.stderr).toMatch(/DATABASE_PASSWORD looks like a database password/)
     expect(report.services.map((service: { service: string }) => service.service)).toEqual(['app', 'db'])
     const after = ids()
     expect(after.db).not.toBe(before.db)
@@ -129,6 +134,32 @@ describe.skipIf(!engine)(`vault run and rotate with a real engine (${unavailable
     expect(result.stderr).toMatch(/the hook exited with 3: nothing was changed/)
     expect((await vault(['secrets', 'get', 'DATABASE_PASSWORD', '--env', 'dev'])).stdout).toBe(valueBefore)
     expect(ids()).toEqual(before)
+  })
+
+  it('a service that exits after the rotation is rolled back: exit 11, the vault and the container hold the old value', async () => {
+    const result = await vault(['rotate', 'FRAGILE_TOKEN', '--env', 'dev', '--stable', '1', '--wait', '30'])
+    expect(result.exitCode).toBe(11)
+    expect(result.stderr).toMatch(/FAIL fragile: exited - the container exited/)
+    expect(result.stderr).toMatch(/the vault holds version 3 \(the value of version 1\)/)
+    expect((await vault(['secrets', 'get', 'FRAGILE_TOKEN', '--env', 'dev'])).stdout).toBe('good-initial')
+    expect(containerEnv('fragile', 'TOKEN')).toBe('good-initial')
+    const kept = await vault([
+      'rotate',
+      'FRAGILE_TOKEN',
+      '--env',
+      'dev',
+      '--stable',
+      '1',
+      '--no-rollback',
+      '--json',
+    ])
+    expect(kept.exitCode).toBe(1)
+    expect(JSON.parse(kept.stdout)).toMatchObject({
+      outcome: 'unhealthy',
+      vaultVersion: 4,
+      vaultHolds: 'new',
+    })
+    expect((await vault(['secrets', 'rollback', 'FRAGILE_TOKEN', '1', '--env', 'dev'])).exitCode).toBe(0)
   })
 
   it('a succeeding --hook gets the new value on stdin before the vault changes', async () => {

@@ -344,12 +344,14 @@ describe('vault doctor', () => {
   it('passes every check of a good set-up, the proxy included; --json lists them', async () => {
     const stack = mkdtempSync(join(work, 'doctor-'))
     execFileSync('git', ['init', '-q', stack])
-    writeFileSync(join(stack, '.gitignore'), '.env\n')
     const dotenv = ['VAULT_DOMAIN', 'VAULT_PROJECT_ID', 'VAULT_CLIENT_ID', 'VAULT_CLIENT_SECRET']
       .map((name) => `${name}=${env[name]}`)
       .join('\n')
     writeFileSync(join(stack, '.env'), `${dotenv}\n`)
     chmodSync(join(stack, '.env'), 0o600)
+    const fixed = await runCli(['doctor', '--fix', '--env', 'dev', '--json'], { env: home.env, cwd: stack })
+    expect(JSON.parse(fixed.stdout).checks[0]).toMatchObject({ id: 'fix-credentials', status: 'pass' })
+    const credentials = join(stack, '.vault', 'credentials')
     writeFileSync(
       join(stack, 'compose.yaml'),
       'services:\n  app:\n    image: x\n    environment:\n      P: ${DATABASE_PASSWORD:?required}\n',
@@ -367,9 +369,10 @@ describe('vault doctor', () => {
       )
       const report = JSON.parse(result.stdout) as { ok: boolean; checks: { id: string; status: string }[] }
       expect(Object.fromEntries(report.checks.map((check) => [check.id, check.status]))).toEqual({
-        'env-file': 'pass',
-        'env-mode': 'pass',
-        'env-git': 'pass',
+        'env-credentials': 'pass',
+        'credentials-file': 'pass',
+        'credentials-mode': 'pass',
+        'credentials-git': 'pass',
         'vault-reachable': 'pass',
         credentials: 'pass',
         environment: 'pass',
@@ -378,14 +381,14 @@ describe('vault doctor', () => {
         proxy: 'pass',
       })
       expect(result.exitCode).toBe(0)
-      chmodSync(join(stack, '.env'), 0o644)
+      chmodSync(credentials, 0o644)
       writeFileSync(
         join(stack, 'compose.yaml'),
         'services:\n  app:\n    image: x\n    environment:\n      P: ${NOT_IN_VAULT:?required}\n',
       )
       const failing = await runCli(['doctor', '--env', 'dev'], { env: home.env, cwd: stack })
       expect(failing.exitCode).toBe(1)
-      expect(failing.stdout).toMatch(/^FAIL {2}\.env mode 600: mode 644/m)
+      expect(failing.stdout).toMatch(/^FAIL {2}credentials file mode 600: .*mode 644/m)
       expect(failing.stdout).toMatch(
         /^FAIL {2}required variables in the vault: missing in the vault: NOT_IN_VAULT/m,
       )

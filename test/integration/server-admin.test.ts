@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { createHmac, randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -66,10 +66,12 @@ describe('admin commands through the built CLI', () => {
       environments: ['dev', 'prod', 'staging'],
     })
     expect(init.stderr).not.toContain(result.clientSecret)
-    const envFile = join(dir, 'stack', '.env')
-    expect(statSync(envFile).mode & 0o777).toBe(0o600)
-    expect(readFileSync(envFile, 'utf8')).toContain(`VAULT_CLIENT_SECRET=${result.clientSecret}`)
-    expect(readFileSync(join(dir, 'stack', '.gitignore'), 'utf8').split('\n')).toContain('.env')
+    const credentialsFile = join(dir, 'stack', '.vault', 'credentials')
+    expect(result.credentialsFile).toBe(credentialsFile)
+    expect(statSync(credentialsFile).mode & 0o777).toBe(0o600)
+    expect(readFileSync(credentialsFile, 'utf8')).toContain(`VAULT_CLIENT_SECRET=${result.clientSecret}`)
+    expect(existsSync(join(dir, 'stack', '.env'))).toBe(false)
+    expect(readFileSync(join(dir, 'stack', '.gitignore'), 'utf8').split('\n')).toContain('.vault/')
     const again = await runCli(
       ['server', 'init', '--admin-user', 'admin', '--admin-password-stdin', '--project', 'homelab'],
       { env, input: 'a long admin password' },
@@ -387,7 +389,7 @@ describe('HTTPS', () => {
 })
 
 describe('vault server --dev (built CLI, real process)', () => {
-  it('generates keys into a 0600 file, initialises a project, writes the stack .env and answers', async () => {
+  it('generates keys into a 0600 file, initialises a project, writes the stack credentials file and answers', async () => {
     const { spawn } = await import('node:child_process')
     const { runJs } = await import('../helpers/cli.js')
     const dir = mkdtempSync(join(tmpdir(), 'vault-dev-cli-'))
@@ -430,7 +432,7 @@ describe('vault server --dev (built CLI, real process)', () => {
       expect(stderr).toContain(keyFile)
       expect(stderr).not.toContain(encryptionKey)
       const stackEnv = Object.fromEntries(
-        readFileSync(join(dir, 'stack', '.env'), 'utf8')
+        readFileSync(join(dir, 'stack', '.vault', 'credentials'), 'utf8')
           .trim()
           .split('\n')
           .map((line) => line.split('=', 2)),

@@ -3,6 +3,7 @@ import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
 import { baseSecrets, inputFlagName, type BaseSecretSpec } from '../../stack/base-secrets.js'
 import type { InitSecretsResult } from '../../stack/init-secrets.js'
+import { UsageError } from '../../errors.js'
 
 const inputSpecs = baseSecrets.filter((spec) => spec.source === 'input' && !spec.sensitive)
 const inputFlags = Object.fromEntries(
@@ -13,12 +14,16 @@ const inputFlags = Object.fromEntries(
 )
 
 export default class SecretsInit extends BaseCommand<typeof SecretsInit> {
-  static override summary = "fill an environment with the stack's base secrets"
+  static override summary = 'fill an environment with every variable the stack references'
   static override description =
-    'Passwords and the 32-byte hex keys (AUTH_JWT_SECRET, AUTH_SESSION_SECRET, AUTH_STORAGE_ENCRYPTION_KEY) are ' +
-    'generated; the other values come from flags, from --values-file (an env file; the only way to pass ' +
-    'OBJSTORE_ACCOUNT_KEY and MESSENGER_BOT_TOKEN besides the prompt), or from prompts on a terminal. ' +
-    'Everything is validated before anything is written. Existing values are kept unless --force.'
+    "Reads the stack's compose files (--stack-dir, -f): every referenced variable whose name marks it as a " +
+    'secret (*_PASSWORD, *_PASS: a 32-character password; *_SECRET, *_KEY, *_TOKEN, *_SALT: 32 random bytes, ' +
+    'hex) is generated; the others without a default, and not set in the project .env, come from --set ' +
+    'NAME=VALUE, from --values-file (an env file; also the way to give a generated one a value of your own), ' +
+    "or from prompts on a terminal. The seed's base list (generated keys, validated inputs such as DATA_DIR " +
+    'and TZ) is the preset of the example stack: it applies with --preset example, when the directory holds ' +
+    'no compose file, and to those names in any stack. Everything is validated before anything is written. ' +
+    'Existing values are kept unless --force.'
   static override examples = [
     {
       command:
@@ -31,12 +36,26 @@ export default class SecretsInit extends BaseCommand<typeof SecretsInit> {
       command: '<%= config.bin %> <%= command.id %> --env dev',
       description: 'on a terminal: asks for each missing value',
     },
+    {
+      command:
+        '<%= config.bin %> <%= command.id %> --env dev --stack-dir ~/wordpress --set WORDPRESS_DB_USER=wp',
+      description: 'any stack: generates MYSQL_PASSWORD and the like, takes the other values as flags',
+    },
   ]
   static override enableJsonFlag = true
   static override flags = {
     ...connectionFlags,
     env: envFlag,
+    file: Flags.string({
+      char: 'f',
+      summary: 'compose file (repeatable; default: discovery in --stack-dir)',
+      multiple: true,
+    }),
     force: Flags.boolean({ summary: 'overwrite values that already exist' }),
+    preset: Flags.option({ options: ['example'] as const })({
+      summary: "use the seed's base list (the example stack) instead of reading the stack",
+    }),
+    set: Flags.string({ summary: 'a value for a variable, NAME=VALUE (repeatable)', multiple: true }),
     'values-file': Flags.file({ summary: 'env file with input values (KEY=value)', exists: true }),
     ...inputFlags,
   }
@@ -47,6 +66,7 @@ export default class SecretsInit extends BaseCommand<typeof SecretsInit> {
       import('../../client/connect.js'),
       import('../../stack/init-secrets.js'),
     ])
+    const specs = await this.stackSpecs(Object.keys(inputs))
     const { api } = await connect(this.flags, (line) => this.note(line))
     const prompt = process.stdin.isTTY && !this.jsonEnabled() ? askFor : undefined
     const result = await initBaseSecrets(api, {
@@ -54,6 +74,7 @@ export default class SecretsInit extends BaseCommand<typeof SecretsInit> {
       inputs,
       force: this.flags.force,
       prompt,
+      specs,
     })
     if (!this.jsonEnabled()) {
       const where = result.environment ?? 'the default environment'
@@ -65,6 +86,32 @@ export default class SecretsInit extends BaseCommand<typeof SecretsInit> {
       if (result.omitted.length > 0) this.note(`optional, not set: ${result.omitted.join(', ')}`)
     }
     return result
+  }
+
+  /** The stack's specs, or undefined for the preset (asked for, or no compose file found). */
+  private async stackSpecs(given: string[]): Promise<BaseSecretSpec[] | undefined> {
+    if (this.flags.preset === 'example') return undefined
+    const { loadStackForUsers } = await import('../../stack/stack-users.js')
+    const project = await loadStackForUsers({
+      stackDir: this.flags['stack-dir'],
+      composeFiles: this.flags.file,
+    })
+    if (!project) {
+      this.note(`no compose file in ${this.flags['stack-dir']}: using the example stack's preset`)
+      return undefined
+    }
+    const [{ specsForStack }, { listVariables }] = await Promise.all([
+      import('../../stack/stack-specs.js'),
+      import('../../compose/index.js'),
+    ])
+    const { specs, skipped } = specsForStack(project, listVariables)
+    for (const name of given) {
+      const preset = baseSecrets.find((spec) => spec.name === name)
+      if (preset && !specs.includes(preset)) specs.push(preset)
+    }
+    if (!this.jsonEnabled() && skipped.length > 0)
+      this.note(`not filled: ${skipped.map((entry) => `${entry.name} (${entry.reason})`).join(', ')}`)
+    return specs
   }
 
   private async collectInputs(): Promise<Record<string, string>> {
@@ -81,6 +128,12 @@ export default class SecretsInit extends BaseCommand<typeof SecretsInit> {
     for (const spec of inputSpecs) {
       const value = flags[inputFlagName(spec)]
       if (typeof value === 'string') inputs[spec.name] = value
+    }
+    for (const assignment of this.flags.set ?? []) {
+      const match = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(assignment)
+      if (!match)
+        throw new UsageError(`--set takes NAME=VALUE, got ${JSON.stringify(assignment.split('=')[0])}`)
+      inputs[match[1]!] = match[2]!
     }
     return inputs
   }

@@ -66,7 +66,7 @@ export default class Server extends BaseCommand<typeof Server> {
       const init = await initDevProject(connection, { project, siteUrl, writeEnvDir: flags['write-env'] })
       this.note(
         init
-          ? `dev mode: project ${init.projectName} (${init.projectId}), identity ${init.identityName}${init.envFile ? `, credentials in ${init.envFile}` : ''}`
+          ? `dev mode: project ${init.projectName} (${init.projectId}), identity ${init.identityName}${init.credentialsFile ? `, credentials in ${init.credentialsFile}` : ''}`
           : `dev mode: project ${project} already exists; keeping it`,
       )
     }

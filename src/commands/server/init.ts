@@ -28,26 +28,37 @@ export default class ServerInit extends BaseCommand<typeof ServerInit> {
       env: 'SITE_URL',
       summary: 'public URL of the vault (VAULT_DOMAIN of the stack)',
     }),
-    'write-env': Flags.directory({ summary: "write the stack's .env (mode 600) into this directory" }),
+    'write-env': Flags.directory({
+      summary:
+        "write the stack's credentials file (DIR/.vault/credentials, mode 600; compose never reads it)",
+    }),
   }
 
   async run(): Promise<ServerInitResult> {
     const flags = this.flags
-    const interactive = process.stdin.isTTY && !flags['admin-password-stdin']
-    const { input, password } = await import('@inquirer/prompts')
-    const ask = async (value: string | undefined, message: string, fallback?: string) => {
+    const interactive = Boolean(process.stdin.isTTY) && !flags['admin-password-stdin']
+    const { input } = await import('@inquirer/prompts')
+    const ask = async (value: string | undefined, message: string, flag: string, fallback?: string) => {
       if (value) return value
-      if (!interactive)
-        throw new UsageError(`${message} is required`, { hint: 'pass it as a flag when not on a terminal' })
-      return input({ message, default: fallback })
+      if (!interactive) throw new UsageError(`${message} is required (${flag})`, { hint: scriptHint })
+      return input({ message, default: fallback }, { output: process.stderr })
     }
-    const adminUser = await ask(flags['admin-user'], 'admin user name', 'admin')
+    const adminUser = await ask(flags['admin-user'], 'admin user name', '--admin-user', 'admin')
     const adminPassword = flags['admin-password-stdin']
       ? await readPipedValue()
       : interactive
-        ? await password({ message: 'admin password (at least 12 characters)', mask: true })
+        ? await askConfirmedPassword()
         : ''
-    const project = await ask(flags.project, 'project name')
+    if (!adminPassword && !interactive)
+      throw new UsageError('no admin password: not on a terminal and no --admin-password-stdin', {
+        hint: scriptHint,
+      })
+    const project = await ask(flags.project, 'project name', '--project')
+    const siteUrl =
+      flags['site-url'] ??
+      (interactive && flags['write-env']
+        ? await input({ message: 'public URL of the vault (VAULT_DOMAIN)' }, { output: process.stderr })
+        : undefined)
     const result = await adminInit(adminConnection(flags), {
       adminUser,
       adminPassword,
@@ -56,17 +67,41 @@ export default class ServerInit extends BaseCommand<typeof ServerInit> {
         .split(',')
         .map((slug) => slug.trim())
         .filter(Boolean),
-      siteUrl: flags['site-url'],
+      siteUrl,
       writeEnvDir: flags['write-env'],
     })
     if (!this.jsonEnabled()) {
       this.note(`project ${result.projectName} (${result.projectId}) with ${result.environments.join(', ')}`)
       this.note(`identity ${result.identityName}: the client secret below is shown once; store it now`)
+      const domain = siteUrl
+        ? `VAULT_DOMAIN=${siteUrl}`
+        : "VAULT_DOMAIN=<the vault's URL: no --site-url was given>"
       this.out(
-        `VAULT_PROJECT_ID=${result.projectId}\nVAULT_CLIENT_ID=${result.clientId}\nVAULT_CLIENT_SECRET=${result.clientSecret}`,
+        `${domain}\nVAULT_PROJECT_ID=${result.projectId}\nVAULT_CLIENT_ID=${result.clientId}\nVAULT_CLIENT_SECRET=${result.clientSecret}`,
       )
-      if (result.envFile) this.note(`wrote ${result.envFile} (mode 600, listed in .gitignore)`)
+      if (result.credentialsFile)
+        this.note(
+          `wrote ${result.credentialsFile} (mode 600; compose never reads it; .vault/ listed in .gitignore)`,
+        )
+      else this.note("put these lines in the stack's .vault/credentials (mode 600), never in .env")
     }
     return result
+  }
+}
+
+const scriptHint =
+  'from a script: printf %s "$ADMIN_PASSWORD" | vault server init --admin-password-stdin --admin-user admin --project NAME --site-url URL [--write-env DIR] --json'
+
+/** Asks for the admin password twice on the terminal until both answers match. */
+async function askConfirmedPassword(): Promise<string> {
+  const { password } = await import('@inquirer/prompts')
+  for (;;) {
+    const first = await password(
+      { message: 'admin password (at least 12 characters)', mask: true },
+      { output: process.stderr },
+    )
+    const second = await password({ message: 'admin password again', mask: true }, { output: process.stderr })
+    if (first === second) return first
+    process.stderr.write('the two passwords differ; try again\n')
   }
 }

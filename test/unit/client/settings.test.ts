@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process'
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -12,13 +12,15 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(stack, { recursive: true, force: true }))
 
+/** Writes the stack's credentials file (.vault/credentials). */
 function writeEnv(text: string, mode = 0o600) {
-  writeFileSync(join(stack, '.env'), text)
-  chmodSync(join(stack, '.env'), mode)
+  mkdirSync(join(stack, '.vault'), { recursive: true, mode: 0o700 })
+  writeFileSync(join(stack, '.vault', 'credentials'), text)
+  chmodSync(join(stack, '.vault', 'credentials'), mode)
 }
 
 describe('resolveSettings', () => {
-  it('reads the four VAULT_ variables from the stack .env', async () => {
+  it('reads the four VAULT_ variables from the stack credentials file', async () => {
     writeEnv(
       'VAULT_DOMAIN=https://vault.example/\nVAULT_PROJECT_ID=p1\nVAULT_CLIENT_ID=c1\nVAULT_CLIENT_SECRET="s 1"\n',
     )
@@ -32,7 +34,7 @@ describe('resolveSettings', () => {
     expect(warnings).toEqual([])
   })
 
-  it('lets flags beat the environment and the environment beat the .env', async () => {
+  it('lets flags beat the environment and the environment beat the credentials file', async () => {
     writeEnv('VAULT_DOMAIN=https://file\nVAULT_CLIENT_ID=file\nVAULT_PROJECT_ID=file\n')
     const { settings } = await resolveSettings(
       { 'stack-dir': stack, project: 'flag' },
@@ -41,19 +43,19 @@ describe('resolveSettings', () => {
     expect(settings).toMatchObject({ domain: 'https://env', clientId: 'env', projectId: 'flag' })
   })
 
-  it('warns when the .env is readable by group or others', async () => {
+  it('warns when the credentials file is readable by group or others', async () => {
     writeEnv('VAULT_CLIENT_SECRET=x\n', 0o644)
     const { warnings } = await resolveSettings({ 'stack-dir': stack }, {})
     expect(warnings.join('\n')).toMatch(/readable by group or others \(mode 644\)/)
   })
 
-  it('warns when the .env is in a git repository and not ignored, and not once it is ignored', async () => {
+  it('warns when the credentials file is in a git repository and not ignored, and not once it is ignored', async () => {
     writeEnv('VAULT_CLIENT_SECRET=x\n')
     execFileSync('git', ['init', '-q', stack])
     expect((await resolveSettings({ 'stack-dir': stack }, {})).warnings.join('\n')).toMatch(
       /not ignored by git/,
     )
-    writeFileSync(join(stack, '.gitignore'), '.env\n')
+    writeFileSync(join(stack, '.gitignore'), '.vault/\n')
     expect((await resolveSettings({ 'stack-dir': stack }, {})).warnings).toEqual([])
   })
 })

@@ -74,3 +74,23 @@ describe('new values', () => {
     expect(newValueFor('DATABASE_PASSWORD', 48)).toHaveLength(48)
   })
 })
+
+describe('the usual database names are covered by default', () => {
+  it.each([
+    ['MYSQL_ROOT_PASSWORD', 'database password'],
+    ['MYSQL_PASSWORD', 'database password'],
+    ['MARIADB_PASSWORD', 'database password'],
+    ['MARIADB_ROOT_PASSWORD', 'database password'],
+    ['POSTGRES_PASSWORD', 'database password'],
+    ['REDIS_PASSWORD', 'database password'],
+    ['DB_PASSWORD', 'database password'],
+    ['SMTP_PASSWORD', 'password'],
+    ['MYSQL_USER', undefined],
+    ['MYSQL_DATABASE', undefined],
+  ])('%s: %s', async (name, kind) => {
+    const { defaultRotationRules, isDatabasePassword, ruleFor } =
+      await import('../../../src/rotate/policy.js')
+    expect(ruleFor(name, defaultRotationRules)?.kind).toBe(kind)
+    expect(isDatabasePassword(name)).toBe(kind === 'database password')
+  })
+})

@@ -91,3 +91,72 @@ describe('initBaseSecrets', () => {
     expect(new Set(baseSecrets.map((s) => s.name)).size).toBe(baseSecrets.length)
   })
 })
+
+describe('secrets init on any stack', () => {
+  it('generates the secret-named variables a third-party stack references and asks for the others', async () => {
+    const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const { listVariables, loadComposeProject } = await import('../../../src/compose/index.js')
+    const { specsForStack } = await import('../../../src/stack/stack-specs.js')
+    const dir = mkdtempSync(join(tmpdir(), 'vault-init-stack-'))
+    try {
+      writeFileSync(
+        join(dir, 'compose.yaml'),
+        [
+          'services:',
+          '  db:',
+          '    image: mariadb',
+          '    environment:',
+          '      MYSQL_ROOT_PASSWORD: ${MYSQL_ROOT_PASSWORD}',
+          '      MYSQL_PASSWORD: ${MYSQL_PASSWORD:?}',
+          '      MYSQL_USER: ${MYSQL_USER}',
+          '      TZ: ${TZ:-UTC}',
+          '  app:',
+          '    image: wordpress',
+          '    environment:',
+          '      AUTH_SALT: ${WP_AUTH_SALT}',
+          '      API: ${APP_API_KEY}',
+          '      T: ${APP_TOKEN}',
+          '      P: ${SMTP_PASS}',
+          '      HOST: ${WP_HOST}',
+          '      CID: ${VAULT_CLIENT_ID:-}',
+          '',
+        ].join('\n'),
+      )
+      writeFileSync(join(dir, '.env'), 'WP_HOST=blog.example\n')
+      const project = loadComposeProject({ cwd: dir, environment: {}, collectProblems: true })
+      const { specs, skipped } = specsForStack(project, listVariables)
+      const shapes = Object.fromEntries(specs.map((spec) => [spec.name, spec.source]))
+      expect(shapes).toEqual({
+        APP_API_KEY: 'hex32',
+        APP_TOKEN: 'hex32',
+        MYSQL_PASSWORD: 'password',
+        MYSQL_ROOT_PASSWORD: 'password',
+        MYSQL_USER: 'input',
+        SMTP_PASS: 'password',
+        WP_AUTH_SALT: 'hex32',
+      })
+      expect(skipped.map((entry) => entry.name).sort()).toEqual(['TZ', 'VAULT_CLIENT_ID', 'WP_HOST'])
+      const { writer, values } = memoryWriter()
+      const result = await initBaseSecrets(writer, {
+        environment: 'dev',
+        inputs: { MYSQL_USER: 'wp' },
+        force: false,
+        specs,
+      })
+      expect(result.created).toHaveLength(7)
+      expect(values.get('MYSQL_PASSWORD')).toMatch(/^[A-Za-z0-9]{32}$/)
+      expect(values.get('WP_AUTH_SALT')).toMatch(/^[0-9a-f]{64}$/)
+      expect(values.get('MYSQL_USER')).toBe('wp')
+      await expect(
+        initBaseSecrets(memoryWriter().writer, { inputs: { NOPE: 'x' }, force: false, specs }),
+      ).rejects.toThrow('not referenced by the stack: NOPE')
+      await expect(
+        initBaseSecrets(memoryWriter().writer, { inputs: {}, force: false, specs }),
+      ).rejects.toThrow('missing values for MYSQL_USER')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,115 @@
+/**
+ * The PostgreSQL rotator: `ALTER ROLE CURRENT_USER PASSWORD '...'` authenticated with the current
+ * password, through a URL (the `pg` client; any password in the URL is ignored) or through `psql` inside
+ * the compose service (`compose exec -T`, the SQL on stdin so the value is never in an argv). A fresh
+ * login with the new password must succeed before the vault changes; if it fails, the session that
+ * changed the password puts the old one back.
+ */
+import { UnreachableError, VaultError } from '../../errors.js'
+import {
+  passwordFromStdin,
+  passwordLine,
+  type DatabaseRotator,
+  type RotatorTarget,
+  type ServiceExec,
+} from './rotator.js'
+
+/** A SQL string literal (standard_conforming_strings: only the quote is doubled; E'' is never used). */
+export function sqlLiteral(value: string): string {
+  if (value.includes('\0')) throw new VaultError('a password cannot hold a NUL character')
+  return `'${value.replaceAll("'", "''")}'`
+}
+
+const alterSql = (password: string) => `ALTER ROLE CURRENT_USER PASSWORD ${sqlLiteral(password)}`
+
+/** The PostgreSQL rotator for `target`. */
+export function postgresRotator(target: RotatorTarget): DatabaseRotator {
+  const change =
+    target.kind === 'url' ? (from: string, to: string) => changeByUrl(target.url, from, to) : undefined
+  const byService = target.kind === 'service' ? target : undefined
+  const run = async (from: string, to: string) => {
+    if (change) return change(from, to)
+    return changeInService(byService!.exec, byService!.service, byService!.user, from, to)
+  }
+  return {
+    name: 'postgres',
+    apply: (current, next) => run(current, next),
+    revert: (current, next) => run(next, current),
+  }
+}
+
+async function connectAs(url: string, password: string) {
+  const { default: pg } = await import('pg')
+  const withPassword = new URL(url)
+  withPassword.password = encodeURIComponent(password)
+  const client = new pg.Client({ connectionString: withPassword.href, connectionTimeoutMillis: 10_000 })
+  client.on('error', () => undefined)
+  await client.connect()
+  return client
+}
+
+async function changeByUrl(url: string, from: string, to: string): Promise<void> {
+  const session = await connectAs(url, from).catch((error: unknown) => {
+    throw new UnreachableError(
+      `postgres rotator: cannot log in with the current password: ${(error as Error).message}`,
+      {
+        hint: 'check --rotator-url (user, host, database); the password comes from the vault',
+      },
+    )
+  })
+  try {
+    await session.query(alterSql(to))
+    const check = await connectAs(url, to).catch(async (error: unknown) => {
+      await session.query(alterSql(from))
+      throw new VaultError(
+        `postgres rotator: a fresh login with the new password failed, the old one is back: ${(error as Error).message}`,
+      )
+    })
+    await check.query('SELECT 1')
+    await check.end()
+  } finally {
+    await session.end().catch(() => undefined)
+  }
+}
+
+/**
+ * psql inside the service: one session changes the password, a second one checks it; the password
+ * reaches psql as PGPASSWORD read from the first stdin line, the SQL follows on stdin.
+ */
+async function changeInService(
+  exec: ServiceExec,
+  service: string,
+  user: string | undefined,
+  from: string,
+  to: string,
+): Promise<void> {
+  const args = [
+    ...passwordFromStdin('PGPASSWORD', 'exec psql "$@"'),
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-h',
+    '127.0.0.1',
+    '-X',
+    '-q',
+    '-d',
+    'postgres',
+    ...(user ? ['-U', user] : []),
+  ]
+  const fromLine = passwordLine(from)
+  const toLine = passwordLine(to)
+  const changed = await exec(service, args, { input: `${fromLine}${alterSql(to)};\n` })
+  if (changed.exitCode !== 0)
+    throw new UnreachableError(
+      `postgres rotator: psql in ${service} failed: ${changed.stderr.trim().split('\n').at(-1)}`,
+      {
+        hint: 'check --rotator-service and --rotator-user; the database must accept the current password on 127.0.0.1',
+      },
+    )
+  const check = await exec(service, args, { input: `${toLine}SELECT 1;\n` })
+  if (check.exitCode !== 0) {
+    await exec(service, args, { input: `${toLine}${alterSql(from)};\n` })
+    throw new VaultError(
+      `postgres rotator: a fresh login with the new password failed in ${service}; the old one is back`,
+    )
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * The built-in rotators against real databases: a private PostgreSQL 15 with scram-sha-256 (so passwords
+ * matter) and a private MariaDB 10.11, driven through the real CLI and a real vault server. Properties:
+ * after `vault rotate --rotator ...` the database accepts only the new password and the vault holds it;
+ * when the vault refuses the new value (a read-only identity) the database accepts the old password
+ * again and the vault is unchanged; when the vault's current value is not the database's, nothing changes.
+ */
+import { randomBytes } from 'node:crypto'
+import { rmSync } from 'node:fs'
+import mariadb from 'mariadb'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  mariadbUnavailableReason,
+  rootSql,
+  startMariadb,
+  stopMariadb,
+  type MariadbInfo,
+} from '../harness/mariadb.js'
+import {
+  postgresUnavailableReason,
+  startPostgres,
+  stopPostgres,
+  type PostgresInfo,
+} from '../harness/postgres.js'
+import { runCli } from '../helpers/cli.js'
+import { createTempHome, type TempHome } from '../helpers/temp-home.js'
+import { startVaultServer, type ClientCredentials, type TestVault } from '../helpers/vault-server.js'
+
+const reason = mariadbUnavailableReason() ?? postgresUnavailableReason()
+if (reason && process.env.VAULT_TEST_REQUIRE_COMPONENTS === '1')
+  throw new Error(`VAULT_TEST_REQUIRE_COMPONENTS=1 and the rotator databases are unavailable: ${reason}`)
+
+describe.skipIf(reason !== undefined)(
+  `built-in rotators on real databases (${reason ?? 'available'})`,
+  () => {
+    let server: TestVault
+    let home: TempHome
+    let postgres: PostgresInfo
+    let maria: MariadbInfo
+    let readOnly: ClientCredentials
+    const pgOld = `pg-old-${randomBytes(6).toString('hex')}`
+    const myOld = `my-old-${randomBytes(6).toString('hex')}`
+
+    const env = (credentials: ClientCredentials = server.deploymentCredentials) => ({
+      ...home.env,
+      VAULT_DOMAIN: server.url,
+      VAULT_PROJECT_ID: server.projectId,
+      VAULT_CLIENT_ID: credentials.clientId,
+      VAULT_CLIENT_SECRET: credentials.clientSecret,
+    })
+    const vault = (args: string[], input?: string, credentials?: ClientCredentials) =>
+      runCli(args, { env: env(credentials), cwd: home.dir, input, timeout: 60_000 })
+    const stored = async (name: string) => (await vault(['secrets', 'get', name, '--env', 'dev'])).stdout
+    const pgUrl = () => `postgres://app@127.0.0.1:${postgres.port}/postgres`
+    const myUrl = () => `mysql://app@127.0.0.1:${maria.port}`
+    const pgLogin = async (password: string) => {
+      const client = new pg.Client({
+        connectionString: pgUrl().replace('app@', `app:${encodeURIComponent(password)}@`),
+      })
+      try {
+        await client.connect()
+        await client.query('SELECT 1')
+        return true
+      } catch {
+        return false
+      } finally {
+        await client.end().catch(() => undefined)
+      }
+    }
+    const myLogin = async (password: string) => {
+      try {
+        const connection = await mariadb.createConnection({
+          host: '127.0.0.1',
+          port: maria.port,
+          user: 'app',
+          password,
+        })
+        await connection.end()
+        return true
+      } catch {
+        return false
+      }
+    }
+
+    beforeAll(async () => {
+      const superuser = randomBytes(12).toString('hex')
+      ;[server, postgres, maria] = await Promise.all([
+        startVaultServer({}),
+        startPostgres({ superuserPassword: superuser }),
+        startMariadb(),
+      ])
+      home = createTempHome()
+      const admin = new pg.Client({ connectionString: postgres.url })
+      await admin.connect()
+      await admin.query(`CREATE ROLE app LOGIN PASSWORD '${pgOld}'`)
+      await admin.end()
+      rootSql(maria, `CREATE USER 'app'@'127.0.0.1' IDENTIFIED BY '${myOld}'`)
+      readOnly = await server.createIdentity('read-only', { dev: ['read'] })
+      expect((await vault(['secrets', 'set', 'DB_PASSWORD', '--env', 'dev'], pgOld)).exitCode).toBe(0)
+      expect((await vault(['secrets', 'set', 'MYSQL_PASSWORD', '--env', 'dev'], myOld)).exitCode).toBe(0)
+    }, 120_000)
+
+    afterAll(async () => {
+      await Promise.allSettled([
+        server?.stop(),
+        postgres ? stopPostgres(postgres) : undefined,
+        maria ? stopMariadb(maria) : undefined,
+      ])
+      if (home) rmSync(home.dir, { recursive: true, force: true })
+    })
+
+    describe.each([
+      ['postgres', 'DB_PASSWORD', () => pgUrl(), (password: string) => pgLogin(password), () => pgOld],
+      ['mysql', 'MYSQL_PASSWORD', () => myUrl(), (password: string) => myLogin(password), () => myOld],
+    ] as const)('--rotator %s', (rotator, name, url, login, initial) => {
+      it('a read-only identity: the vault refuses, and the database takes the old password back', async () => {
+        const result = await vault(
+          ['rotate', name, '--env', 'dev', '--rotator', rotator, '--rotator-url', url(), '--no-restart'],
+          undefined,
+          readOnly,
+        )
+        expect(result.exitCode).toBe(4)
+        expect(result.stderr).toMatch(/the old password is back inside the database/)
+        expect(await stored(name)).toBe(initial())
+        expect(await login(initial())).toBe(true)
+      })
+
+      it('changes the password inside the database, proves the login, then the vault holds it', async () => {
+        const result = await vault([
+          'rotate',
+          name,
+          '--env',
+          'dev',
+          '--rotator',
+          rotator,
+          '--rotator-url',
+          url(),
+          '--no-restart',
+          '--json',
+        ])
+        expect(result.exitCode).toBe(0)
+        expect(JSON.parse(result.stdout)).toMatchObject({ rotator, vaultHolds: 'new', outcome: 'rotated' })
+        const now = await stored(name)
+        expect(now).not.toBe(initial())
+        expect(await login(now)).toBe(true)
+        expect(await login(initial())).toBe(false)
+        expect(result.stdout + result.stderr).not.toContain(now)
+      })
+
+      it('when the vault value is not the database password, nothing changes', async () => {
+        const real = await stored(name)
+        expect((await vault(['secrets', 'set', name, '--env', 'dev'], 'not-the-password')).exitCode).toBe(0)
+        const result = await vault([
+          'rotate',
+          name,
+          '--env',
+          'dev',
+          '--rotator',
+          rotator,
+          '--rotator-url',
+          url(),
+          '--no-restart',
+        ])
+        expect(result.exitCode).toBe(7)
+        expect(result.stderr).toMatch(/cannot log in with the current password/)
+        expect(await stored(name)).toBe('not-the-password')
+        expect(await login(real)).toBe(true)
+        expect((await vault(['secrets', 'set', name, '--env', 'dev'], real)).exitCode).toBe(0)
+      })
+    })
+  },
+)
