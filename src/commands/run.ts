@@ -33,6 +33,10 @@ export default class Run extends BaseCommand<typeof Run> {
       summary: 'compose file for --check/--only-referenced (repeatable)',
       multiple: true,
     }),
+    mask: Flags.boolean({
+      summary: "replace secret values in the child's output with ******** (default: when not a terminal)",
+      allowNo: true,
+    }),
     'only-referenced': Flags.boolean({ summary: 'inject only the variables the compose files reference' }),
     'prefer-host-env': Flags.boolean({ summary: 'host environment values win over the vault' }),
   }
@@ -50,6 +54,7 @@ export default class Run extends BaseCommand<typeof Run> {
       check: this.flags.check,
       composeFiles: this.flags.file,
       composeDir: this.flags['stack-dir'],
+      mask: this.flags.mask,
       warn: (line) => this.note(`Warning: ${line}`),
     })
     process.exitCode = await run.start(command, args)

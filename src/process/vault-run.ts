@@ -6,6 +6,7 @@ import { createSecretLayer } from '../client/secret-layer.js'
 import type { ConnectionSettings } from '../client/settings.js'
 import { buildChildEnvironment } from './child-env.js'
 import { runChild } from './child.js'
+import { planMasking } from '../run/mask-plan.js'
 
 export interface RunOptions {
   environment?: string
@@ -15,6 +16,8 @@ export interface RunOptions {
   composeFiles?: string[]
   /** Where compose files are discovered for --check / --only-referenced (default: the working directory). */
   composeDir?: string
+  /** --mask / --no-mask; undefined masks each output stream that is not a terminal. */
+  mask?: boolean
   warn: (line: string) => void
 }
 
@@ -26,7 +29,8 @@ export interface PreparedRun {
 /** Loads the secrets and prepares the child's environment. */
 export async function prepareRun(settings: ConnectionSettings, options: RunOptions): Promise<PreparedRun> {
   const environment = options.environment ?? ''
-  let secrets = await createSecretLayer(settings).load(environment)
+  const fetched = await createSecretLayer(settings).load(environment)
+  let secrets = fetched
   if (options.onlyReferenced || options.check) {
     const { composePreflight } = await import('./compose-preflight.js')
     const preflight = await composePreflight({
@@ -42,8 +46,15 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
       secrets = Object.fromEntries(Object.entries(secrets).filter(([name]) => preflight.referenced.has(name)))
     }
   }
+  const masked = await planMasking({
+    flag: options.mask,
+    stdoutIsTerminal: Boolean(process.stdout.isTTY),
+    stderrIsTerminal: Boolean(process.stderr.isTTY),
+    values: Object.values(fetched),
+  })
+  if (masked?.note) options.warn(masked.note)
   const env = buildChildEnvironment(process.env, secrets, { preferHost: options.preferHost })
   return {
-    start: (command, args) => runChild(command, args, { env }),
+    start: (command, args) => runChild(command, args, { env, masked }),
   }
 }
