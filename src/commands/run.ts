@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
+import { BaseCommand, connectionFlags, envFlag, fallbackFlags } from '../base-command.js'
 import { resolveConnectionSettings } from '../client/connect.js'
 import { UsageError } from '../errors.js'
 import { prepareRun } from '../process/vault-run.js'
@@ -24,6 +24,7 @@ export default class Run extends BaseCommand<typeof Run> {
   static override strict = false
   static override flags = {
     ...connectionFlags,
+    ...fallbackFlags,
     check: Flags.boolean({
       summary: 'run the render preflight first; refuse to start when a required variable is missing',
     }),
@@ -55,6 +56,7 @@ export default class Run extends BaseCommand<typeof Run> {
       composeFiles: this.flags.file,
       composeDir: this.flags['stack-dir'],
       mask: this.flags.mask,
+      fallback: { flags: this.flags, warn: (line) => this.note(`Warning: ${line}`) },
       warn: (line) => this.note(`Warning: ${line}`),
     })
     process.exitCode = await run.start(command, args)

@@ -4,6 +4,7 @@
  */
 import { createSecretLayer } from '../client/secret-layer.js'
 import type { ConnectionSettings } from '../client/settings.js'
+import type { FallbackRequest } from '../delivery/fallback-request.js'
 import { buildChildEnvironment } from './child-env.js'
 import { runChild } from './child.js'
 import { planMasking } from '../run/mask-plan.js'
@@ -18,6 +19,8 @@ export interface RunOptions {
   composeDir?: string
   /** --mask / --no-mask; undefined masks each output stream that is not a terminal. */
   mask?: boolean
+  /** --fallback / --fallback-only (src/delivery/fallback.ts). */
+  fallback?: FallbackRequest
   warn: (line: string) => void
 }
 
@@ -29,7 +32,7 @@ export interface PreparedRun {
 /** Loads the secrets and prepares the child's environment. */
 export async function prepareRun(settings: ConnectionSettings, options: RunOptions): Promise<PreparedRun> {
   const environment = options.environment ?? ''
-  const fetched = await createSecretLayer(settings).load(environment)
+  const fetched = await createSecretLayer(settings, options.fallback).load(environment)
   let secrets = fetched
   if (options.onlyReferenced || options.check) {
     const { composePreflight } = await import('./compose-preflight.js')
