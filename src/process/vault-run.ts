@@ -2,6 +2,7 @@
  * `vault run`: loads the environment's secrets, optionally narrows them to what the compose files
  * reference (and runs the render preflight), builds the child's environment and starts the child.
  */
+import { basename } from 'node:path'
 import { createSecretLayer } from '../client/secret-layer.js'
 import type { ConnectionSettings } from '../client/settings.js'
 import type { FallbackRequest } from '../delivery/fallback-request.js'
@@ -58,6 +59,11 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
   if (masked?.note) options.warn(masked.note)
   const env = buildChildEnvironment(process.env, secrets, { preferHost: options.preferHost })
   return {
-    start: (command, args) => runChild(command, args, { env, masked }),
+    start: async (command, args) => {
+      const start = (finalArgs: string[]) => runChild(command, finalArgs, { env, masked })
+      if (basename(command) !== 'docker-compose') return start(args)
+      const { runWithSecretFiles } = await import('../run/compose-secret-files.js')
+      return runWithSecretFiles(command, args, env, start)
+    },
   }
 }
