@@ -3,6 +3,7 @@
  * variables without a value, malformed references, unset references, vault secrets nothing uses,
  * and values holding a `$` that compose would interpolate again if written to an env file.
  */
+import { fileSecretHints } from './file-secret-hints.js'
 import { holdsReference } from './interpolate.js'
 import type { ComposeProblem, ComposeProject, ProblemLevel } from './types.js'
 
@@ -38,7 +39,7 @@ function unique(problems: ComposeProblem[]): ComposeProblem[] {
 
 /** The findings of a project loaded with `collectProblems: true`. */
 export function checkProject(project: ComposeProject): CheckResult {
-  const problems: ComposeProblem[] = [...project.problems]
+  const problems: ComposeProblem[] = [...project.problems, ...fileSecretHints(project)]
   const referenced = new Set(project.references.map((site) => site.name))
   for (const [name, origin] of Object.entries(project.origins)) {
     if (origin === 'vault' && !referenced.has(name)) {

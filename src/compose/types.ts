@@ -31,6 +31,7 @@ export interface ComposeProblem {
     | 'unused_secret'
     | 'dollar_in_value'
     | 'invalid_value'
+    | 'secret_in_environment'
   message: string
   variable?: string
   service?: string
