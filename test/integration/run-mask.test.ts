@@ -111,4 +111,13 @@ describe.each(availableBackends())('vault run output masking (%s)', (backend) =>
     expect(result.exitCode).toBe(0)
     expect(result.stdout).toBe('********\n********')
   })
+
+  it('exits 127 for a command that does not exist, output masked or not', async () => {
+    for (const flag of ['--mask', '--no-mask']) {
+      const result = await runCli(['run', '--env', 'dev', flag, '--', 'no-such-command-9f2e'], {
+        env: vault.env,
+      })
+      expect(result.exitCode).toBe(127)
+    }
+  })
 })
