@@ -7,7 +7,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts', 'test/adversarial/**/*.test.ts'],
+          include: ['test/unit/**/*.test.ts'],
           testTimeout: 20_000,
         },
       },
