@@ -4,10 +4,14 @@
  */
 import { OutputMasker } from './output-mask.js'
 
+/** After this long without output, bytes held back that cannot begin a value are shown. */
+const idleReleaseMs = 20
+
 /**
  * Copies `source` (a child's pipe) through a masker to `target` without ending `target`, honouring
- * back-pressure. Resolves when the source ends or is destroyed; a closed target (EPIPE) stops the
- * copy and closes the child's pipe, as a direct pipe would.
+ * back-pressure; output that pauses is shown without waiting for more. Resolves when the source
+ * ends or is destroyed; a closed target (EPIPE) stops the copy and closes the child's pipe, as a
+ * direct pipe would.
  */
 export function pipeMasked(
   source: NodeJS.ReadableStream & { destroy(): void },
@@ -18,15 +22,22 @@ export function pipeMasked(
   return new Promise((resolve) => {
     let done = false
     const resume = () => source.resume()
+    const idle = setTimeout(() => {
+      const released = masker.release()
+      if (released.length > 0) target.write(released)
+    }, idleReleaseMs)
+    idle.unref()
     const finish = () => {
       if (done) return
       done = true
+      clearTimeout(idle)
       source.off('data', onData)
       target.off('drain', resume)
       resolve()
     }
     const onData = (chunk: Buffer) => {
       const masked = masker.push(chunk)
+      idle.refresh()
       if (masked.length > 0 && !target.write(masked)) {
         source.pause()
         target.once('drain', resume)

@@ -129,10 +129,22 @@ export class OutputMasker {
   }
 
   /**
+   * Returns the held-back bytes that can no longer begin a value, keeping only a tail that still
+   * could (for output that pauses: a log line is shown without waiting for the next chunk).
+   */
+  release(): Buffer {
+    return this.releaseHeld('keep')
+  }
+
+  /**
    * Like `end`, for a stream cut short (the rest will never be read): a tail that could be the start
    * of a value is masked too, so no part of a value is shown.
    */
   cut(): Buffer {
+    return this.releaseHeld('mask')
+  }
+
+  private releaseHeld(undecidedTail: 'keep' | 'mask'): Buffer {
     if (!this.matcher) return Buffer.alloc(0)
     const held = this.carry
     this.carry = Buffer.alloc(0)
@@ -144,7 +156,13 @@ export class OutputMasker {
         start++
         continue
       }
-      pieces.push(held.subarray(emitted, start), maskBytes)
+      pieces.push(held.subarray(emitted, start))
+      if (walk.kind === 'undecided' && undecidedTail === 'keep') {
+        this.carry = Buffer.from(held.subarray(start))
+        emitted = held.length
+        break
+      }
+      pieces.push(maskBytes)
       emitted = walk.kind === 'match' ? start + walk.length : held.length
       start = emitted
     }

@@ -3,6 +3,9 @@
  * pipe): canary values never reach the pipe, even written a few bytes at a time; --no-mask shows them;
  * values too short to mask are announced once.
  */
+import { spawn } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli, runJs } from '../helpers/cli.js'
@@ -119,5 +122,33 @@ describe.each(availableBackends())('vault run output masking (%s)', (backend) =>
       })
       expect(result.exitCode).toBe(127)
     }
+  })
+
+  it('shows a line the child wrote before it pauses, without waiting for more output', async () => {
+    const marker = join(vault.home.dir, `go-on-${Date.now()}`)
+    const script = `echo "ready $OTHER"; while [ ! -e '${marker}' ]; do sleep 0.05; done; echo done`
+    const child = spawn(process.execPath, [runJs, 'run', '--env', 'dev', '--', 'sh', '-c', script], {
+      env: { PATH: process.env.PATH, ...vault.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const exited = new Promise((resolve) => child.on('exit', resolve))
+    let stdout = ''
+    try {
+      await new Promise<void>((resolve, reject) => {
+        setTimeout(
+          () => reject(new Error(`the line was held back: ${JSON.stringify(stdout)}`)),
+          30_000,
+        ).unref()
+        child.stdout!.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString()
+          if (stdout.includes('\n')) resolve()
+        })
+      })
+      expect(stdout).toBe('ready ********\n')
+    } finally {
+      writeFileSync(marker, '')
+    }
+    await exited
+    expect(stdout).toBe('ready ********\ndone\n')
   })
 })

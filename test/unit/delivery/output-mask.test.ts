@@ -143,3 +143,45 @@ describe('OutputMasker.cut', () => {
     expect(Buffer.concat([shown, masker.cut()]).toString()).toBe(expected)
   })
 })
+
+describe('OutputMasker.release', () => {
+  it('shows a paused line at once, holding back only what could still begin a value', () => {
+    const masker = new OutputMasker(['s3cr3t-value'])
+    const line = 'server ready on port 8080\n'
+    const shown = masker.push(Buffer.from(line)).toString()
+    expect(shown.length).toBeLessThan(line.length)
+    expect(shown + masker.release().toString()).toBe(line)
+    expect(masker.push(Buffer.from('pw: s3cr')).toString()).toBe('')
+    expect(masker.release().toString()).toBe('pw: ')
+    expect(masker.push(Buffer.from('3t-value!')).toString() + masker.end().toString()).toBe('********!')
+  })
+
+  it('keeps the whole-output result when releases come between random chunks', () => {
+    for (let seed = 1; seed <= 300; seed++) {
+      const next = random(seed)
+      const pick = <T>(items: T[]) => items[Math.floor(next() * items.length)]!
+      const word = (length: number) => Array.from({ length }, () => pick(alphabet)).join('')
+      const values = Array.from({ length: 1 + Math.floor(next() * 4) }, () =>
+        word(4 + Math.floor(next() * 5)),
+      )
+      const text = Buffer.from(
+        Array.from({ length: 25 }, () => (next() < 0.4 ? pick(values) : word(Math.floor(next() * 5)))).join(
+          '',
+        ),
+      )
+      const masker = new OutputMasker(values)
+      const out: Buffer[] = []
+      for (let index = 0; index < text.length;) {
+        const size = 1 + Math.floor(next() * 6)
+        out.push(masker.push(text.subarray(index, index + size)))
+        if (next() < 0.5) out.push(masker.release())
+        index += size
+      }
+      out.push(masker.end())
+      expect({ seed, output: Buffer.concat(out).toString('latin1') }).toEqual({
+        seed,
+        output: referenceMask(text, values).toString('latin1'),
+      })
+    }
+  })
+})
