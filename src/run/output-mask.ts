@@ -27,8 +27,8 @@ const shiftTableSize = 1 << 18
 
 /** The matcher of one set of values. */
 interface Matcher {
-  /** Trie edges: child = trie[node * 256 + byte], or 0 for none (the root is never a child). */
-  trie: Int32Array
+  /** Trie edges of each node, byte -> child (the root, node 0, is never a child). */
+  trie: (Map<number, number> | undefined)[]
   /** Length of the value ending at a node, 0 when none does. */
   valueLength: Int32Array
   /** 1 when the trie continues from the node. */
@@ -52,17 +52,18 @@ function blockHash(b0: number, b1: number, b2: number): number {
 
 function buildMatcher(patterns: Buffer[]): Matcher {
   const capacity = patterns.reduce((sum, pattern) => sum + pattern.length, 1)
-  const trie = new Int32Array(capacity * 256)
+  const trie: (Map<number, number> | undefined)[] = [undefined]
   const valueLength = new Int32Array(capacity)
   const hasChild = new Uint8Array(capacity)
   let nodes = 1
   for (const pattern of patterns) {
     let node = 0
     for (const byte of pattern) {
-      let next = trie[node * 256 + byte]!
-      if (next === 0) {
+      let next = trie[node]?.get(byte)
+      if (next === undefined) {
         next = nodes++
-        trie[node * 256 + byte] = next
+        trie.push(undefined)
+        ;(trie[node] ??= new Map()).set(byte, next)
         hasChild[node] = 1
       }
       node = next
@@ -80,6 +81,16 @@ function buildMatcher(patterns: Buffer[]): Matcher {
   return { trie, valueLength, hasChild, shift, window }
 }
 
+const matchers = new WeakMap<readonly string[], Matcher | undefined>()
+
+function matcherFor(values: readonly string[]): Matcher | undefined {
+  if (!matchers.has(values)) {
+    const patterns = maskableValues(values).masked.map((value) => Buffer.from(value, 'utf8'))
+    matchers.set(values, patterns.length > 0 ? buildMatcher(patterns) : undefined)
+  }
+  return matchers.get(values)
+}
+
 /** The outcome of the trie walk from one position. */
 type WalkResult = { kind: 'match'; length: number } | { kind: 'none' } | { kind: 'undecided' }
 
@@ -95,8 +106,9 @@ function walkTrie(matcher: Matcher, buffer: Buffer, start: number, final: boolea
       if (!final) return { kind: 'undecided' }
       break
     }
-    node = trie[node * 256 + buffer[index]!]!
-    if (node === 0) break
+    const next = trie[node]!.get(buffer[index]!)
+    if (next === undefined) break
+    node = next
   }
   return longest > 0 ? { kind: 'match', length: longest } : { kind: 'none' }
 }
@@ -109,10 +121,9 @@ export class OutputMasker {
   private readonly matcher: Matcher | undefined
   private carry: Buffer = Buffer.alloc(0)
 
-  constructor(values: Iterable<string>) {
-    const { masked } = maskableValues(values)
-    const patterns = masked.map((value) => Buffer.from(value, 'utf8'))
-    this.matcher = patterns.length > 0 ? buildMatcher(patterns) : undefined
+  /** `values` may be shared by several maskers (stdout and stderr): the matcher is built once. */
+  constructor(values: readonly string[]) {
+    this.matcher = matcherFor(values)
   }
 
   /** Masks a chunk; bytes that could still begin a value are held back for the next call. */
@@ -209,7 +220,7 @@ export class OutputMasker {
 }
 
 /** Masks a whole text at once (the same rule as the stream). */
-export function maskWhole(text: Buffer, values: Iterable<string>): Buffer {
+export function maskWhole(text: Buffer, values: readonly string[]): Buffer {
   const masker = new OutputMasker(values)
   const head = masker.push(text)
   return Buffer.concat([head, masker.end()])
