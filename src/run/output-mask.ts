@@ -23,7 +23,8 @@ export const minimumMaskedLength = 4
 
 const maskBytes = Buffer.from(maskText)
 const blockSize = 3
-const shiftTableSize = 1 << 18
+const shiftTableBits = 18
+const shiftTableSize = 1 << shiftTableBits
 
 /** The matcher of one set of values. */
 interface Matcher {
@@ -47,7 +48,7 @@ export function maskableValues(values: Iterable<string>): { masked: string[]; to
 }
 
 function blockHash(b0: number, b1: number, b2: number): number {
-  return ((b0 << 10) ^ (b1 << 5) ^ b2) & (shiftTableSize - 1)
+  return Math.imul((b0 << 16) | (b1 << 8) | b2, 0x9e3779b1) >>> (32 - shiftTableBits)
 }
 
 function buildMatcher(patterns: Buffer[]): Matcher {
