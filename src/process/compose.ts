@@ -88,7 +88,12 @@ async function inspectState(target: ComposeTarget, id: string): Promise<{ status
 async function compose(target: ComposeTarget, args: string[]): Promise<string> {
   const { execa } = await import('execa')
   const fileArgs = (target.files ?? []).flatMap((file) => ['-f', file])
-  const result = await execa(target.client.command, [...target.client.prefix, ...fileArgs, ...args], {
+  let composeArgs = [...fileArgs, ...args]
+  if (target.client.version === 'v1') {
+    const { composeV1Args } = await import('../run/compose-secret-files.js')
+    composeArgs = await composeV1Args(composeArgs, target.cwd, target.env)
+  }
+  const result = await execa(target.client.command, [...target.client.prefix, ...composeArgs], {
     cwd: target.cwd,
     env: target.env,
     extendEnv: false,

@@ -216,3 +216,32 @@ export async function runWithSecretFiles(
     if (plan.removeAfter) await removeSecretFiles(plan.directory)
   }
 }
+
+/**
+ * A compose v1 command line (files and options included) with its `environment:`-sourced secrets
+ * as files, their contents refreshed from `env` (what `vault rotate` uses, so a rotated value reaches
+ * the file the containers mount); unchanged when the files declare no such secret.
+ */
+export async function composeV1Args(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<string[]> {
+  const invocation = parseComposeV1('docker-compose', args)
+  const plan = invocation ? await prepareSecretFiles(invocation, cwd, env) : undefined
+  return plan ? plan.args : args
+}
+
+/** The services of a loaded compose model that mount a secret whose `environment:` source is `variable`. */
+export function servicesUsingSecretSource(model: Record<string, unknown>, variable: string): string[] {
+  const secrets = (model.secrets ?? {}) as Record<string, { environment?: unknown }>
+  const sourced = new Set(Object.keys(secrets).filter((name) => secrets[name]?.environment === variable))
+  if (sourced.size === 0) return []
+  const services = (model.services ?? {}) as Record<string, { secrets?: unknown }>
+  return Object.keys(services).filter((service) => {
+    const mounted = Array.isArray(services[service]?.secrets) ? (services[service]!.secrets as unknown[]) : []
+    return mounted.some((entry) =>
+      sourced.has(typeof entry === 'string' ? entry : String((entry as { source?: unknown })?.source)),
+    )
+  })
+}

@@ -1,8 +1,8 @@
 /**
  * Compose secrets with an `environment:` source under compose v1 (the docker-compose client), on the
  * harness's private engine: `vault run` hands the value to the container as /run/secrets/<name> from
- * a private tmpfs directory (mode 700, file mode 400), the value is absent from `docker inspect`, and
- * `down` removes the directory.
+ * a private tmpfs directory (mode 700, file mode 400), the value is absent from `docker inspect`,
+ * `vault rotate` recreates the service with the new value in the file, and `down` removes the directory.
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs'
@@ -21,13 +21,13 @@ describe.skipIf(!engine)(
     let vault: DeliveryVault
     let stack: string
     const project = `vaultsecretfiles${process.pid}`
-    const env = () => ({ ...vault.env, DOCKER_HOST: engine!.dockerHost })
+    const env = () => ({ ...vault.env, DOCKER_HOST: engine!.dockerHost, COMPOSE_PROJECT_NAME: project })
     const docker = (...args: string[]) =>
       execFileSync('docker', args, { env: { PATH: process.env.PATH, DOCKER_HOST: engine!.dockerHost } })
         .toString('utf8')
         .trim()
     const compose = (...args: string[]) =>
-      runCli(['run', '--env', 'dev', '--', 'docker-compose', '-p', project, ...args], {
+      runCli(['run', '--env', 'dev', '--', 'docker-compose', ...args], {
         env: env(),
         cwd: stack,
         timeout: 120_000,
@@ -61,7 +61,7 @@ describe.skipIf(!engine)(
       await vault?.stop()
     })
 
-    it('the container reads the value from /run/secrets; docker inspect never shows it', async () => {
+    it('the container reads the value from /run/secrets, rotate rewrites it; docker inspect never shows it', async () => {
       const before = new Set(secretDirectories())
       const up = await compose('up', '-d')
       expect(up.exitCode, up.stderr).toBe(0)
@@ -79,6 +79,25 @@ describe.skipIf(!engine)(
       const directory = join('/dev/shm', created[0]!)
       expect(statSync(directory).mode & 0o777).toBe(0o700)
       expect(statSync(join(directory, 'secret-db_password')).mode & 0o777).toBe(0o400)
+
+      const rotated = await runCli(['rotate', 'DB_PASSWORD', '--env', 'dev', '--json'], {
+        env: env(),
+        cwd: stack,
+        timeout: 120_000,
+      })
+      expect(rotated.exitCode, rotated.stderr).toBe(0)
+      expect(JSON.parse(rotated.stdout)).toMatchObject({
+        name: 'DB_PASSWORD',
+        services: [{ service: 'db', ok: true }],
+      })
+      const newValue = (
+        await runCli(['secrets', 'get', 'DB_PASSWORD', '--env', 'dev'], { env: env() })
+      ).stdout.trim()
+      expect(newValue).not.toBe(canary)
+      const recreated = docker('ps', '-q', '--filter', `label=com.docker.compose.project=${project}`)
+      expect(recreated).not.toBe(id)
+      expect(docker('exec', recreated, 'cat', '/run/secrets/db_password')).toBe(newValue)
+      expect(docker('inspect', recreated)).not.toContain(newValue)
 
       const down = await compose('down', '-t', '1')
       expect(down.exitCode, down.stderr).toBe(0)
