@@ -45,6 +45,25 @@ export const envFlag = Flags.string({
   summary: 'environment slug (dev, staging, prod, ...)',
 })
 
+/** The offline-copy flags of `run`, `export` and `render` (src/delivery/fallback.ts). */
+export const fallbackFlags = {
+  fallback: Flags.boolean({
+    env: 'VAULT_FALLBACK',
+    helpGroup: 'FALLBACK',
+    summary: 'keep an encrypted offline copy; use it (with a warning) when the vault is unreachable',
+  }),
+  'fallback-max-age': Flags.string({
+    env: 'VAULT_FALLBACK_MAX_AGE',
+    helpGroup: 'FALLBACK',
+    summary: 'refuse an offline copy older than this (90s, 30m, 12h, 7d, 2w)',
+    default: '7d',
+  }),
+  'fallback-only': Flags.boolean({
+    helpGroup: 'FALLBACK',
+    summary: 'use the offline copy alone, without contacting the vault',
+  }),
+}
+
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected flags!: InferredFlags<T>
   protected args!: InferredArgs<T>

@@ -3,19 +3,21 @@
  * environment, values by name.
  */
 import type { SecretLayer } from '../compose/secret-layer.js'
+import { fetchSecrets, type FallbackRequest } from '../delivery/fallback-request.js'
 import type { ConnectionSettings } from './settings.js'
 import { createSession } from './session.js'
 import { VaultApi } from './vault-api.js'
 
 /**
  * A SecretLayer that reads the environment's secrets from the vault; an empty environment lets the
- * server pick the only one the identity reaches.
+ * server pick the only one the identity reaches. With `fallback`, through the offline copy (--fallback).
  */
-export function createSecretLayer(settings: ConnectionSettings): SecretLayer {
+export function createSecretLayer(settings: ConnectionSettings, fallback?: FallbackRequest): SecretLayer {
   const api = new VaultApi(createSession(settings))
   return {
     async load(environment) {
-      const secrets = await api.listSecrets(environment || undefined)
+      const target = { domain: settings.domain, projectId: settings.projectId, environment }
+      const secrets = await fetchSecrets(fallback, target, () => api.listSecrets(environment || undefined))
       return Object.fromEntries(secrets.map((secret) => [secret.name, secret.value]))
     },
   }

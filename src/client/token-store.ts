@@ -51,7 +51,8 @@ export async function openTokenStore(env: NodeJS.ProcessEnv = process.env): Prom
   }
 }
 
-function keychainWanted(env: NodeJS.ProcessEnv): boolean {
+/** Whether to try the OS keychain: not when VAULT_KEYCHAIN=off, and on Linux only with a session bus. */
+export function keychainWanted(env: NodeJS.ProcessEnv): boolean {
   if (env.VAULT_KEYCHAIN === 'off' || env.VAULT_KEYCHAIN === '0') return false
   if (process.platform === 'linux') return Boolean(env.DBUS_SESSION_BUS_ADDRESS)
   return true

@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
+import { BaseCommand, connectionFlags, envFlag, fallbackFlags } from '../base-command.js'
 import { connect } from '../client/connect.js'
+import { fetchSecrets } from '../delivery/fallback-request.js'
 import { describeCaveats, exportSecrets } from '../export/export-secrets.js'
 import { exportFormats } from '../export/format.js'
 
@@ -19,6 +20,7 @@ export default class Export extends BaseCommand<typeof Export> {
   ]
   static override flags = {
     ...connectionFlags,
+    ...fallbackFlags,
     env: envFlag,
     format: Flags.option({ options: exportFormats })({
       char: 'f',
@@ -32,13 +34,14 @@ export default class Export extends BaseCommand<typeof Export> {
   }
 
   async run(): Promise<void> {
-    const { api } = await connect(this.flags, (line) => this.note(line))
+    const { api, settings } = await connect(this.flags, (line) => this.note(line))
     const outputFile = this.flags['output-file']
-    const outcome = await exportSecrets(api, {
-      environment: this.flags.env,
-      format: this.flags.format,
-      outputFile,
-    })
+    const fallback = { flags: this.flags, warn: (line: string) => this.note(`Warning: ${line}`) }
+    const target = { domain: settings.domain, projectId: settings.projectId, environment: this.flags.env }
+    const outcome = await exportSecrets(
+      { listSecrets: (environment) => fetchSecrets(fallback, target, () => api.listSecrets(environment)) },
+      { environment: this.flags.env, format: this.flags.format, outputFile },
+    )
     const caveat = describeCaveats(outcome.caveats)
     if (caveat) this.note(`Warning: ${caveat}`)
     if (outputFile) {

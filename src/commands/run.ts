@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
+import { BaseCommand, connectionFlags, envFlag, fallbackFlags } from '../base-command.js'
 import { profileFlag } from '../compose/profile-flag.js'
 import { resolveConnectionSettings } from '../client/connect.js'
 import { UsageError } from '../errors.js'
@@ -25,6 +25,7 @@ export default class Run extends BaseCommand<typeof Run> {
   static override strict = false
   static override flags = {
     ...connectionFlags,
+    ...fallbackFlags,
     check: Flags.boolean({
       summary: 'run the render preflight first; refuse to start when a required variable is missing',
     }),
@@ -33,6 +34,10 @@ export default class Run extends BaseCommand<typeof Run> {
       char: 'f',
       summary: 'compose file for --check/--only-referenced (repeatable)',
       multiple: true,
+    }),
+    mask: Flags.boolean({
+      summary: "replace secret values in the child's output with ******** (default: when not a terminal)",
+      allowNo: true,
     }),
     'only-referenced': Flags.boolean({ summary: 'inject only the variables the compose files reference' }),
     'prefer-host-env': Flags.boolean({ summary: 'host environment values win over the vault' }),
@@ -53,6 +58,8 @@ export default class Run extends BaseCommand<typeof Run> {
       composeFiles: this.flags.file,
       profiles: this.flags.profile,
       composeDir: this.flags['stack-dir'],
+      mask: this.flags.mask,
+      fallback: { flags: this.flags, warn: (line) => this.note(`Warning: ${line}`) },
       warn: (line) => this.note(`Warning: ${line}`),
     })
     process.exitCode = await run.start(command, args)

@@ -3,6 +3,7 @@
  * variables without a value, malformed references, unset references, vault secrets nothing uses,
  * and values holding a `$` that compose would interpolate again if written to an env file.
  */
+import { fileSecretHints } from './file-secret-hints.js'
 import { holdsReference } from './interpolate.js'
 import type { ComposeProblem, ComposeProject, ProblemLevel } from './types.js'
 
@@ -77,7 +78,11 @@ const vaultCredentialNames = new Set([
 
 /** The findings of a project loaded with `collectProblems: true`. */
 export function checkProject(project: ComposeProject): CheckResult {
-  const problems: ComposeProblem[] = [...project.problems, ...credentialLeaks(project)]
+  const problems: ComposeProblem[] = [
+    ...project.problems,
+    ...credentialLeaks(project),
+    ...fileSecretHints(project),
+  ]
   for (const [name, lower] of Object.entries(project.shadowed ?? {})) {
     if (project.origins[name] !== 'vault' || lower !== 'env-file') continue
     problems.push({

@@ -35,6 +35,7 @@ export interface ComposeProblem {
     | 'v1_refused_key'
     | 'vault_credential'
     | 'shadowed_by_vault'
+    | 'secret_in_environment'
   message: string
   variable?: string
   service?: string

@@ -2,10 +2,14 @@
  * `vault export`: every secret of an environment from one API call, formatted, to stdout or to a
  * mode-600 file written atomically.
  */
-import type { VaultApi } from '../client/vault-api.js'
 import type { EnvFileReader } from './dotenv.js'
 import { formatSecrets, type ExportFormat } from './format.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
+
+/** Where the secrets come from: the vault API, or the vault through the offline copy. */
+export interface SecretSource {
+  listSecrets(environment: string | undefined): Promise<{ name: string; value: string }[]>
+}
 
 export interface ExportOptions {
   environment?: string
@@ -20,7 +24,7 @@ export interface ExportOutcome {
 }
 
 /** Reads and formats the environment's secrets (sorted by name); writes the file when asked. */
-export async function exportSecrets(api: VaultApi, options: ExportOptions): Promise<ExportOutcome> {
+export async function exportSecrets(api: SecretSource, options: ExportOptions): Promise<ExportOutcome> {
   const secrets = await api.listSecrets(options.environment)
   const values = Object.fromEntries(
     [...secrets].sort((a, b) => (a.name < b.name ? -1 : 1)).map((secret) => [secret.name, secret.value]),

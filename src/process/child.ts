@@ -8,12 +8,15 @@
  * supervisor sends to the CLI is forwarded to the child, once.
  */
 import { constants } from 'node:os'
+import type { Readable } from 'node:stream'
 
 export interface RunChildOptions {
   env: Record<string, string>
   cwd?: string
   /** Whether the CLI runs in a terminal's foreground (default: stdin is a TTY). */
   interactive?: boolean
+  /** The child's streams whose output is masked, and the values to mask (src/run/masked-output.ts). */
+  masked?: { stdout: boolean; stderr: boolean; values: string[] }
 }
 
 /** Signals a terminal sends to the whole foreground process group. */
@@ -38,7 +41,10 @@ export async function runChild(command: string, args: string[], options: RunChil
     env: options.env,
     extendEnv: false,
     cwd: options.cwd,
-    stdio: 'inherit',
+    stdin: 'inherit',
+    stdout: options.masked?.stdout ? 'pipe' : 'inherit',
+    stderr: options.masked?.stderr ? 'pipe' : 'inherit',
+    buffer: false,
     reject: false,
     cleanup: false,
     windowsHide: true,
@@ -51,7 +57,12 @@ export async function runChild(command: string, args: string[], options: RunChil
     listeners.set(signal, listener)
     process.on(signal, listener)
   }
+  const copies = options.masked ? await copyMaskedOutput(child, options.masked) : undefined
   try {
+    if (copies) {
+      await Promise.race([new Promise((resolve) => child.nodeChildProcess.once('exit', resolve)), child])
+      await copies.settle()
+    }
     const result = await child
     const spawnCode = (result as { code?: string }).code
     if (spawnCode === 'ENOENT') return 127
@@ -60,4 +71,18 @@ export async function runChild(command: string, args: string[], options: RunChil
   } finally {
     for (const [signal, listener] of listeners) process.off(signal, listener)
   }
+}
+
+/** Starts copying the masked streams; `settle` waits for them (briefly, once the child has exited). */
+async function copyMaskedOutput(
+  child: { stdout: Readable | null; stderr: Readable | null },
+  masked: NonNullable<RunChildOptions['masked']>,
+): Promise<{ settle(): Promise<void> }> {
+  const { settleCopies, pipeMasked } = await import('../run/masked-output.js')
+  const sources = [
+    masked.stdout && child.stdout ? ([child.stdout, process.stdout] as const) : undefined,
+    masked.stderr && child.stderr ? ([child.stderr, process.stderr] as const) : undefined,
+  ].filter((pair) => pair !== undefined)
+  const copies = sources.map(([source, target]) => pipeMasked(source, target, masked.values))
+  return { settle: () => settleCopies(copies, sources) }
 }

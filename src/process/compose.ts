@@ -108,7 +108,12 @@ export async function inspectContainers(target: ComposeTarget, ids: string[]): P
 async function compose(target: ComposeTarget, args: string[]): Promise<string> {
   const { execa } = await import('execa')
   const fileArgs = (target.files ?? []).flatMap((file) => ['-f', file])
-  const result = await execa(target.client.command, [...target.client.prefix, ...fileArgs, ...args], {
+  let composeArgs = [...fileArgs, ...args]
+  if (target.client.version === 'v1') {
+    const { composeV1Args } = await import('../run/compose-secret-files.js')
+    composeArgs = await composeV1Args(composeArgs, target.cwd, target.env)
+  }
+  const result = await execa(target.client.command, [...target.client.prefix, ...composeArgs], {
     cwd: target.cwd,
     env: target.env,
     extendEnv: false,

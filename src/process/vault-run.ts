@@ -2,10 +2,13 @@
  * `vault run`: loads the environment's secrets, optionally narrows them to what the compose files
  * reference (and runs the render preflight), builds the child's environment and starts the child.
  */
+import { basename } from 'node:path'
 import { createSecretLayer } from '../client/secret-layer.js'
 import type { ConnectionSettings } from '../client/settings.js'
+import type { FallbackRequest } from '../delivery/fallback-request.js'
 import { buildChildEnvironment } from './child-env.js'
 import { runChild } from './child.js'
+import { planMasking } from '../run/mask-plan.js'
 
 export interface RunOptions {
   environment?: string
@@ -17,6 +20,10 @@ export interface RunOptions {
   profiles?: string[]
   /** Where compose files are discovered for --check / --only-referenced (default: the working directory). */
   composeDir?: string
+  /** --mask / --no-mask; undefined masks each output stream that is not a terminal. */
+  mask?: boolean
+  /** --fallback / --fallback-only (src/delivery/fallback.ts). */
+  fallback?: FallbackRequest
   warn: (line: string) => void
 }
 
@@ -28,7 +35,8 @@ export interface PreparedRun {
 /** Loads the secrets and prepares the child's environment. */
 export async function prepareRun(settings: ConnectionSettings, options: RunOptions): Promise<PreparedRun> {
   const environment = options.environment ?? ''
-  let secrets = await createSecretLayer(settings).load(environment)
+  const fetched = await createSecretLayer(settings, options.fallback).load(environment)
+  let secrets = fetched
   if (options.onlyReferenced || options.check) {
     const { composePreflight } = await import('./compose-preflight.js')
     const preflight = await composePreflight({
@@ -51,8 +59,20 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
     projectId: settings.projectId ?? '',
     environment,
   })
+  const masked = await planMasking({
+    flag: options.mask,
+    stdoutIsTerminal: Boolean(process.stdout.isTTY),
+    stderrIsTerminal: Boolean(process.stderr.isTTY),
+    values: Object.values(fetched),
+  })
+  if (masked?.note) options.warn(masked.note)
   const env = buildChildEnvironment(process.env, secrets, { preferHost: options.preferHost })
   return {
-    start: (command, args) => runChild(command, args, { env }),
+    start: async (command, args) => {
+      const start = (finalArgs: string[]) => runChild(command, finalArgs, { env, masked })
+      if (basename(command) !== 'docker-compose') return start(args)
+      const { runWithSecretFiles } = await import('../run/compose-secret-files.js')
+      return runWithSecretFiles(command, args, env, start)
+    },
   }
 }

@@ -44,12 +44,14 @@ export async function planRestart(options: {
     environment: env,
     collectProblems: true,
   })
+  const { servicesUsingSecretSource } = await import('../run/compose-secret-files.js')
   const services = [
-    ...new Set(
-      findReferences(project, options.name)
+    ...new Set([
+      ...findReferences(project, options.name)
         .map((site) => site.service)
         .filter(Boolean),
-    ),
+      ...servicesUsingSecretSource(project.model, options.name),
+    ]),
   ].sort()
   const { serviceEnvironments } = await import('../stack/stack-users.js')
   const literalUsers = Object.entries(serviceEnvironments(project))

@@ -231,7 +231,7 @@ describe('canary secrets are never shown where they were not asked for', () => {
 
 describe('vault run', () => {
   it('gives the child the vault values, never the client secret or a token', async () => {
-    const result = await runCli(['run', '--env', 'dev', '--', 'sh', '-c', 'env'], { env })
+    const result = await runCli(['run', '--env', 'dev', '--no-mask', '--', 'sh', '-c', 'env'], { env })
     expect(result.exitCode).toBe(0)
     expect(result.stdout).toContain('DATABASE_PASSWORD=db-pw-1')
     expect(result.stdout).not.toContain(env.VAULT_CLIENT_SECRET)
@@ -252,7 +252,7 @@ describe('vault run', () => {
     ['--prefer-host-env', ['--prefer-host-env'], 'from-host'],
   ])('%s', async (_what, flags, expected) => {
     const result = await runCli(
-      ['run', '--env', 'dev', ...flags, '--', 'sh', '-c', 'printf %s "$DATABASE_PASSWORD"'],
+      ['run', '--env', 'dev', '--no-mask', ...flags, '--', 'sh', '-c', 'printf %s "$DATABASE_PASSWORD"'],
       {
         env: { ...env, DATABASE_PASSWORD: 'from-host' },
       },
@@ -314,10 +314,13 @@ describe('vault run', () => {
       join(stack, 'compose.yaml'),
       'services:\n  app:\n    image: x\n    environment:\n      P: ${DATABASE_PASSWORD}\n',
     )
-    const result = await runCli(['run', '--env', 'dev', '--only-referenced', '--', 'sh', '-c', 'env'], {
-      env,
-      cwd: stack,
-    })
+    const result = await runCli(
+      ['run', '--env', 'dev', '--no-mask', '--only-referenced', '--', 'sh', '-c', 'env'],
+      {
+        env,
+        cwd: stack,
+      },
+    )
     expect(result.exitCode).toBe(0)
     expect(result.stdout).toContain('DATABASE_PASSWORD=db-pw-1')
     expect(result.stdout).not.toContain('CANARY_ONE=')

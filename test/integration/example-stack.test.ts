@@ -31,7 +31,7 @@ describe('example stack under vault run (real vault server, real docker-compose)
     const value = password.stdout.trim()
     expect(value).toMatch(/^[A-Za-z0-9]{32}$/)
     const result = await runCli(
-      ['run', '--env', 'dev', '--', 'docker-compose', '-f', composeFile, 'config'],
+      ['run', '--env', 'dev', '--no-mask', '--', 'docker-compose', '-f', composeFile, 'config'],
       { env: stack.env },
     )
     expect(result.exitCode, result.stderr).toBe(0)

@@ -1,0 +1,39 @@
+/**
+ * The light entry to `--fallback` for the commands and the secret layer: without the flags it costs
+ * nothing (the store, the key and node:crypto are loaded only when a fallback is asked for).
+ */
+
+export interface FallbackFlags {
+  fallback?: boolean
+  'fallback-max-age'?: string
+  'fallback-only'?: boolean
+}
+
+/** The fallback flags of a command and where its warnings go. */
+export interface FallbackRequest {
+  flags: FallbackFlags
+  warn: (line: string) => void
+}
+
+/** Whose secrets are fetched: the vault, the project (empty when the token decides) and the environment. */
+export interface FetchTarget {
+  domain?: string
+  projectId?: string
+  environment?: string
+}
+
+/** Fetches the secrets, through the offline copy when --fallback or --fallback-only asks for it. */
+export async function fetchSecrets<T extends { name: string; value: string; version?: number }>(
+  request: FallbackRequest | undefined,
+  target: FetchTarget,
+  fetch: () => Promise<T[]>,
+): Promise<{ name: string; value: string }[]> {
+  if (!request || (!request.flags.fallback && !request.flags['fallback-only'])) return fetch()
+  const { fallbackPolicy, fetchWithFallback } = await import('./fallback.js')
+  const identity = {
+    domain: target.domain ?? '',
+    project: target.projectId ?? '',
+    environment: target.environment ?? '',
+  }
+  return fetchWithFallback(identity, fallbackPolicy(request.flags, request.warn)!, fetch)
+}

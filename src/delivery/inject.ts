@@ -1,0 +1,135 @@
+/**
+ * `vault inject`: a template file whose `$NAME` / `${NAME...}` references are substituted with
+ * compose's own engine (src/compose/interpolate.ts: the same operators, `$$` escapes and messages),
+ * line by line so every problem names its template line. Values come from the lookup the caller
+ * builds; no value ever appears in a problem message.
+ */
+import { located, ComposeInputError, RequiredVariableError } from '../compose/errors.js'
+import { interpolate, InterpolationError, unsetVariableWarning, type Lookup } from '../compose/interpolate.js'
+import { readFile } from 'node:fs/promises'
+import { NotFoundError } from '../errors.js'
+import { writeFileAtomic600 } from '../fs/atomic-file.js'
+
+export interface TemplateProblem {
+  level: 'error' | 'warning'
+  line: number
+  variable?: string
+  /** `TEMPLATE:LINE: message`, compose's wording. */
+  message: string
+}
+
+export interface TemplateRendering {
+  text: string
+  /** Problems found; any error means `text` must not be used. */
+  problems: TemplateProblem[]
+}
+
+/** Substitutes every reference of `template`, collecting every problem instead of stopping at one. */
+export function renderTemplate(template: string, templatePath: string, lookup: Lookup): TemplateRendering {
+  const problems: TemplateProblem[] = []
+  const lines = template.split('\n')
+  const rendered = lines.map((line, index) => {
+    const number = index + 1
+    const reported = new Set<string>()
+    try {
+      return interpolate(line, lookup, {
+        onUnset: (name) => {
+          if (reported.has(name)) return
+          reported.add(name)
+          problems.push({
+            level: 'warning',
+            line: number,
+            variable: name,
+            message: located(templatePath, number, unsetVariableWarning(name)),
+          })
+        },
+      })
+    } catch (error) {
+      if (!(error instanceof InterpolationError)) throw error
+      const message =
+        error.code === 'ERR_INVALID_TEMPLATE'
+          ? `Invalid template: ${describeInvalidLine(line)}`
+          : error.message
+      problems.push({
+        level: 'error',
+        line: number,
+        variable: error.variable,
+        message: located(templatePath, number, message),
+      })
+      return ''
+    }
+  })
+  return { text: rendered.join('\n'), problems }
+}
+
+/** The first reference-looking part of a malformed line (the line may be long; it holds no values). */
+function describeInvalidLine(line: string): string {
+  const start = line.indexOf('${')
+  const excerpt = start === -1 ? line : line.slice(start, start + 60)
+  return JSON.stringify(excerpt)
+}
+
+/** The error to throw for the first error problem (exit 3 for a missing required value, 2 otherwise). */
+function renderingError(problem: TemplateProblem, templatePath: string): Error {
+  if (problem.variable)
+    return new RequiredVariableError(problem.variable, undefined, undefined, problem.message)
+  return new ComposeInputError(undefined, undefined, problem.message, `fix the reference in ${templatePath}`)
+}
+
+export interface InjectOptions {
+  templatePath: string
+  /** The file to write (mode 600, atomically); undefined renders to the result's text only. */
+  outputPath?: string
+  /** Only look for problems; write nothing. */
+  check: boolean
+  /** The vault's values; they win over the host environment. */
+  secrets: Record<string, string>
+  hostEnv: NodeJS.ProcessEnv
+}
+
+export interface InjectResult {
+  template: string
+  output?: string
+  written: boolean
+  /** How many distinct variables the template references. */
+  variables: number
+  problems: TemplateProblem[]
+}
+
+/**
+ * Renders the template and writes it (unless checking). Throws the first error problem when not
+ * checking; returns the rendered text beside the result for printing to stdout.
+ */
+export async function injectTemplate(
+  options: InjectOptions,
+): Promise<{ result: InjectResult; text: string }> {
+  let template: string
+  try {
+    template = await readFile(options.templatePath, 'utf8')
+  } catch (error) {
+    throw new NotFoundError(
+      `cannot read the template ${options.templatePath}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    )
+  }
+  const names = new Set<string>()
+  const lookup: Lookup = (name) => {
+    names.add(name)
+    return Object.hasOwn(options.secrets, name) ? options.secrets[name] : options.hostEnv[name]
+  }
+  const rendering = renderTemplate(template, options.templatePath, lookup)
+  const firstError = rendering.problems.find((problem) => problem.level === 'error')
+  const result: InjectResult = {
+    template: options.templatePath,
+    output: options.outputPath,
+    written: false,
+    variables: names.size,
+    problems: rendering.problems,
+  }
+  if (options.check) return { result, text: '' }
+  if (firstError) throw renderingError(firstError, options.templatePath)
+  if (options.outputPath) {
+    await writeFileAtomic600(options.outputPath, rendering.text)
+    result.written = true
+  }
+  return { result, text: rendering.text }
+}

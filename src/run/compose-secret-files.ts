@@ -1,0 +1,247 @@
+/**
+ * Compose secrets with an `environment:` source for compose v1 (`docker-compose`, which lacks that
+ * source): `vault run` writes each such secret into a private tmpfs directory (mode 700, files mode
+ * 400, under $XDG_RUNTIME_DIR or /dev/shm, never on persistent disk), rewrites the compose files that
+ * declare them with the equivalent `file:` source, and points compose at the rewritten files with the
+ * original project directory. The directory stays while the stack runs (`up -d`: the containers
+ * bind-mount the files) and is removed after `down` or a foreground `up`/`run`.
+ */
+import { createHash } from 'node:crypto'
+import { chmod, mkdir, open, readFile, rm, stat } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
+import { NotConfiguredError } from '../errors.js'
+import { yamlModule } from '../yaml-module.js'
+
+/** compose v1 global options that take a value (the subcommand is the first other word). */
+const valueOptions = new Set([
+  '-f',
+  '--file',
+  '-p',
+  '--project-name',
+  '--project-directory',
+  '--env-file',
+  '--profile',
+  '-c',
+  '--context',
+  '-H',
+  '--host',
+  '--tlscacert',
+  '--tlscert',
+  '--tlskey',
+  '--log-level',
+  '--ansi',
+])
+
+export interface ComposeInvocation {
+  /** Global options before the subcommand, without -f / --project-directory. */
+  globals: string[]
+  files: string[]
+  projectDirectory?: string
+  subcommand: string
+  rest: string[]
+}
+
+/** Splits a `docker-compose` command line; undefined when the command is not compose v1. */
+export function parseComposeV1(command: string, args: string[]): ComposeInvocation | undefined {
+  if (basename(command) !== 'docker-compose') return undefined
+  const invocation: ComposeInvocation = { globals: [], files: [], subcommand: '', rest: [] }
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index]!
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined]
+    if (!arg.startsWith('-')) {
+      invocation.subcommand = arg
+      invocation.rest = args.slice(index + 1)
+      break
+    }
+    if (!valueOptions.has(flag)) {
+      invocation.globals.push(arg)
+      continue
+    }
+    const value = inline ?? args[++index] ?? ''
+    if (flag === '-f' || flag === '--file') invocation.files.push(value)
+    else if (flag === '--project-directory') invocation.projectDirectory = value
+    else invocation.globals.push(flag, value)
+  }
+  return invocation
+}
+
+export interface SecretFilesPlan {
+  /** The command line to run instead. */
+  args: string[]
+  directory: string
+  /** Whether the directory goes when the command ends (`down`, or a foreground `up` / `run`). */
+  removeAfter: boolean
+}
+
+/** Where private secret files may live: $XDG_RUNTIME_DIR, else /dev/shm (both tmpfs). */
+async function tmpfsBase(env: NodeJS.ProcessEnv): Promise<string> {
+  for (const candidate of [env.XDG_RUNTIME_DIR, '/dev/shm']) {
+    if (candidate && (await stat(candidate).catch(() => undefined))?.isDirectory()) return candidate
+  }
+  throw new NotConfiguredError(
+    'compose secrets need a tmpfs directory: neither $XDG_RUNTIME_DIR nor /dev/shm exists',
+    {
+      hint: 'set XDG_RUNTIME_DIR to a tmpfs directory, or use the `file:` source yourself',
+    },
+  )
+}
+
+async function writePrivate(path: string, text: string, mode: number): Promise<void> {
+  await chmod(path, 0o600).catch(() => undefined)
+  const handle = await open(path, 'w', 0o600)
+  try {
+    await handle.writeFile(text, 'utf8')
+  } finally {
+    await handle.close()
+  }
+  await chmod(path, mode)
+}
+
+/**
+ * Prepares the secret files for a compose v1 command, or returns undefined when its compose files
+ * declare no secret with an `environment:` source. `values` is the child's environment.
+ */
+export async function prepareSecretFiles(
+  invocation: ComposeInvocation,
+  cwd: string,
+  values: Record<string, string>,
+): Promise<SecretFilesPlan | undefined> {
+  const { discoverComposeFiles } = await import('../compose/load.js')
+  const files = discoverComposeFiles(cwd, invocation.files, values.COMPOSE_FILE)
+  const yaml = yamlModule()
+  const documents = await Promise.all(
+    files.map(async (file) => yaml.parseDocument(await readFile(file, 'utf8'))),
+  )
+  const sources = new Map<string, string>()
+  for (const document of documents) {
+    const secrets = document.get('secrets')
+    if (!yaml.isMap(secrets)) continue
+    for (const item of secrets.items) {
+      const definition = item.value
+      const variable = yaml.isMap(definition) ? definition.get('environment') : undefined
+      if (typeof variable === 'string')
+        sources.set(String(yaml.isScalar(item.key) ? item.key.value : item.key), variable)
+    }
+  }
+  if (sources.size === 0) return undefined
+  const projectDirectory = resolve(cwd, invocation.projectDirectory ?? dirname(files[0]!))
+  const identity = createHash('sha256')
+    .update(
+      JSON.stringify([
+        projectDirectory,
+        projectNameOption(invocation.globals) ?? values.COMPOSE_PROJECT_NAME,
+      ]),
+    )
+    .digest('hex')
+  const directory = join(await tmpfsBase(values), `vault-secrets-${identity.slice(0, 16)}`)
+  await mkdir(directory, { recursive: true, mode: 0o700 })
+  await chmod(directory, 0o700)
+  for (const [name, variable] of sources) {
+    const value = values[variable]
+    if (value === undefined) {
+      throw new NotConfiguredError(
+        `compose secret ${name} takes its value from ${variable}, which is not set`,
+        {
+          hint: `set ${variable} in the vault (vault secrets set ${variable})`,
+        },
+      )
+    }
+    await writePrivate(join(directory, `secret-${name}`), value, 0o400)
+  }
+  const rewritten: string[] = []
+  for (const [index, document] of documents.entries()) {
+    const secrets = document.get('secrets')
+    if (
+      !yaml.isMap(secrets) ||
+      !secrets.items.some((item) => yaml.isMap(item.value) && item.value.has('environment'))
+    ) {
+      rewritten.push(files[index]!)
+      continue
+    }
+    for (const item of secrets.items) {
+      if (!yaml.isMap(item.value) || !item.value.has('environment')) continue
+      const name = String(yaml.isScalar(item.key) ? item.key.value : item.key)
+      item.value.delete('environment')
+      item.value.set('file', join(directory, `secret-${name}`))
+    }
+    const path = join(directory, `compose-${index}.yaml`)
+    await writePrivate(path, document.toString(), 0o600)
+    rewritten.push(path)
+  }
+  const detached = invocation.rest.some((arg) => arg === '-d' || arg === '--detach')
+  return {
+    args: [
+      ...rewritten.flatMap((file) => ['-f', file]),
+      '--project-directory',
+      projectDirectory,
+      ...invocation.globals,
+      invocation.subcommand,
+      ...invocation.rest,
+    ],
+    directory,
+    removeAfter:
+      invocation.subcommand === 'down' || (['up', 'run'].includes(invocation.subcommand) && !detached),
+  }
+}
+
+function projectNameOption(globals: string[]): string | undefined {
+  const index = globals.findIndex((arg) => arg === '-p' || arg === '--project-name')
+  return index === -1 ? undefined : globals[index + 1]
+}
+
+/** Removes the secret files' directory. */
+export async function removeSecretFiles(directory: string): Promise<void> {
+  await rm(directory, { recursive: true, force: true })
+}
+
+/**
+ * Runs a `docker-compose` command with its `environment:`-sourced secrets as private files (see the
+ * module header); any other command, or a stack without such secrets, runs unchanged.
+ */
+export async function runWithSecretFiles(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  run: (args: string[]) => Promise<number>,
+): Promise<number> {
+  const invocation = parseComposeV1(command, args)
+  const plan = invocation ? await prepareSecretFiles(invocation, process.cwd(), env) : undefined
+  if (!plan) return run(args)
+  try {
+    return await run(plan.args)
+  } finally {
+    if (plan.removeAfter) await removeSecretFiles(plan.directory)
+  }
+}
+
+/**
+ * A compose v1 command line (files and options included) with its `environment:`-sourced secrets
+ * as files, their contents refreshed from `env` (what `vault rotate` uses, so a rotated value reaches
+ * the file the containers mount); unchanged when the files declare no such secret.
+ */
+export async function composeV1Args(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<string[]> {
+  const invocation = parseComposeV1('docker-compose', args)
+  const plan = invocation ? await prepareSecretFiles(invocation, cwd, env) : undefined
+  return plan ? plan.args : args
+}
+
+/** The services of a loaded compose model that mount a secret whose `environment:` source is `variable`. */
+export function servicesUsingSecretSource(model: Record<string, unknown>, variable: string): string[] {
+  const secrets = (model.secrets ?? {}) as Record<string, { environment?: unknown }>
+  const sourced = new Set(Object.keys(secrets).filter((name) => secrets[name]?.environment === variable))
+  if (sourced.size === 0) return []
+  const services = (model.services ?? {}) as Record<string, { secrets?: unknown }>
+  return Object.keys(services).filter((service) => {
+    const mounted = Array.isArray(services[service]?.secrets) ? (services[service]!.secrets as unknown[]) : []
+    return mounted.some((entry) =>
+      sourced.has(typeof entry === 'string' ? entry : String((entry as { source?: unknown })?.source)),
+    )
+  })
+}

@@ -1,0 +1,107 @@
+/**
+ * Compose secrets with an `environment:` source under compose v1 (the docker-compose client), on the
+ * harness's private engine: `vault run` hands the value to the container as /run/secrets/<name> from
+ * a private tmpfs directory (mode 700, file mode 400), the value is absent from `docker inspect`,
+ * `vault rotate` recreates the service with the new value in the file, and `down` removes the directory.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli } from '../helpers/cli.js'
+import { engineOrNull, unavailableReason } from '../helpers/components.js'
+import { startDeliveryVault, type DeliveryVault } from './delivery-fixture.js'
+
+const engine = engineOrNull()
+const canary = 'CANARY-secret-file-7c41d2'
+
+describe.skipIf(!engine)(
+  `compose secrets as files with docker-compose v1 (${unavailableReason('engine')})`,
+  () => {
+    let vault: DeliveryVault
+    let stack: string
+    const project = `vaultsecretfiles${process.pid}`
+    const env = () => ({ ...vault.env, DOCKER_HOST: engine!.dockerHost, COMPOSE_PROJECT_NAME: project })
+    const docker = (...args: string[]) =>
+      execFileSync('docker', args, { env: { PATH: process.env.PATH, DOCKER_HOST: engine!.dockerHost } })
+        .toString('utf8')
+        .trim()
+    const compose = (...args: string[]) =>
+      runCli(['run', '--env', 'dev', '--', 'docker-compose', ...args], {
+        env: env(),
+        cwd: stack,
+        timeout: 120_000,
+      })
+    const secretDirectories = () =>
+      readdirSync('/dev/shm').filter((name) => name.startsWith('vault-secrets-'))
+
+    beforeAll(async () => {
+      vault = await startDeliveryVault('sqlite', { DB_PASSWORD: canary })
+      stack = mkdtempSync(join(vault.home.dir, 'stack-'))
+      writeFileSync(
+        join(stack, 'compose.yaml'),
+        [
+          'services:',
+          '  db:',
+          `    image: ${engine!.busyboxImage}`,
+          '    network_mode: none',
+          `    command: ['sh', '-c', "trap 'exit 0' TERM; while :; do sleep 1; done"]`,
+          '    environment:',
+          '      POSTGRES_PASSWORD_FILE: /run/secrets/db_password',
+          '    secrets: [db_password]',
+          'secrets:',
+          '  db_password:',
+          '    environment: DB_PASSWORD',
+          '',
+        ].join('\n'),
+      )
+    })
+    afterAll(async () => {
+      if (stack) await compose('down', '-t', '1')
+      await vault?.stop()
+    })
+
+    it('the container reads the value from /run/secrets, rotate rewrites it; docker inspect never shows it', async () => {
+      const before = new Set(secretDirectories())
+      const up = await compose('up', '-d')
+      expect(up.exitCode, up.stderr).toBe(0)
+      const id = docker('ps', '-q', '--filter', `label=com.docker.compose.project=${project}`)
+      expect(id).not.toBe('')
+      expect(docker('exec', id, 'cat', '/run/secrets/db_password')).toBe(canary)
+      expect(docker('exec', id, 'sh', '-c', 'printf %s "$POSTGRES_PASSWORD_FILE"')).toBe(
+        '/run/secrets/db_password',
+      )
+      expect(docker('inspect', id)).not.toContain(canary)
+      expect(up.stdout + up.stderr).not.toContain(canary)
+
+      const created = secretDirectories().filter((name) => !before.has(name))
+      expect(created).toHaveLength(1)
+      const directory = join('/dev/shm', created[0]!)
+      expect(statSync(directory).mode & 0o777).toBe(0o700)
+      expect(statSync(join(directory, 'secret-db_password')).mode & 0o777).toBe(0o400)
+
+      const rotated = await runCli(['rotate', 'DB_PASSWORD', '--env', 'dev', '--json'], {
+        env: env(),
+        cwd: stack,
+        timeout: 120_000,
+      })
+      expect(rotated.exitCode, rotated.stderr).toBe(0)
+      expect(JSON.parse(rotated.stdout)).toMatchObject({
+        name: 'DB_PASSWORD',
+        services: [{ service: 'db', ok: true }],
+      })
+      const newValue = (
+        await runCli(['secrets', 'get', 'DB_PASSWORD', '--env', 'dev'], { env: env() })
+      ).stdout.trim()
+      expect(newValue).not.toBe(canary)
+      const recreated = docker('ps', '-q', '--filter', `label=com.docker.compose.project=${project}`)
+      expect(recreated).not.toBe(id)
+      expect(docker('exec', recreated, 'cat', '/run/secrets/db_password')).toBe(newValue)
+      expect(docker('inspect', recreated)).not.toContain(newValue)
+
+      const down = await compose('down', '-t', '1')
+      expect(down.exitCode, down.stderr).toBe(0)
+      expect(existsSync(directory)).toBe(false)
+    })
+  },
+)

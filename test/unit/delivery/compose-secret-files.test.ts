@@ -1,0 +1,106 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { NotConfiguredError } from '../../../src/errors.js'
+import {
+  parseComposeV1,
+  prepareSecretFiles,
+  removeSecretFiles,
+} from '../../../src/run/compose-secret-files.js'
+
+describe('parseComposeV1', () => {
+  it.each([
+    [['up', '-d'], { globals: [], files: [], subcommand: 'up', rest: ['-d'] }],
+    [
+      ['-f', 'a.yaml', '--file=b.yaml', '-p', 'proj', '--verbose', 'down', '-t', '1'],
+      {
+        globals: ['-p', 'proj', '--verbose'],
+        files: ['a.yaml', 'b.yaml'],
+        subcommand: 'down',
+        rest: ['-t', '1'],
+      },
+    ],
+    [
+      ['--project-directory', '/srv/app', 'config'],
+      { globals: [], files: [], projectDirectory: '/srv/app', subcommand: 'config', rest: [] },
+    ],
+  ])('splits %j', (args, expected) => {
+    expect(parseComposeV1('/usr/bin/docker-compose', args)).toEqual(expected)
+  })
+
+  it('ignores any other command', () => {
+    expect(parseComposeV1('docker', ['compose', 'up'])).toBeUndefined()
+  })
+})
+
+describe('prepareSecretFiles', () => {
+  let stack: string
+  let runtime: string
+  beforeEach(() => {
+    stack = mkdtempSync(join(tmpdir(), 'vault-secret-files-'))
+    runtime = mkdtempSync(join(tmpdir(), 'vault-runtime-'))
+  })
+  afterEach(() => {
+    rmSync(stack, { recursive: true, force: true })
+    rmSync(runtime, { recursive: true, force: true })
+  })
+  const compose = (secrets: string) =>
+    writeFileSync(
+      join(stack, 'compose.yaml'),
+      `services:\n  db:\n    image: x\n    secrets: [db_password]\n${secrets}`,
+    )
+
+  it('writes the value (mode 400) and a rewritten file with the file: source, project directory kept', async () => {
+    compose('secrets:\n  db_password:\n    environment: DB_PASSWORD\n  other:\n    file: ./other.txt\n')
+    const invocation = parseComposeV1('docker-compose', ['-p', 'demo', 'up', '-d'])!
+    const plan = (await prepareSecretFiles(invocation, stack, {
+      DB_PASSWORD: 'pw-1',
+      XDG_RUNTIME_DIR: runtime,
+    }))!
+    expect(plan.directory.startsWith(runtime)).toBe(true)
+    expect(statSync(plan.directory).mode & 0o777).toBe(0o700)
+    const secretFile = join(plan.directory, 'secret-db_password')
+    expect(readFileSync(secretFile, 'utf8')).toBe('pw-1')
+    expect(statSync(secretFile).mode & 0o777).toBe(0o400)
+    const rewritten = plan.args[1]!
+    expect(readFileSync(rewritten, 'utf8')).toContain(`file: ${secretFile}`)
+    expect(readFileSync(rewritten, 'utf8')).not.toContain('environment: DB_PASSWORD')
+    expect(readFileSync(rewritten, 'utf8')).not.toContain('pw-1')
+    expect(plan.args).toEqual(['-f', rewritten, '--project-directory', stack, '-p', 'demo', 'up', '-d'])
+    expect(plan.removeAfter).toBe(false)
+    const again = (await prepareSecretFiles(invocation, stack, {
+      DB_PASSWORD: 'pw-2',
+      XDG_RUNTIME_DIR: runtime,
+    }))!
+    expect(again.directory).toBe(plan.directory)
+    expect(readFileSync(secretFile, 'utf8')).toBe('pw-2')
+    await removeSecretFiles(plan.directory)
+  })
+
+  it.each([
+    [['down'], true],
+    [['up'], true],
+    [['up', '--detach'], false],
+    [['ps'], false],
+  ])('%j removes the directory afterwards: %s', async (args, removeAfter) => {
+    compose('secrets:\n  db_password:\n    environment: DB_PASSWORD\n')
+    const plan = await prepareSecretFiles(parseComposeV1('docker-compose', args)!, stack, {
+      DB_PASSWORD: 'x-value',
+      XDG_RUNTIME_DIR: runtime,
+    })
+    expect(plan!.removeAfter).toBe(removeAfter)
+  })
+
+  it('leaves a stack without environment-sourced secrets alone', async () => {
+    compose('secrets:\n  db_password:\n    file: ./pw.txt\n')
+    expect(await prepareSecretFiles(parseComposeV1('docker-compose', ['up'])!, stack, {})).toBeUndefined()
+  })
+
+  it('refuses a secret whose variable is not set, naming it', async () => {
+    compose('secrets:\n  db_password:\n    environment: DB_PASSWORD\n')
+    await expect(
+      prepareSecretFiles(parseComposeV1('docker-compose', ['up'])!, stack, { XDG_RUNTIME_DIR: runtime }),
+    ).rejects.toThrow(NotConfiguredError)
+  })
+})
