@@ -16,6 +16,7 @@ import {
   splitAnchor,
   type MappingEntry,
 } from './fast-yaml-anchors.js'
+import { readBlockScalar } from './fast-yaml-block.js'
 import { findMappingColon, parseInlineValue, parseKey } from './fast-yaml-inline.js'
 
 export { UnsupportedYaml }
@@ -33,6 +34,8 @@ interface Reader {
   out: Map<string, number>
   /** The values of the anchors read so far (`&name`). */
   anchors: Map<string, unknown>
+  /** The text's lines as written (block scalars are read from them). */
+  raw: string[]
 }
 
 export interface FastYamlResult {
@@ -46,18 +49,18 @@ const unsupported = (why: string): never => {
 
 /** Parses `text` or throws UnsupportedYaml. */
 export function parseSimpleYaml(text: string): FastYamlResult {
-  const lines = toLines(text)
+  const raw = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split('\n')
+  const lines = toLines(raw)
   const lineOfPath = new Map<string, number>()
   if (lines.length === 0) return { value: null, lines: lineOfPath }
-  const reader: Reader = { lines, index: 0, out: lineOfPath, anchors: new Map() }
+  const reader: Reader = { lines, index: 0, out: lineOfPath, anchors: new Map(), raw }
   const value = parseNode(reader, lines[0]!.indent, '')
   if (reader.index < lines.length) unsupported('trailing content')
   return { value, lines: lineOfPath }
 }
 
-function toLines(text: string): Line[] {
+function toLines(raw: readonly string[]): Line[] {
   const result: Line[] = []
-  const raw = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split('\n')
   for (let index = 0; index < raw.length; index++) {
     let line = raw[index]!
     if (line.endsWith('\r')) line = line.slice(0, -1)
@@ -100,7 +103,7 @@ function parseSequence(reader: Reader, indent: number, path: string): unknown[] 
     reader.out.set(itemPath, line.number)
     const content = line.text.slice(1).replace(/^ +/, '')
     const contentIndent = indent + (line.text.length - content.length)
-    if (content === '' || content.startsWith('#') || content.startsWith('&') || content.startsWith('*')) {
+    if (content === '' || /^[#&*|>]/.test(content)) {
       reader.index++
       items.push(parseValue(reader, content, indent, () => parseNested(reader, indent, itemPath)))
     } else if (isSequenceItem(content) || findMappingColon(content) !== -1) {
@@ -160,6 +163,15 @@ function parseMapping(reader: Reader, indent: number, path: string): Record<stri
   return buildMapping(entries)
 }
 
+/** A block scalar whose header is on the line just read; the reader moves past its content. */
+function parseBlockScalar(reader: Reader, header: string, indent: number): string {
+  const headerLine = reader.lines[reader.index - 1]!.number
+  const block = readBlockScalar(reader.raw, header, { headerLine, parentIndent: indent })
+  while (reader.index < reader.lines.length && reader.lines[reader.index]!.number <= block.lastLine)
+    reader.index++
+  return block.value
+}
+
 /**
  * The value after `key:` or `- `: a block below (`nested`), an alias, or a one-line scalar or flow
  * collection; `&name` before any of them records it as an anchor.
@@ -170,6 +182,7 @@ function parseValue(reader: Reader, text: string, indent: number, nested: () => 
   if (rest.startsWith('&')) ({ name: anchor, rest } = splitAnchor(rest))
   let value: unknown
   if (rest === '' || rest.startsWith('#')) value = nested()
+  else if (rest.startsWith('|') || rest.startsWith('>')) value = parseBlockScalar(reader, rest, indent)
   else if (isAlias(rest)) {
     value = resolveAlias(reader.anchors, rest)
     checkNoContinuation(reader, indent)

@@ -41,6 +41,9 @@ const supported = [
   'x-env: &env\n  - A=1\n  - B=2\nservices:\n  a:\n    environment: *env\n  b:\n    environment: &own\n      - C=3\n    labels: *own\n',
   'seq:\n  - &item\n    name: a\n  - *item\n  - &s scalar\n  - *s\nempty: &e\nagain: *e\n',
   'a: &x 1\nx: &x 2\nb: *x\n',
+  'lit: |\n  one\n\n  # not a comment\n    deeper\nstrip: |-\n  a\n\n\nkeep: |+\n  a\n\n\nnext: 1\n',
+  'fold: >\n  one\n  two\n\n  three\nfoldstrip: >-\n  a\n  b\nseq:\n  - |\n    x\n  - >-\n    y\n    z\nempty: |\nlast: |+\n  end\n',
+  'cmd: >\n\n  leading\n  blank\n',
 ]
 
 const unsupported = [
@@ -49,8 +52,8 @@ const unsupported = [
   ['an unknown alias', 'a: *nope\n'],
   ['a merge of a scalar', 'a: &x 1\nb:\n  <<: *x\n'],
   ['two merge keys', 'a: &x {k: 1}\nb:\n  <<: *x\n  <<: *x\n'],
-  ['a block scalar', 'a: |\n  line\n'],
-  ['a folded scalar', 'a: >\n  line\n'],
+  ['a block scalar with an indentation indicator', 'a: |2\n   line\n'],
+  ['a folded scalar with more-indented lines', 'a: >\n  line\n    more\n  end\n'],
   ['a multi-line plain scalar', 'a: one\n  two\n'],
   ['a multi-line quoted scalar', 'a: "one\n  two"\n'],
   ['a tag', 'a: !!str 1\n'],
