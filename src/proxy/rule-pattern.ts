@@ -1,15 +1,22 @@
 /**
- * A rule pattern compiled by RE2 itself (re2js, a JavaScript port of the RE2 engine that Go's regexp
- * and so CetusGuard use): every RE2 construct a CetusGuard rule file may hold (`\x{1F433}`,
- * `(?P<name>...)`, `\A`, `\z`, `[[:alpha:]]`, `(?i)` and the other flags, `\Q...\E`, `\pL`) means here
- * what it means there, nothing is translated, and matching takes linear time, so no path a client
- * sends can make a rule backtrack for long.
+ * A rule pattern as RE2 (the engine of Go's regexp, so of CetusGuard) reads it: every RE2 construct a
+ * CetusGuard rule file may hold (`\x{1F433}`, `(?P<name>...)`, `\A`, `\z`, `[[:alpha:]]`, `(?i)` and the
+ * other flags, `\Q...\E`, `\pL`) means here what it means there, and matching takes linear time, so no
+ * path a client sends can make a rule backtrack. Two engines, one meaning:
+ * - a pattern inside the subset of re2-subset.ts runs, for ASCII paths, on V8's linear-time engine
+ *   (native code, no memory of its own);
+ * - anything else, and non-ASCII paths, run on re2js (a port of RE2), loaded only when first needed.
  */
-import { RE2JS } from 're2js'
+import { createRequire } from 'node:module'
+import { setFlagsFromString } from 'node:v8'
+import type { RE2JS } from 're2js'
+import { linearSubsetSource } from './re2-subset.js'
 
 /** A compiled pattern: `test` is true when the whole path matches. */
 export interface RulePattern {
   test(path: string): boolean
+  /** Which engine serves ASCII paths (for tests and `--log-level 7`). */
+  readonly engine: 'v8-linear' | 're2'
 }
 
 /** Why a pattern is not a valid RE2 expression, in RE2's words. */
@@ -17,9 +24,21 @@ export class PatternSyntaxError extends Error {
   override name = 'PatternSyntaxError'
 }
 
-function compile(source: string): RE2JS {
+// V8's linear-time engine (the RegExp `l` flag): no backtracking whatever the input.
+setFlagsFromString('--enable-experimental-regexp-engine')
+
+const require = createRequire(import.meta.url)
+let re2js: typeof RE2JS | undefined
+
+/** re2js, loaded at its first use (about 3 MB of the serving process that most rule sets never need). */
+function loadRe2(): typeof RE2JS {
+  re2js ??= (require('re2js') as { RE2JS: typeof RE2JS }).RE2JS
+  return re2js
+}
+
+function compileRe2(source: string): RE2JS {
   try {
-    return RE2JS.compile(source)
+    return loadRe2().compile(source)
   } catch (error) {
     const message = (error as Error).message.replace(/^error parsing regexp: /, '')
     throw new PatternSyntaxError(message)
@@ -28,24 +47,43 @@ function compile(source: string): RE2JS {
 
 function compiles(source: string): boolean {
   try {
-    RE2JS.compile(source)
+    loadRe2().compile(source)
     return true
   } catch {
     return false
   }
 }
 
+function linearRegExp(source: string): RegExp | undefined {
+  try {
+    // eslint-disable-next-line no-invalid-regexp -- V8's linear-time flag, enabled above
+    return new RegExp(`^(?:${source})$`, 'l')
+  } catch {
+    return undefined
+  }
+}
+
+// eslint-disable-next-line no-control-regex -- every ASCII character, control characters included
+const ascii = /^[\x00-\x7f]*$/
+
 /**
  * Compiles an expanded pattern (variables already replaced). The pattern must be a complete expression
  * on its own, so `/a)|(.*` cannot close the anchoring group; a `\Q` left open is refused (in
- * CetusGuard it would swallow the `$` anchor). Then it is anchored as a whole, `^(?:pattern)$`.
- * Throws PatternSyntaxError with RE2's message.
+ * CetusGuard it would swallow the `$` anchor). It is anchored as a whole, `^(?:pattern)$`. Throws
+ * PatternSyntaxError with RE2's message.
  */
 export function compileRulePattern(expandedPattern: string): RulePattern {
-  compile(expandedPattern)
+  const subset = linearSubsetSource(expandedPattern)
+  const fast = subset === undefined ? undefined : linearRegExp(subset)
+  let anchoredRe2: RE2JS | undefined
+  const re2 = () => (anchoredRe2 ??= compileRe2(`^(?:${expandedPattern})$`))
+  if (fast) {
+    return { engine: 'v8-linear', test: (path) => (ascii.test(path) ? fast.test(path) : re2().test(path)) }
+  }
+  compileRe2(expandedPattern)
   // A complete expression followed by ")" only compiles when the ")" is quoted text: an open \Q.
   if (compiles(`${expandedPattern})`))
     throw new PatternSyntaxError('\\Q without \\E: close the quoted text with \\E')
-  const anchored = compile(`^(?:${expandedPattern})$`)
-  return { test: (path) => anchored.test(path) }
+  const anchored = re2()
+  return { engine: 're2', test: (path) => anchored.test(path) }
 }
