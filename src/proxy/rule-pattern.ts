@@ -3,8 +3,9 @@
  * CetusGuard rule file may hold (`\x{1F433}`, `(?P<name>...)`, `\A`, `\z`, `[[:alpha:]]`, `(?i)` and the
  * other flags, `\Q...\E`, `\pL`) means here what it means there, and matching takes linear time, so no
  * path a client sends can make a rule backtrack. Two engines, one meaning:
- * - a pattern inside the subset of re2-subset.ts runs, for ASCII paths, on V8's linear-time engine
- *   (native code, no memory of its own);
+ * - a pattern inside the subset of re2-subset.ts runs, for ASCII paths, on V8's own engine (native
+ *   code, no memory of its own), with V8's fallback to its linear-time engine after 50,000 backtracks
+ *   (only patterns that engine can run are taken, so the fallback is always there);
  * - anything else, and non-ASCII paths, run on re2js (a port of RE2), loaded only when first needed.
  */
 import { createRequire } from 'node:module'
@@ -16,7 +17,7 @@ import { linearSubsetSource } from './re2-subset.js'
 export interface RulePattern {
   test(path: string): boolean
   /** Which engine serves ASCII paths (for tests and `--log-level 7`). */
-  readonly engine: 'v8-linear' | 're2'
+  readonly engine: 'v8' | 're2'
 }
 
 /** Why a pattern is not a valid RE2 expression, in RE2's words. */
@@ -24,8 +25,10 @@ export class PatternSyntaxError extends Error {
   override name = 'PatternSyntaxError'
 }
 
-// V8's linear-time engine (the RegExp `l` flag): no backtracking whatever the input.
+// V8's linear-time engine: the `l` flag (to check that a pattern can run on it) and the switch to it when
+// a match backtracks too much (so no path can make a rule run for long).
 setFlagsFromString('--enable-experimental-regexp-engine')
+setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks')
 
 const require = createRequire(import.meta.url)
 let re2js: typeof RE2JS | undefined
@@ -54,17 +57,31 @@ function compiles(source: string): boolean {
   }
 }
 
-function linearRegExp(source: string): RegExp | undefined {
+/** The pattern on V8's engine, when V8's linear-time engine can also run it (the fallback). */
+function v8RegExp(source: string): RegExp | undefined {
+  const anchored = `^(?:${source})$`
   try {
     // eslint-disable-next-line no-invalid-regexp -- V8's linear-time flag, enabled above
-    return new RegExp(`^(?:${source})$`, 'l')
+    new RegExp(anchored, 'l')
   } catch {
     return undefined
   }
+  return new RegExp(anchored)
 }
 
 // eslint-disable-next-line no-control-regex -- every ASCII character, control characters included
 const ascii = /^[\x00-\x7f]*$/
+let lastPath = ''
+let lastPathIsAscii = true
+
+/** Whether a path is ASCII (remembered for the last path: every rule of a decision asks about it). */
+function isAscii(path: string): boolean {
+  if (path !== lastPath) {
+    lastPath = path
+    lastPathIsAscii = ascii.test(path)
+  }
+  return lastPathIsAscii
+}
 
 /**
  * Compiles an expanded pattern (variables already replaced). The pattern must be a complete expression
@@ -74,11 +91,11 @@ const ascii = /^[\x00-\x7f]*$/
  */
 export function compileRulePattern(expandedPattern: string): RulePattern {
   const subset = linearSubsetSource(expandedPattern)
-  const fast = subset === undefined ? undefined : linearRegExp(subset)
+  const fast = subset === undefined ? undefined : v8RegExp(subset)
   let anchoredRe2: RE2JS | undefined
   const re2 = () => (anchoredRe2 ??= compileRe2(`^(?:${expandedPattern})$`))
   if (fast) {
-    return { engine: 'v8-linear', test: (path) => (ascii.test(path) ? fast.test(path) : re2().test(path)) }
+    return { engine: 'v8', test: (path) => (isAscii(path) ? fast.test(path) : re2().test(path)) }
   }
   compileRe2(expandedPattern)
   // A complete expression followed by ")" only compiles when the ")" is quoted text: an open \Q.
