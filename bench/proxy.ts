@@ -5,6 +5,7 @@
  * 127.0.0.1 with the same rule. Prints requests per second, p50 and p99 latency, the p50 each proxy
  * adds at one connection, vault's throughput against CetusGuard's at 16, and peak RSS of each proxy.
  * CetusGuard runs when CETUSGUARD_BIN names its binary; otherwise its rows say it was skipped.
+ * VAULT_BASELINE=/path/to/another/checkout (built) adds that vault as a row, for before/after figures.
  * Run: npx tsx bench/proxy.ts [seconds-per-case]   (needs `make build`)
  */
 import { spawn } from 'node:child_process'
@@ -108,7 +109,7 @@ interface Proxy {
   skipped?: string
 }
 
-async function startVault(socket: string): Promise<Proxy> {
+async function startVault(socket: string, name = 'vault proxy serve', run = runJs): Promise<Proxy> {
   const port = await freePort()
   const args = [
     'proxy',
@@ -118,10 +119,10 @@ async function startVault(socket: string): Promise<Proxy> {
     '--frontend-addr',
     `tcp://127.0.0.1:${port}`,
   ]
-  const child = spawn(process.execPath, [runJs, ...args, '--rules', rule, '--log-level', '3'], {
+  const child = spawn(process.execPath, [run, ...args, '--rules', rule, '--log-level', '3'], {
     stdio: ['ignore', 'inherit', 'inherit'],
   })
-  const target: Target = { name: 'vault proxy serve', options: { host: '127.0.0.1', port } }
+  const target: Target = { name, options: { host: '127.0.0.1', port } }
   await waitFor(target.options, target.name)
   // One process: `vault proxy serve` replaces itself (process.execve) with the lean server.
   return { name: target.name, target, process: child, servingPid: () => child.pid }
@@ -155,6 +156,8 @@ async function main(): Promise<void> {
     const direct: Target = { name: 'direct unix socket', options: { socketPath: socket } }
     await waitFor(direct.options, 'the fake engine')
     proxies.push(await startCetusGuard(socket), await startVault(socket))
+    const baseline = process.env.VAULT_BASELINE
+    if (baseline) proxies.push(await startVault(socket, 'vault baseline', join(baseline, 'bin', 'run.js')))
     const samplers = proxies.map((proxy) => {
       const pid = proxy.servingPid?.()
       return pid === undefined ? undefined : { pid, anonymous: sampleAnonymous(pid) }
