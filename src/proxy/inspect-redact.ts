@@ -47,7 +47,7 @@ function keepExactIntegers(_key: string, value: unknown, context?: { source?: st
 }
 
 /** Replaces the value of every `NAME=value` entry of `Config.Env`; other fields are kept. */
-export function maskEnvironment(inspect: unknown): void {
+function maskEnvironment(inspect: unknown): void {
   const config = (inspect as { Config?: { Env?: unknown } } | null)?.Config
   if (!config || !Array.isArray(config.Env)) return
   config.Env = config.Env.map((entry: unknown) => {

@@ -69,7 +69,7 @@ const sectionLine = /^[\t ]*\[([a-z0-9][a-z0-9_.-]*)\][\t ]*$/
 const directiveLine = /^[\t ]*(client|preset|redact-env)(?:[\t ]+([^\n]*?))?[\t ]*$/
 
 /** The rules of a named preset; throws the error `fail` builds for an unknown name. */
-export function presetRules(name: string, fail: (reason: string) => Error): Rule[] {
+function presetRules(name: string, fail: (reason: string) => Error): Rule[] {
   if (!(presetNames as string[]).includes(name))
     throw fail(`there is no preset "${name}" (choose one of: ${presetNames.join(', ')})`)
   return parseRules(presets[name as PresetName], `preset ${name}`)
