@@ -11,6 +11,7 @@ import type { RuleSet, RuleSetConfig } from './rule-sets.js'
 export type RuleChoice = { ruleSet: RuleSet } | { ruleSet: undefined; refusal: string }
 
 const chosen = new WeakMap<net.Socket, RuleChoice>()
+const forEveryone = new WeakMap<RuleSetConfig, RuleChoice>()
 
 /** The identity of a connection that arrived on `frontend`. */
 export function identityOf(socket: net.Socket, frontend: string): ClientIdentity {
@@ -26,7 +27,11 @@ export function identityOf(socket: net.Socket, frontend: string): ClientIdentity
 
 /** Chooses (once per connection) the rule set for a request arriving on `socket` through `frontend`. */
 export function chooseRuleSet(config: RuleSetConfig, socket: net.Socket, frontend: string): RuleChoice {
-  if (config.everyone) return { ruleSet: config.everyone }
+  if (config.everyone) {
+    let choice = forEveryone.get(config)
+    if (!choice) forEveryone.set(config, (choice = { ruleSet: config.everyone }))
+    return choice
+  }
   const known = chosen.get(socket)
   if (known) return known
   const identity = identityOf(socket, frontend)
