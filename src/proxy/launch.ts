@@ -5,6 +5,7 @@
  * calls this before loading oclif; the oclif command calls it too (bin/dev.js).
  */
 import { packagePath } from '../package-root.js'
+import { regexpFlags } from './regexp-flags.js'
 
 /**
  * V8 flags of the serving process, chosen by measuring CPU per request (bench/proxy.ts) and resident
@@ -14,9 +15,11 @@ import { packagePath } from '../package-root.js'
  * hot functions (5,000 calls, no inlining), so that the per-request path is compiled but a burst of
  * connections compiles little; and a heap that favours size, so that RSS falls back after a burst.
  * Measured and rejected: Ignition only (3x the CPU per request), Sparkplug only (1.6x), default Maglev
- * (2-3 MB more under 1,000 connections).
+ * (2-3 MB more under 1,000 connections). Plus the flags that bound every rule pattern's time
+ * (regexp-flags.ts).
  */
 export const proxyNodeFlags = [
+  ...regexpFlags,
   '--max-semi-space-size=1',
   '--single-threaded',
   '--max-opt=2',

@@ -9,9 +9,9 @@
  * - anything else, and non-ASCII paths, run on re2js (a port of RE2), loaded only when first needed.
  */
 import { createRequire } from 'node:module'
-import { setFlagsFromString } from 'node:v8'
 import type { RE2JS } from 're2js'
 import { linearSubsetSource } from './re2-subset.js'
+import { ensureRegexpFlags } from './regexp-flags.js'
 
 /** A compiled pattern: `test` is true when the whole path matches. */
 export interface RulePattern {
@@ -25,10 +25,7 @@ export class PatternSyntaxError extends Error {
   override name = 'PatternSyntaxError'
 }
 
-// V8's linear-time engine: the `l` flag (to check that a pattern can run on it) and the switch to it when
-// a match backtracks too much (so no path can make a rule run for long).
-setFlagsFromString('--enable-experimental-regexp-engine')
-setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks')
+ensureRegexpFlags()
 
 const require = createRequire(import.meta.url)
 let re2js: typeof RE2JS | undefined
