@@ -48,3 +48,26 @@ describe('checkRequest', () => {
     expect(() => clientIdentity([option], {})).toThrow(UsageError)
   })
 })
+
+describe('per-client settings at start-up', () => {
+  it('refuses a client frontend that is not a PROXY_FRONTEND_ADDR', async () => {
+    const { resolveProxyConfig } = await import('../../../src/proxy/config.js')
+    const settings = {
+      clients: 'frontend tcp://127.0.0.1:9 monitoring',
+      frontendAddrs: ['tcp://127.0.0.1:8'],
+    }
+    expect(() => resolveProxyConfig(settings)).toThrow(
+      '"client frontend tcp://127.0.0.1:9" is not a PROXY_FRONTEND_ADDR',
+    )
+    expect(
+      resolveProxyConfig({ ...settings, frontendAddrs: ['tcp://127.0.0.1:9'] }).ruleSets.selectors,
+    ).toHaveLength(1)
+  })
+
+  it('refuses PROXY_REDACT_ENV other than on or off', async () => {
+    const { resolveProxyConfig } = await import('../../../src/proxy/config.js')
+    expect(() => resolveProxyConfig({ redactEnv: 'yes' })).toThrow(
+      'PROXY_REDACT_ENV "yes" is neither on nor off',
+    )
+  })
+})
