@@ -13,7 +13,7 @@ export const maskedValue = '********'
 export const maxInspectBodyBytes = 1 << 20
 
 const containerInspectPath =
-  /^(?:\/v[0-9]+(?:\.[0-9]+)*)?(?:\/v[0-9]+(?:\.[0-9]+)*\/libpod)?\/containers\/[^/]+\/json$/
+  /^(?:\/v[0-9]+(?:\.[0-9]+)*)?(?:\/v[0-9]+(?:\.[0-9]+)*\/libpod)?\/containers\/[^/]+\/json\/?$/
 
 /** True when this answer must have its environment masked: a successful GET of a container inspect. */
 export function needsEnvMasking(method: string, canonicalPath: string, status: number): boolean {

@@ -37,6 +37,7 @@ describe('needsEnvMasking', () => {
     ['GET', '/containers/db/json', 200, true],
     ['GET', '/v1.41/containers/0123abc/json', 200, true],
     ['GET', '/v4.0.0/libpod/containers/db/json', 200, true],
+    ['GET', '/v1.41/containers/db/json/', 200, true],
     ['GET', '/containers/json', 200, false],
     ['GET', '/v1.41/containers/db/json', 404, false],
     ['HEAD', '/v1.41/containers/db/json', 200, false],
