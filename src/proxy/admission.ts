@@ -34,6 +34,38 @@ function refuseConnection(socket: net.Socket, maxConnections: number, tls: boole
   socket.setTimeout(2_000, () => socket.destroy())
 }
 
+/** Connections that count as a burst, and the share of them that must have gone before compacting. */
+const burstSize = 256
+const burstGoneShare = 4
+
+/**
+ * Gives the memory of a burst of connections back once most of it has gone: a full garbage collection
+ * (where the serving process exposes it, see launch.ts) when the open connections fall below a quarter
+ * of a high-water mark of at least 256. Without it V8 keeps the burst's heap pages until its next full
+ * collection, which an idle proxy may never run.
+ */
+export function compactAfterBurst(collect = (globalThis as { gc?: () => void }).gc): {
+  opened(count: number): void
+  closed(count: number): void
+} {
+  let highWater = 0
+  let pending = false
+  return {
+    opened: (count) => {
+      if (count > highWater) highWater = count
+    },
+    closed: (count) => {
+      if (!collect || pending || highWater < burstSize || count * burstGoneShare > highWater) return
+      pending = true
+      setTimeout(() => {
+        pending = false
+        highWater = 0
+        collect()
+      }, 100).unref()
+    },
+  }
+}
+
 /** Admits the connections of `server` (see the module comment). */
 export function admitConnections(server: http.Server, options: AdmissionOptions): Admission {
   const sockets = new Set<net.Socket>()
@@ -47,11 +79,14 @@ export function admitConnections(server: http.Server, options: AdmissionOptions)
     })
     return true
   }
+  const afterBurst = compactAfterBurst()
   const track = (socket: net.Socket) => {
     sockets.add(socket)
+    afterBurst.opened(sockets.size)
     socket.on('close', () => {
       sockets.delete(socket)
       silent.delete(socket)
+      afterBurst.closed(sockets.size)
     })
   }
   if (options.tls) {

@@ -13,7 +13,8 @@ import { regexpFlags } from './regexp-flags.js'
  * worker threads (GC on the main thread); Ignition and Maglev only (`--max-opt=2`, no Sparkplug, no
  * TurboFan, whose first compile pages in about 6 MB of compiler code and zones); Maglev only for really
  * hot functions (5,000 calls, no inlining), so that the per-request path is compiled but a burst of
- * connections compiles little; and a heap that favours size, so that RSS falls back after a burst.
+ * connections compiles little; a heap that favours size; and `gc` exposed, so that admission.ts can
+ * compact once a burst of connections has gone and RSS falls back after it.
  * Measured and rejected: Ignition only (3x the CPU per request), Sparkplug only (1.6x), default Maglev
  * (2-3 MB more under 1,000 connections). Plus the flags that bound every rule pattern's time
  * (regexp-flags.ts).
@@ -27,6 +28,7 @@ export const proxyNodeFlags = [
   '--invocation-count-for-maglev=5000',
   '--no-maglev-inlining',
   '--optimize-for-size',
+  '--expose-gc',
 ]
 
 /** Path of the lean entry point: bundled into one file that loads nothing else. */
