@@ -94,6 +94,11 @@ export class VaultSession {
     }
   }
 
+  /** A fresh access token (logging in when needed) for a request sent elsewhere, such as a stream. */
+  async bearer(): Promise<string> {
+    return this.accessToken()
+  }
+
   private async accessToken(): Promise<string> {
     if (this.token && this.token.expiresAt - renewMarginMs > Date.now()) return this.token.accessToken
     const cached = await (await this.store()).get(this.cacheKey())

@@ -3,7 +3,7 @@ import { BaseCommand, connectionFlags, envFlag, fallbackFlags } from '../base-co
 import { profileFlag } from '../compose/profile-flag.js'
 import { resolveConnectionSettings } from '../client/connect.js'
 import { UsageError } from '../errors.js'
-import { prepareRun } from '../process/vault-run.js'
+import { prepareRun, type RunOptions } from '../process/vault-run.js'
 
 export default class Run extends BaseCommand<typeof Run> {
   static override summary = "run a command with the environment's secrets in its environment"
@@ -20,6 +20,14 @@ export default class Run extends BaseCommand<typeof Run> {
       command:
         '<%= config.bin %> <%= command.id %> --env prod --check --only-referenced -- docker compose up -d',
       description: 'only the variables the compose files use, after a preflight',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> --env dev --watch -- docker compose up -d',
+      description: 'start a stack; recreate the services that use a secret whenever it changes',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> --env dev --watch -- node server.js',
+      description: 'restart a command with the new values whenever a secret changes',
     },
   ]
   static override strict = false
@@ -42,6 +50,10 @@ export default class Run extends BaseCommand<typeof Run> {
     'only-referenced': Flags.boolean({ summary: 'inject only the variables the compose files reference' }),
     'prefer-host-env': Flags.boolean({ summary: 'host environment values win over the vault' }),
     profile: profileFlag,
+    watch: Flags.boolean({
+      summary:
+        'follow the change feed: a compose `up` recreates the services using a changed secret; any other command restarts',
+    }),
   }
 
   async run(): Promise<void> {
@@ -50,7 +62,7 @@ export default class Run extends BaseCommand<typeof Run> {
     if (!command)
       throw new UsageError('no command given', { hint: 'vault run --env dev -- <command> [args...]' })
     const settings = await resolveConnectionSettings(this.flags, (line) => this.note(line))
-    const run = await prepareRun(settings, {
+    const runOptions: RunOptions = {
       environment: this.flags.env,
       preferHost: this.flags['prefer-host-env'],
       onlyReferenced: this.flags['only-referenced'],
@@ -61,7 +73,20 @@ export default class Run extends BaseCommand<typeof Run> {
       mask: this.flags.mask,
       fallback: { flags: this.flags, warn: (line) => this.note(`Warning: ${line}`) },
       warn: (line) => this.note(`Warning: ${line}`),
+    }
+    const run = await prepareRun(settings, runOptions)
+    if (!this.flags.watch) {
+      process.exitCode = await run.start(command, args)
+      return
+    }
+    const { runWatching } = await import('../run/watch.js')
+    process.exitCode = await runWatching(run, command, args, {
+      settings,
+      environment: this.flags.env,
+      prepare: () => prepareRun(settings, runOptions),
+      note: (line) => this.note(line),
+      composeDir: this.flags['stack-dir'],
+      composeFiles: this.flags.file,
     })
-    process.exitCode = await run.start(command, args)
   }
 }

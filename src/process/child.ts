@@ -17,6 +17,8 @@ export interface RunChildOptions {
   interactive?: boolean
   /** The child's streams whose output is masked, and the values to mask (src/run/masked-output.ts). */
   masked?: { stdout: boolean; stderr: boolean; values: string[] }
+  /** When aborted, the child gets SIGTERM (SIGKILL 10 s later) and the run resolves once it exits. */
+  stop?: AbortSignal
 }
 
 /** Signals a terminal sends to the whole foreground process group. */
@@ -58,6 +60,11 @@ export async function runChild(command: string, args: string[], options: RunChil
     process.on(signal, listener)
   }
   const copies = options.masked ? await copyMaskedOutput(child, options.masked) : undefined
+  const stopChild = () => {
+    child.kill('SIGTERM')
+    setTimeout(() => child.kill('SIGKILL'), 10_000).unref()
+  }
+  options.stop?.addEventListener('abort', stopChild, { once: true })
   try {
     if (copies) {
       await Promise.race([new Promise((resolve) => child.nodeChildProcess.once('exit', resolve)), child])
@@ -70,6 +77,7 @@ export async function runChild(command: string, args: string[], options: RunChil
     return exitCodeForStatus(result.exitCode, result.signal)
   } finally {
     for (const [signal, listener] of listeners) process.off(signal, listener)
+    options.stop?.removeEventListener('abort', stopChild)
   }
 }
 

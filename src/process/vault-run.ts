@@ -28,8 +28,8 @@ export interface RunOptions {
 }
 
 export interface PreparedRun {
-  /** Starts the child and resolves with the exit code the CLI ends with. */
-  start(command: string, args: string[]): Promise<number>
+  /** Starts the child and resolves with the exit code the CLI ends with; `stop` ends the child early. */
+  start(command: string, args: string[], stop?: AbortSignal): Promise<number>
 }
 
 /** Loads the secrets and prepares the child's environment. */
@@ -68,8 +68,8 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
   if (masked?.note) options.warn(masked.note)
   const env = buildChildEnvironment(process.env, secrets, { preferHost: options.preferHost })
   return {
-    start: async (command, args) => {
-      const start = (finalArgs: string[]) => runChild(command, finalArgs, { env, masked })
+    start: async (command, args, stop) => {
+      const start = (finalArgs: string[]) => runChild(command, finalArgs, { env, masked, stop })
       if (basename(command) !== 'docker-compose') return start(args)
       const { runWithSecretFiles } = await import('../run/compose-secret-files.js')
       return runWithSecretFiles(command, args, env, start)

@@ -28,6 +28,14 @@ export interface ApiResponse {
   /** A JSON body, or a text body with its content type in `headers`. */
   json?: unknown
   text?: string
+  /** A streamed body (Server-Sent Events): written with `headers` until it resolves or the client leaves. */
+  stream?: (sink: StreamSink) => Promise<void>
+}
+
+/** Where a streamed body goes: text chunks, and a signal aborted once the client has gone. */
+export interface StreamSink {
+  write(text: string): void
+  signal: AbortSignal
 }
 
 /** A route handler: one request in, one response out. */

@@ -13,21 +13,27 @@ import type { VaultContext } from './context.js'
 import { ApiError, errorResponse, readBoundedBody, writeResponse } from './http.js'
 import { IntegrityError } from '../errors.js'
 import { RateLimiter } from './rate-limiter.js'
-import { createRouter } from './router.js'
+import { createRouter, type Resource } from './router.js'
 import { authResources } from './routes/auth.js'
+import { eventResources } from './routes/events.js'
 import { metaResources } from './routes/meta.js'
 import { principalResources } from './routes/principal.js'
 import { secretResources } from './routes/secrets.js'
 
-/** The vault API as one socket-free function. */
-export function createApiHandler(context: VaultContext): Handler {
-  const authorizer = createAuthorizer(context)
-  const route = createRouter([
+/** Every resource of the API, in routing order (openapi.yaml describes exactly these). */
+export function apiResources(context: VaultContext, authorizer = createAuthorizer(context)): Resource[] {
+  return [
     ...metaResources(context),
     ...authResources(context),
     ...principalResources(context, authorizer),
     ...secretResources(context, authorizer),
-  ])
+    ...eventResources(context, authorizer),
+  ]
+}
+
+/** The vault API as one socket-free function. */
+export function createApiHandler(context: VaultContext): Handler {
+  const route = createRouter(apiResources(context))
   const perSource = new RateLimiter({ perMinute: context.limits.requestsPerMinute })
 
   return async (request: ApiRequest): Promise<ApiResponse> => {

@@ -115,6 +115,7 @@ export function writeResponse(
   answer: ApiResponse,
   options: { head: boolean; tls: boolean },
 ): void {
+  if (answer.stream) return writeStream(response, answer, options)
   const body = answer.json !== undefined ? JSON.stringify(answer.json) : (answer.text ?? '')
   const headers: Record<string, string | number> = {
     'x-content-type-options': 'nosniff',
@@ -127,4 +128,27 @@ export function writeResponse(
   }
   response.writeHead(answer.status, headers)
   response.end(options.head || answer.status === 204 ? undefined : body)
+}
+
+/** Writes a streamed answer: headers at once (no length, no caching), then the stream until it ends. */
+function writeStream(
+  response: ServerResponse,
+  answer: ApiResponse,
+  options: { head: boolean; tls: boolean },
+): void {
+  response.writeHead(answer.status, {
+    'x-content-type-options': 'nosniff',
+    ...(options.tls ? { 'strict-transport-security': 'max-age=31536000' } : {}),
+    'cache-control': 'no-store',
+    ...answer.headers,
+  })
+  const gone = new AbortController()
+  if (options.head) gone.abort()
+  else response.flushHeaders()
+  response.once('close', () => gone.abort())
+  const write = (text: string) => void (options.head || response.write(text))
+  const sink = { write, signal: gone.signal }
+  void answer.stream!(sink)
+    .catch(() => undefined)
+    .finally(() => response.end())
 }

@@ -2,23 +2,13 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { createAuthorizer } from '../../../src/server/authorize.js'
+import { apiResources } from '../../../src/server/app.js'
 import type { VaultContext } from '../../../src/server/context.js'
-import { authResources } from '../../../src/server/routes/auth.js'
-import { metaResources } from '../../../src/server/routes/meta.js'
-import { principalResources } from '../../../src/server/routes/principal.js'
-import { secretResources } from '../../../src/server/routes/secrets.js'
 
 describe('openapi.yaml and the route table', () => {
   it('describes exactly the served paths and methods', () => {
     const context = { limits: { tokenRequestsPerMinute: 1 }, jwtSecret: randomBytes(32) } as VaultContext
-    const authorizer = createAuthorizer(context)
-    const served = [
-      ...metaResources(context),
-      ...authResources(context),
-      ...principalResources(context, authorizer),
-      ...secretResources(context, authorizer),
-    ].map((resource) => [
+    const served = apiResources(context).map((resource) => [
       resource.path.replace(/:([a-z]+)/g, '{$1}'),
       Object.keys(resource.methods)
         .map((method) => method.toLowerCase())

@@ -1,0 +1,151 @@
+/**
+ * The client of the vault's change feed (`GET /api/v1/events`, Server-Sent Events parsed by
+ * eventsource-parser): follows an environment's changes, reconnecting with exponential backoff and
+ * jitter, resuming after the last event id so no change is lost across a reconnect or a server
+ * restart. A refusal that retrying cannot fix (403, 404, 400) ends the follow with its typed error;
+ * a 401 or an expired token logs in again. A stream silent for three heartbeats is reconnected.
+ */
+import type * as Http from 'node:http'
+import { createParser } from 'eventsource-parser'
+import { httpStatusError } from './http-errors.js'
+import { createSession, type VaultSession } from './session.js'
+import { vaultBaseUrl, type ConnectionSettings } from './settings.js'
+
+/** One changed secret, as the feed names it (never a value). */
+export interface SecretChange {
+  name: string
+  version: number
+  change: 'created' | 'updated' | 'deleted' | 'rolled_back'
+  at: string
+}
+
+export interface FollowOptions {
+  environment?: string
+  /** Ends the follow (resolves) when aborted. */
+  signal: AbortSignal
+  onChange: (change: SecretChange) => void
+  /** A line for the user: lost connection, reconnected. */
+  note?: (line: string) => void
+  backoff?: { initialMs: number; maxMs: number }
+  /** Reconnect when nothing (not even a heartbeat) arrived for this long. */
+  silenceMs?: number
+}
+
+/** Refusals that retrying cannot fix. */
+const fatalStatuses = new Set([400, 403, 404])
+
+/** Follows the environment's changes until `signal` aborts; rejects on a refusal retrying cannot fix. */
+export async function followChanges(settings: ConnectionSettings, options: FollowOptions): Promise<void> {
+  const session = createSession(settings)
+  const url = new URL('api/v1/events', vaultBaseUrl(settings))
+  if (options.environment) url.searchParams.set('environment', options.environment)
+  const { initialMs, maxMs } = options.backoff ?? { initialMs: 500, maxMs: 30_000 }
+  let lastEventId: string | undefined
+  let failures = 0
+  while (!options.signal.aborted) {
+    try {
+      const ended = await streamOnce(session, url, lastEventId, options)
+      lastEventId = ended.lastEventId
+      if (ended.healthy) failures = 0
+    } catch (error) {
+      if (options.signal.aborted) return
+      const status = (error as { status?: number }).status
+      if (status !== undefined && fatalStatuses.has(status)) throw error
+      if (status === 401) await session.login().catch(() => undefined)
+    }
+    if (options.signal.aborted) return
+    failures++
+    const delay = Math.min(initialMs * 2 ** (failures - 1), maxMs) * (0.8 + Math.random() * 0.4)
+    options.note?.(`change feed: connection lost; reconnecting in ${(delay / 1000).toFixed(1)} s`)
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, delay)
+      options.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
+    })
+  }
+}
+
+/** A failed connection attempt, with its HTTP status when the server answered. */
+class FeedError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * One connection: resolves when the stream ends (with the last event id seen and whether it got as
+ * far as the `ready` event), rejects when it could not be opened.
+ */
+async function streamOnce(
+  session: VaultSession,
+  url: URL,
+  lastEventId: string | undefined,
+  options: FollowOptions,
+): Promise<{ lastEventId?: string; healthy: boolean }> {
+  const bearer = await session.bearer()
+  const transport = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http') as Pick<
+    typeof Http,
+    'request'
+  >
+  const silenceMs = options.silenceMs ?? 45_000
+  return new Promise((resolve, reject) => {
+    let latest = lastEventId
+    let healthy = false
+    let refusal: Error | undefined
+    const headers: Record<string, string> = { accept: 'text/event-stream', authorization: `Bearer ${bearer}` }
+    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId
+    const request = transport.request(url, { method: 'GET', headers, signal: options.signal })
+    let silence: NodeJS.Timeout | undefined
+    const quiet = () => {
+      clearTimeout(silence)
+      silence = setTimeout(() => request.destroy(), silenceMs)
+    }
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(silence)
+      if (healthy || options.signal.aborted) resolve({ lastEventId: latest, healthy })
+      else reject(new FeedError(`change feed: ${error.code ?? error.message}`))
+    })
+    request.on('response', (response) => {
+      response.setEncoding('utf8')
+      if (response.statusCode !== 200) {
+        let body = ''
+        response.on('data', (chunk: string) => (body += chunk.slice(0, 4096)))
+        response.on('end', () => reject(statusError(response.statusCode ?? 0, body, response.headers)))
+        return
+      }
+      const parser = createParser({
+        onEvent(event) {
+          if (event.id !== undefined) latest = event.id
+          if (event.event === 'ready') healthy = true
+          if (event.event === 'secret') options.onChange(JSON.parse(event.data) as SecretChange)
+          if (event.event === 'error') refusal = refusalOf(event.data)
+        },
+      })
+      quiet()
+      response.on('data', (chunk: string) => {
+        quiet()
+        parser.feed(chunk)
+      })
+      response.on('close', () => {
+        clearTimeout(silence)
+        if (refusal) reject(refusal)
+        else resolve({ lastEventId: latest, healthy })
+      })
+    })
+    request.end()
+  })
+}
+
+/** The typed error of an HTTP refusal, carrying its status. */
+function statusError(status: number, body: string, headers: Http.IncomingHttpHeaders = {}): Error {
+  return Object.assign(httpStatusError(status, body, headers), { status })
+}
+
+/** The refusal an `error` event carries (the server's code and message), as an HTTP-like error. */
+function refusalOf(data: string): Error {
+  const { code } = JSON.parse(data) as { code?: string }
+  const statuses: Record<string, number> = { forbidden: 403, not_found: 404, unauthorized: 401 }
+  return statusError(statuses[code ?? ''] ?? 503, JSON.stringify({ error: JSON.parse(data) as unknown }))
+}
