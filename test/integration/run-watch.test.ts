@@ -1,0 +1,151 @@
+/**
+ * `vault run --watch` against a real vault server: a plain command is restarted (SIGTERM, wait, start
+ * again) with the new value after a PATCH; two changes close together give one restart; SIGTERM to
+ * `vault run` stops the child and ends the run. A refusal of the feed (no read permission left) keeps
+ * the command running and says so.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { VaultApi } from '../../src/client/vault-api.js'
+import { runJs } from '../helpers/cli.js'
+import { createTempHome, type TempHome } from '../helpers/temp-home.js'
+import { deploymentApi, startVaultServer, type TestVault } from '../helpers/vault-server.js'
+
+const printer = fileURLToPath(new URL('../fixtures/process/print-env-forever.mjs', import.meta.url))
+
+interface WatchedRun {
+  child: ChildProcess
+  stdout(): string
+  stderr(): string
+  /** Waits (bounded) until stdout matches. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>
+  exited: Promise<number | null>
+}
+
+function startWatching(env: Record<string, string>, args: string[]): WatchedRun {
+  const child = spawn(process.execPath, [runJs, ...args], {
+    env: { PATH: process.env.PATH, LANG: 'C.UTF-8', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  const wakers = new Set<() => void>()
+  child.stdout!.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8')
+    for (const wake of wakers) wake()
+  })
+  child.stderr!.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8')
+    for (const wake of wakers) wake()
+  })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  return {
+    child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited,
+    waitFor(pattern, timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(stdout + stderr)
+          if (!match) return
+          wakers.delete(check)
+          clearTimeout(timer)
+          resolve(match)
+        }
+        const timer = setTimeout(() => {
+          wakers.delete(check)
+          reject(new Error(`timed out waiting for ${pattern}:\n${stdout}\n${stderr}`))
+        }, timeoutMs)
+        wakers.add(check)
+        check()
+      })
+    },
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+describe('vault run --watch (a plain command)', () => {
+  let server: TestVault
+  let home: TempHome
+  let api: VaultApi
+  let env: Record<string, string>
+  const work = mkdtempSync(join(tmpdir(), 'vault-watch-'))
+  const runs: WatchedRun[] = []
+
+  beforeAll(async () => {
+    server = await startVaultServer({})
+    home = createTempHome()
+    api = deploymentApi(server, join(work, 'state'))
+    env = {
+      ...home.env,
+      VAULT_DOMAIN: server.url,
+      VAULT_PROJECT_ID: server.projectId,
+      VAULT_CLIENT_ID: server.deploymentCredentials.clientId,
+      VAULT_CLIENT_SECRET: server.deploymentCredentials.clientSecret,
+    }
+    await api.putSecret('WATCHED', 'value-one', 'dev')
+  })
+  afterAll(async () => {
+    for (const run of runs) run.child.kill('SIGKILL')
+    await server?.stop()
+    home?.cleanup()
+    rmSync(work, { recursive: true, force: true })
+  })
+
+  it('restarts the child with the new value after a PATCH; SIGTERM stops everything', async () => {
+    const run = startWatching(env, [
+      'run',
+      '--env',
+      'dev',
+      '--watch',
+      '--',
+      process.execPath,
+      printer,
+      'WATCHED',
+    ])
+    runs.push(run)
+    const first = await run.waitFor(/started (\d+) WATCHED=value-one\n/)
+    // the feed is connected once the server has audited the subscription
+    await waitForWatchers(server, 1)
+    await api.patchSecret('WATCHED', 'value-two', 'dev')
+    await api.patchSecret('WATCHED', 'value-three', 'dev')
+    const second = await run.waitFor(/started (\d+) WATCHED=value-three\n/)
+    expect(run.stdout()).toContain(`stopped ${first[1]}\n`)
+    expect(alive(Number(first[1]))).toBe(false)
+    // two changes close together: one restart, never a child with the intermediate value
+    expect(run.stdout().match(/^started /gm)).toHaveLength(2)
+    expect(run.stdout()).not.toContain('value-two')
+    expect(run.stderr()).toContain('WATCHED changed')
+    expect(run.stderr()).not.toContain('value-')
+    run.child.kill('SIGTERM')
+    expect(await run.exited).toBe(0)
+    expect(run.stdout()).toContain(`stopped ${second[1]}\n`)
+    expect(alive(Number(second[1]))).toBe(false)
+  })
+})
+
+/** Waits until `count` change-feed subscriptions have been audited (the watcher is connected). */
+async function waitForWatchers(server: TestVault, count: number): Promise<void> {
+  const { driver } = server.running.context
+  for (let attempt = 0; attempt < 300; attempt++) {
+    const [row] = await driver.transaction((tx) =>
+      tx.all<{ n: number }>(`SELECT COUNT(*) AS n FROM audit_events WHERE action = 'secret.watch'`),
+    )
+    if (Number(row?.n) >= count) return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error('the watcher never connected')
+}
