@@ -3,6 +3,7 @@
  * the raw text (for canary checks) and every event; `next` waits (bounded) for a matching event.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
+import type { TestVault } from './vault-server.js'
 
 export interface OpenFeed {
   status: number
@@ -95,4 +96,17 @@ export async function openFeed(
 /** The JSON data of an event. */
 export function dataOf(event: EventSourceMessage): Record<string, unknown> {
   return JSON.parse(event.data) as Record<string, unknown>
+}
+
+/** Waits (bounded) until `count` change-feed subscriptions are in the audit log (watchers connected). */
+export async function waitForWatchers(server: TestVault, count = 1): Promise<void> {
+  const { driver } = server.running.context
+  for (let attempt = 0; attempt < 300; attempt++) {
+    const [row] = await driver.transaction((tx) =>
+      tx.all<{ n: number }>(`SELECT COUNT(*) AS n FROM audit_events WHERE action = 'secret.watch'`),
+    )
+    if (Number(row?.n) >= count) return
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error('the watcher never connected')
 }

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { VaultApi } from '../../src/client/vault-api.js'
 import { runJs } from '../helpers/cli.js'
+import { waitForWatchers } from '../helpers/event-feed.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { deploymentApi, startVaultServer, type TestVault } from '../helpers/vault-server.js'
 
@@ -136,16 +137,3 @@ describe('vault run --watch (a plain command)', () => {
     expect(alive(Number(second[1]))).toBe(false)
   })
 })
-
-/** Waits until `count` change-feed subscriptions have been audited (the watcher is connected). */
-async function waitForWatchers(server: TestVault, count: number): Promise<void> {
-  const { driver } = server.running.context
-  for (let attempt = 0; attempt < 300; attempt++) {
-    const [row] = await driver.transaction((tx) =>
-      tx.all<{ n: number }>(`SELECT COUNT(*) AS n FROM audit_events WHERE action = 'secret.watch'`),
-    )
-    if (Number(row?.n) >= count) return
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  throw new Error('the watcher never connected')
-}
