@@ -24,6 +24,8 @@ export interface FollowOptions {
   /** Ends the follow (resolves) when aborted. */
   signal: AbortSignal
   onChange: (change: SecretChange) => void
+  /** Called on each `ready` event: the stream is open and every later change will be delivered. */
+  onReady?: () => void
   /** A line for the user: lost connection, reconnected. */
   note?: (line: string) => void
   backoff?: { initialMs: number; maxMs: number }
@@ -40,13 +42,11 @@ export async function followChanges(settings: ConnectionSettings, options: Follo
   const url = new URL('api/v1/events', vaultBaseUrl(settings))
   if (options.environment) url.searchParams.set('environment', options.environment)
   const { initialMs, maxMs } = options.backoff ?? { initialMs: 500, maxMs: 30_000 }
-  let lastEventId: string | undefined
+  const cursor: { lastEventId?: string } = {}
   let failures = 0
   while (!options.signal.aborted) {
     try {
-      const ended = await streamOnce(session, url, lastEventId, options)
-      lastEventId = ended.lastEventId
-      if (ended.healthy) failures = 0
+      if (await streamOnce(session, url, cursor, options)) failures = 0
     } catch (error) {
       if (options.signal.aborted) return
       const status = (error as { status?: number }).status
@@ -75,15 +75,15 @@ class FeedError extends Error {
 }
 
 /**
- * One connection: resolves when the stream ends (with the last event id seen and whether it got as
- * far as the `ready` event), rejects when it could not be opened.
+ * One connection, keeping `cursor` at the last event id seen: resolves when the stream ends (true when
+ * it got as far as the `ready` event), rejects when it could not be opened or was refused.
  */
 async function streamOnce(
   session: VaultSession,
   url: URL,
-  lastEventId: string | undefined,
+  cursor: { lastEventId?: string },
   options: FollowOptions,
-): Promise<{ lastEventId?: string; healthy: boolean }> {
+): Promise<boolean> {
   const bearer = await session.bearer()
   const transport = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http') as Pick<
     typeof Http,
@@ -91,11 +91,10 @@ async function streamOnce(
   >
   const silenceMs = options.silenceMs ?? 45_000
   return new Promise((resolve, reject) => {
-    let latest = lastEventId
     let healthy = false
     let refusal: Error | undefined
     const headers: Record<string, string> = { accept: 'text/event-stream', authorization: `Bearer ${bearer}` }
-    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId
+    if (cursor.lastEventId !== undefined) headers['last-event-id'] = cursor.lastEventId
     const request = transport.request(url, { method: 'GET', headers, signal: options.signal })
     let silence: NodeJS.Timeout | undefined
     const quiet = () => {
@@ -104,7 +103,7 @@ async function streamOnce(
     }
     request.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(silence)
-      if (healthy || options.signal.aborted) resolve({ lastEventId: latest, healthy })
+      if (healthy || options.signal.aborted) resolve(healthy)
       else reject(new FeedError(`change feed: ${error.code ?? error.message}`))
     })
     request.on('response', (response) => {
@@ -117,8 +116,11 @@ async function streamOnce(
       }
       const parser = createParser({
         onEvent(event) {
-          if (event.id !== undefined) latest = event.id
-          if (event.event === 'ready') healthy = true
+          if (event.id !== undefined) cursor.lastEventId = event.id
+          if (event.event === 'ready') {
+            healthy = true
+            options.onReady?.()
+          }
           if (event.event === 'secret') options.onChange(JSON.parse(event.data) as SecretChange)
           if (event.event === 'error') refusal = refusalOf(event.data)
         },
@@ -131,7 +133,7 @@ async function streamOnce(
       response.on('close', () => {
         clearTimeout(silence)
         if (refusal) reject(refusal)
-        else resolve({ lastEventId: latest, healthy })
+        else resolve(healthy)
       })
     })
     request.end()

@@ -74,19 +74,19 @@ export default class Run extends BaseCommand<typeof Run> {
       fallback: { flags: this.flags, warn: (line) => this.note(`Warning: ${line}`) },
       warn: (line) => this.note(`Warning: ${line}`),
     }
-    const run = await prepareRun(settings, runOptions)
-    if (!this.flags.watch) {
-      process.exitCode = await run.start(command, args)
+    if (this.flags.watch) {
+      const { runWatching } = await import('../run/watch.js')
+      process.exitCode = await runWatching(command, args, {
+        settings,
+        environment: this.flags.env,
+        prepare: () => prepareRun(settings, runOptions),
+        note: (line) => this.note(line),
+        composeDir: this.flags['stack-dir'],
+        composeFiles: this.flags.file,
+      })
       return
     }
-    const { runWatching } = await import('../run/watch.js')
-    process.exitCode = await runWatching(run, command, args, {
-      settings,
-      environment: this.flags.env,
-      prepare: () => prepareRun(settings, runOptions),
-      note: (line) => this.note(line),
-      composeDir: this.flags['stack-dir'],
-      composeFiles: this.flags.file,
-    })
+    const run = await prepareRun(settings, runOptions)
+    process.exitCode = await run.start(command, args)
   }
 }

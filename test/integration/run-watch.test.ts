@@ -69,13 +69,17 @@ function startWatching(env: Record<string, string>, args: string[]): WatchedRun 
   }
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
+/** Whether `pid` still runs, waiting (bounded) for an exited child to be reaped. */
+async function alive(pid: number): Promise<boolean> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      process.kill(pid, 0)
+    } catch {
+      return false
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
   }
+  return true
 }
 
 describe('vault run --watch (a plain command)', () => {
@@ -125,7 +129,7 @@ describe('vault run --watch (a plain command)', () => {
     await api.patchSecret('WATCHED', 'value-three', 'dev')
     const second = await run.waitFor(/started (\d+) WATCHED=value-three\n/)
     expect(run.stdout()).toContain(`stopped ${first[1]}\n`)
-    expect(alive(Number(first[1]))).toBe(false)
+    expect(await alive(Number(first[1]))).toBe(false)
     // two changes close together: one restart, never a child with the intermediate value
     expect(run.stdout().match(/^started /gm)).toHaveLength(2)
     expect(run.stdout()).not.toContain('value-two')
@@ -134,6 +138,32 @@ describe('vault run --watch (a plain command)', () => {
     run.child.kill('SIGTERM')
     expect(await run.exited).toBe(0)
     expect(run.stdout()).toContain(`stopped ${second[1]}\n`)
-    expect(alive(Number(second[1]))).toBe(false)
+    expect(await alive(Number(second[1]))).toBe(false)
+  })
+
+  it('after its token is revoked mid-stream, reconnects, logs in again and misses no change', async () => {
+    await api.putSecret('RESUMED', 'resumed-one', 'dev')
+    const run = startWatching(env, [
+      'run',
+      '--env',
+      'dev',
+      '--watch',
+      '--',
+      process.execPath,
+      printer,
+      'RESUMED',
+    ])
+    runs.push(run)
+    await run.waitFor(/started \d+ RESUMED=resumed-one\n/)
+    // the child starts only once the feed is connected
+    const { driver } = server.running.context
+    await driver.transaction((tx) =>
+      tx.run(`UPDATE access_tokens SET revoked_at = ? WHERE revoked_at IS NULL`, [new Date().toISOString()]),
+    )
+    await api.patchSecret('RESUMED', 'resumed-two', 'dev')
+    await run.waitFor(/started \d+ RESUMED=resumed-two\n/)
+    expect(run.stderr()).toMatch(/change feed: connection lost; reconnecting/)
+    run.child.kill('SIGTERM')
+    expect(await run.exited).toBe(0)
   })
 })
