@@ -12,10 +12,16 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { VaultApi } from '../../src/client/vault-api.js'
 import { runJs } from '../helpers/cli.js'
+import { createDatabase, postgresOrNull } from '../helpers/components.js'
 import { waitForWatchers } from '../helpers/event-feed.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { deploymentApi, startVaultServer, type TestVault } from '../helpers/vault-server.js'
 
+const postgres = postgresOrNull()
+const adapters = [
+  { adapter: 'sqlite', available: true },
+  { adapter: 'postgres', available: postgres !== null },
+]
 const printer = fileURLToPath(new URL('../fixtures/process/print-env-forever.mjs', import.meta.url))
 
 interface WatchedRun {
@@ -82,7 +88,7 @@ async function alive(pid: number): Promise<boolean> {
   return true
 }
 
-describe('vault run --watch (a plain command)', () => {
+describe.each(adapters)('vault run --watch (a plain command) on $adapter', ({ adapter, available }) => {
   let server: TestVault
   let home: TempHome
   let api: VaultApi
@@ -91,7 +97,10 @@ describe('vault run --watch (a plain command)', () => {
   const runs: WatchedRun[] = []
 
   beforeAll(async () => {
-    server = await startVaultServer({})
+    if (!available) return
+    server = await startVaultServer({
+      dbUrl: adapter === 'postgres' ? await createDatabase(postgres!) : undefined,
+    })
     home = createTempHome()
     api = deploymentApi(server, join(work, 'state'))
     env = {
@@ -110,60 +119,68 @@ describe('vault run --watch (a plain command)', () => {
     rmSync(work, { recursive: true, force: true })
   })
 
-  it('restarts the child with the new value after a PATCH; SIGTERM stops everything', async () => {
-    const run = startWatching(env, [
-      'run',
-      '--env',
-      'dev',
-      '--watch',
-      '--',
-      process.execPath,
-      printer,
-      'WATCHED',
-    ])
-    runs.push(run)
-    const first = await run.waitFor(/started (\d+) WATCHED=value-one\n/)
-    // the feed is connected once the server has audited the subscription
-    await waitForWatchers(server, 1)
-    await api.patchSecret('WATCHED', 'value-two', 'dev')
-    await api.patchSecret('WATCHED', 'value-three', 'dev')
-    const second = await run.waitFor(/started (\d+) WATCHED=value-three\n/)
-    expect(run.stdout()).toContain(`stopped ${first[1]}\n`)
-    expect(await alive(Number(first[1]))).toBe(false)
-    // two changes close together: one restart, never a child with the intermediate value
-    expect(run.stdout().match(/^started /gm)).toHaveLength(2)
-    expect(run.stdout()).not.toContain('value-two')
-    expect(run.stderr()).toContain('WATCHED changed')
-    expect(run.stderr()).not.toContain('value-')
-    run.child.kill('SIGTERM')
-    expect(await run.exited).toBe(0)
-    expect(run.stdout()).toContain(`stopped ${second[1]}\n`)
-    expect(await alive(Number(second[1]))).toBe(false)
-  })
+  it.skipIf(!available)(
+    'restarts the child with the new value after a PATCH; SIGTERM stops everything',
+    async () => {
+      const run = startWatching(env, [
+        'run',
+        '--env',
+        'dev',
+        '--watch',
+        '--',
+        process.execPath,
+        printer,
+        'WATCHED',
+      ])
+      runs.push(run)
+      const first = await run.waitFor(/started (\d+) WATCHED=value-one\n/)
+      // the feed is connected once the server has audited the subscription
+      await waitForWatchers(server, 1)
+      await api.patchSecret('WATCHED', 'value-two', 'dev')
+      await api.patchSecret('WATCHED', 'value-three', 'dev')
+      const second = await run.waitFor(/started (\d+) WATCHED=value-three\n/)
+      expect(run.stdout()).toContain(`stopped ${first[1]}\n`)
+      expect(await alive(Number(first[1]))).toBe(false)
+      // two changes close together: one restart, never a child with the intermediate value
+      expect(run.stdout().match(/^started /gm)).toHaveLength(2)
+      expect(run.stdout()).not.toContain('value-two')
+      expect(run.stderr()).toContain('WATCHED changed')
+      expect(run.stderr()).not.toContain('value-')
+      run.child.kill('SIGTERM')
+      expect(await run.exited).toBe(0)
+      expect(run.stdout()).toContain(`stopped ${second[1]}\n`)
+      expect(await alive(Number(second[1]))).toBe(false)
+    },
+  )
 
-  it('after its token is revoked mid-stream, reconnects, logs in again and misses no change', async () => {
-    await api.putSecret('RESUMED', 'resumed-one', 'dev')
-    const run = startWatching(env, [
-      'run',
-      '--env',
-      'dev',
-      '--watch',
-      '--',
-      process.execPath,
-      printer,
-      'RESUMED',
-    ])
-    runs.push(run)
-    await run.waitFor(/started \d+ RESUMED=resumed-one\n/)
-    // the child starts only once the feed is connected
-    const { driver } = server.running.context
-    await driver.transaction((tx) =>
-      tx.run(`UPDATE access_tokens SET revoked_at = ? WHERE revoked_at IS NULL`, [new Date().toISOString()]),
-    )
-    await api.patchSecret('RESUMED', 'resumed-two', 'dev')
-    await run.waitFor(/started \d+ RESUMED=resumed-two\n/)
-    expect(run.stderr()).toMatch(/change feed: connection lost; reconnecting/)
-    run.child.kill('SIGTERM')
-    expect(await run.exited).toBe(0)
-  })
+  it.skipIf(!available)(
+    'after its token is revoked mid-stream, reconnects, logs in again and misses no change',
+    async () => {
+      await api.putSecret('RESUMED', 'resumed-one', 'dev')
+      const run = startWatching(env, [
+        'run',
+        '--env',
+        'dev',
+        '--watch',
+        '--',
+        process.execPath,
+        printer,
+        'RESUMED',
+      ])
+      runs.push(run)
+      await run.waitFor(/started \d+ RESUMED=resumed-one\n/)
+      // the child starts only once the feed is connected
+      const { driver } = server.running.context
+      await driver.transaction((tx) =>
+        tx.run(`UPDATE access_tokens SET revoked_at = ? WHERE revoked_at IS NULL`, [
+          new Date().toISOString(),
+        ]),
+      )
+      await api.patchSecret('RESUMED', 'resumed-two', 'dev')
+      await run.waitFor(/started \d+ RESUMED=resumed-two\n/)
+      expect(run.stderr()).toMatch(/change feed: connection lost; reconnecting/)
+      run.child.kill('SIGTERM')
+      expect(await run.exited).toBe(0)
+    },
+  )
 })
