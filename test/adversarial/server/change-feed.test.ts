@@ -1,0 +1,130 @@
+/**
+ * Issue 18 item 1: hostile requests to the change feed. Each row is one attack and the property
+ * checked: refused with the status given, NO stream opened (no `secret.watch` subscription audited)
+ * and no value in the answer. A value crafted to look like SSE framing is never streamed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { deploymentApi, startVaultServer, type TestVault } from '../../helpers/vault-server.js'
+import { dataOf, openFeed } from '../../helpers/event-feed.js'
+import { send } from './client.js'
+
+const canary = 'CANARY-adv-feed-91f3'
+
+describe('the change feed under attack', () => {
+  let vault: TestVault
+  let token: string
+  let otherProjectToken: string
+  let otherProjectId: string
+
+  const subscriptions = async () => {
+    const [row] = await vault.running.context.driver.transaction((tx) =>
+      tx.all<{ n: number }>(`SELECT COUNT(*) AS n FROM audit_events WHERE action = 'secret.watch'`),
+    )
+    return Number(row!.n)
+  }
+
+  beforeAll(async () => {
+    vault = await startVaultServer()
+    token = await vault.token(vault.deploymentCredentials)
+    const other = await vault.createProject('other-feed')
+    otherProjectId = other.projectId
+    otherProjectToken = await vault.token(other.credentials)
+    await deploymentApi(vault, `${process.env.TMPDIR ?? '/tmp'}/adv-feed-${process.pid}`).putSecret(
+      'SEEN',
+      canary,
+      'dev',
+    )
+  })
+  afterAll(() => vault?.stop())
+
+  const rows: { attack: string; path: string; headers: () => Record<string, string>; status: number }[] = [
+    { attack: 'no bearer token', path: '/api/v1/events?environment=dev', headers: () => ({}), status: 401 },
+    {
+      attack: 'a forged bearer token',
+      path: '/api/v1/events?environment=dev',
+      headers: () => ({ authorization: 'Bearer eyJhbGciOiJub25lIn0.e30.' }),
+      status: 401,
+    },
+    {
+      attack: 'a negative Last-Event-ID',
+      path: '/api/v1/events?environment=dev',
+      headers: () => ({ authorization: `Bearer ${token}`, 'last-event-id': '-1' }),
+      status: 400,
+    },
+    {
+      attack: 'a Last-Event-ID in exponent form',
+      path: '/api/v1/events?environment=dev',
+      headers: () => ({ authorization: `Bearer ${token}`, 'last-event-id': '1e9' }),
+      status: 400,
+    },
+    {
+      attack: 'a Last-Event-ID beyond 2^53',
+      path: '/api/v1/events?environment=dev',
+      headers: () => ({ authorization: `Bearer ${token}`, 'last-event-id': '99999999999999999999' }),
+      status: 400,
+    },
+    {
+      attack: 'a hex Last-Event-ID',
+      path: '/api/v1/events?environment=dev',
+      headers: () => ({ authorization: `Bearer ${token}`, 'last-event-id': '0x10' }),
+      status: 400,
+    },
+    {
+      attack: 'an environment that does not exist',
+      path: '/api/v1/events?environment=nope',
+      headers: () => ({ authorization: `Bearer ${token}` }),
+      status: 404,
+    },
+    {
+      attack: "another project's token naming this project",
+      path: '/api/v1/events?environment=dev&project=PROJECT',
+      headers: () => ({ authorization: `Bearer ${otherProjectToken}` }),
+      status: 403,
+    },
+    {
+      attack: "this project's token naming another project",
+      path: '/api/v1/events?environment=dev&project=OTHER',
+      headers: () => ({ authorization: `Bearer ${token}` }),
+      status: 403,
+    },
+    {
+      attack: 'a POST to the feed',
+      path: '/api/v1/events?environment=dev',
+      headers: () => ({ authorization: `Bearer ${token}` }),
+      status: 405,
+    },
+  ]
+
+  it.each(rows)('$attack: $status, no stream opened, no value', async ({ attack, path, headers, status }) => {
+    const before = await subscriptions()
+    const answer = await send(vault, {
+      method: attack.startsWith('a POST') ? 'POST' : 'GET',
+      path: path.replace('PROJECT', vault.projectId).replace('OTHER', otherProjectId),
+      headers: headers(),
+    })
+    expect(answer.status).toBe(status)
+    expect(String(answer.headers['content-type'])).not.toMatch(/event-stream/)
+    expect(answer.body).not.toContain(canary)
+    expect(await subscriptions()).toBe(before)
+  })
+
+  it('a value holding SSE framing is never streamed: one event, its name and version only', async () => {
+    const feed = await openFeed(vault.url, token, 'dev')
+    try {
+      await feed.next((event) => event.event === 'ready')
+      const framing = `${canary}\n\nid: 999999\nevent: secret\ndata: {"name":"FORGED","version":1}\n\n`
+      await deploymentApi(vault, `${process.env.TMPDIR ?? '/tmp'}/adv-feed2-${process.pid}`).putSecret(
+        'FRAMED',
+        framing,
+        'dev',
+      )
+      const event = await feed.next((candidate) => candidate.event === 'secret')
+      expect(dataOf(event)).toMatchObject({ name: 'FRAMED', version: 1, change: 'created' })
+      expect(feed.raw()).not.toContain(canary)
+      expect(feed.raw()).not.toContain('FORGED')
+      expect(feed.events.filter((candidate) => candidate.event === 'secret')).toHaveLength(1)
+    } finally {
+      feed.close()
+    }
+  })
+})
