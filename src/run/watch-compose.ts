@@ -7,8 +7,11 @@
 import type { ComposeUp } from './compose-command.js'
 import type { WatchMode, WatchOptions } from './watch.js'
 
-/** Seconds a recreated service may take to be running (healthy when it has a health check). */
-const waitSeconds = 60
+/**
+ * Rotate's readiness check (running, healthy when it has a health check, else running without a
+ * restart for `stableSeconds`), with a shorter stability window: nothing is rolled back here.
+ */
+const readiness = { waitSeconds: 60, stableSeconds: 5 }
 
 /** The recreate-the-services watch mode. */
 export function composeWatcher(
@@ -32,11 +35,13 @@ export function composeWatcher(
       return
     }
     options.note(`${names.join(', ')} changed: recreating ${services.join(', ')}`)
-    const result = await executeRestart({ ...planned, services }, secrets, waitSeconds)
+    const result = await executeRestart({ ...planned, services }, secrets, readiness)
     for (const report of result.services) {
       const health = report.health ? ` (${report.health})` : ''
-      options.note(`  ${report.service}: ${report.status}${health}${report.ok ? '' : ' - not ready'}`)
+      const verdict = report.ok ? 'ready' : `NOT READY${report.reason ? `: ${report.reason}` : ''}`
+      options.note(`  ${report.service}: ${report.status}${health}, ${verdict}`)
     }
+    if (result.error) options.note(`Warning: ${result.error}`)
   }
 
   return {

@@ -106,7 +106,7 @@ describe.skipIf(!engine)(
         const before = ids()
         await waitForWatchers(server)
         await api.patchSecret('DATABASE_PASSWORD', 'db-pw-watch-2', 'dev')
-        await waitFor(/recreating app, db\n[\s\S]*app: running[\s\S]*db: running \(healthy\)/)
+        await waitFor(/recreating app, db\n {2}app: running, ready\n {2}db: running \(healthy\), ready\n/)
         const after = ids()
         expect(after.db).not.toBe(before.db)
         expect(after.app).not.toBe(before.app)

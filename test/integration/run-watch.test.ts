@@ -127,6 +127,7 @@ describe.each(adapters)('vault run --watch (a plain command) on $adapter', ({ ad
         '--env',
         'dev',
         '--watch',
+        '--no-mask',
         '--',
         process.execPath,
         printer,
@@ -162,6 +163,7 @@ describe.each(adapters)('vault run --watch (a plain command) on $adapter', ({ ad
         '--env',
         'dev',
         '--watch',
+        '--no-mask',
         '--',
         process.execPath,
         printer,
@@ -183,4 +185,25 @@ describe.each(adapters)('vault run --watch (a plain command) on $adapter', ({ ad
       expect(await run.exited).toBe(0)
     },
   )
+
+  it.skipIf(!available)('masks the new value too after a restart (output not a terminal)', async () => {
+    await api.putSecret('MASKED_WATCH', 'CANARY-watch-old-4a1f', 'dev')
+    const run = startWatching(env, [
+      'run',
+      '--env',
+      'dev',
+      '--watch',
+      '--',
+      process.execPath,
+      printer,
+      'MASKED_WATCH',
+    ])
+    runs.push(run)
+    await run.waitFor(/started \d+ MASKED_WATCH=\*{8}\n/)
+    await api.patchSecret('MASKED_WATCH', 'CANARY-watch-new-4a1f', 'dev')
+    await run.waitFor(/stopped \d+\nstarted \d+ MASKED_WATCH=\*{8}\n/)
+    run.child.kill('SIGTERM')
+    expect(await run.exited).toBe(0)
+    expect(run.stdout() + run.stderr()).not.toContain('CANARY-watch')
+  })
 })
