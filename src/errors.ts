@@ -16,6 +16,9 @@ export const ExitCode = {
   unreachable: 7,
   integrity: 8,
   io: 9,
+  /** The check ran and found something: a secret due, a failed doctor check, a denied request, a render
+   * --check error, a rotation that was rolled back. Distinct from 1 (a bug) so a script can tell them apart. */
+  findings: 10,
   /** `vault rotate`: the new value was written but the services did not come back, so it was rolled back. */
   rolledBack: 11,
 } as const
@@ -44,56 +47,56 @@ export class VaultError extends Error {
 /** Bad flags, arguments or input files. */
 export class UsageError extends VaultError {
   override name = 'UsageError'
-  override readonly code = 'ERR_USAGE'
+  override readonly code: string = 'ERR_USAGE'
   override readonly exitCode = ExitCode.usage
 }
 
 /** Missing configuration: no domain, no credentials, no project, no ENCRYPTION_KEY. */
 export class NotConfiguredError extends VaultError {
   override name = 'NotConfiguredError'
-  override readonly code = 'ERR_NOT_CONFIGURED'
+  override readonly code: string = 'ERR_NOT_CONFIGURED'
   override readonly exitCode = ExitCode.notConfigured
 }
 
 /** Credentials refused, token expired or revoked, permission denied. */
 export class AuthError extends VaultError {
   override name = 'AuthError'
-  override readonly code = 'ERR_AUTH'
+  override readonly code: string = 'ERR_AUTH'
   override readonly exitCode = ExitCode.auth
 }
 
 /** A secret, environment, project, identity or file that does not exist. */
 export class NotFoundError extends VaultError {
   override name = 'NotFoundError'
-  override readonly code = 'ERR_NOT_FOUND'
+  override readonly code: string = 'ERR_NOT_FOUND'
   override readonly exitCode = ExitCode.notFound
 }
 
 /** A stale version (If-Match), an existing value not overwritten, a name already taken. */
 export class ConflictError extends VaultError {
   override name = 'ConflictError'
-  override readonly code = 'ERR_CONFLICT'
+  override readonly code: string = 'ERR_CONFLICT'
   override readonly exitCode = ExitCode.conflict
 }
 
 /** The vault, the engine or the database cannot be reached. */
 export class UnreachableError extends VaultError {
   override name = 'UnreachableError'
-  override readonly code = 'ERR_UNREACHABLE'
+  override readonly code: string = 'ERR_UNREACHABLE'
   override readonly exitCode = ExitCode.unreachable
 }
 
 /** Data that fails a check: a wrong key, a tampered ciphertext, a corrupt archive, a broken audit chain. */
 export class IntegrityError extends VaultError {
   override name = 'IntegrityError'
-  override readonly code = 'ERR_INTEGRITY'
+  override readonly code: string = 'ERR_INTEGRITY'
   override readonly exitCode = ExitCode.integrity
 }
 
 /** A local file-system failure outside the user's input: a full disk, a write that failed midway. */
 export class IoError extends VaultError {
   override name = 'IoError'
-  override readonly code = 'ERR_IO'
+  override readonly code: string = 'ERR_IO'
   override readonly exitCode = ExitCode.io
 }
 

@@ -3,6 +3,7 @@
  * the whole response body as text. Network failures surface as an error carrying a Node-style code
  * (ECONNREFUSED, ETIMEDOUT, ...). No retries and no interpretation of the status here.
  */
+import { UnreachableError } from '../errors.js'
 import type * as Http from 'node:http'
 import type { IncomingHttpHeaders } from 'node:http'
 
@@ -19,14 +20,15 @@ export interface SendOptions {
   timeoutMs: number
 }
 
-/** A network-level failure (no HTTP answer), with a Node-style code. */
-export class NetworkError extends Error {
+/** A network-level failure (no HTTP answer); `reason` is the Node-style code (ECONNREFUSED, ETIMEDOUT). */
+export class NetworkError extends UnreachableError {
   override name = 'NetworkError'
-  readonly code: string
+  override readonly code: string = 'ERR_NETWORK'
+  readonly reason: string
 
-  constructor(code: string) {
-    super(`request failed: ${code}`)
-    this.code = code
+  constructor(reason: string) {
+    super(`request failed: ${reason}`)
+    this.reason = reason
   }
 }
 

@@ -77,7 +77,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         outcome = error
       }
       if (debug)
-        logDebug(request, url, outcome instanceof NetworkError ? outcome.code : outcome.status, started)
+        logDebug(request, url, outcome instanceof NetworkError ? outcome.reason : outcome.status, started)
       const delay =
         attempt > retries
           ? undefined
@@ -87,8 +87,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         continue
       }
       if (outcome instanceof NetworkError) {
-        throw new UnreachableError(`cannot reach the vault at ${options.baseUrl.origin}: ${outcome.code}`, {
-          hint: /CERT|SELF_SIGNED|TLS|SSL/.test(outcome.code)
+        throw new UnreachableError(`cannot reach the vault at ${options.baseUrl.origin}: ${outcome.reason}`, {
+          hint: /CERT|SELF_SIGNED|TLS|SSL/.test(outcome.reason)
             ? "the server's TLS certificate is not trusted: add its CA with NODE_EXTRA_CA_CERTS=<file>"
             : 'check VAULT_DOMAIN and connectivity (vault doctor runs an HTTP HEAD on the vault URL)',
         })
@@ -111,8 +111,8 @@ function retryDelay(
 ): number | undefined {
   const backoff = Math.min(2 ** (attempt - 1) * 1000, 10_000) + Math.floor(Math.random() * 100)
   if (outcome instanceof NetworkError) {
-    if (!retriedNetworkCodes.has(outcome.code)) return undefined
-    return outcome.code === 'ECONNREFUSED' || idempotent.has(method) ? backoff : undefined
+    if (!retriedNetworkCodes.has(outcome.reason)) return undefined
+    return outcome.reason === 'ECONNREFUSED' || idempotent.has(method) ? backoff : undefined
   }
   if (!retriedStatuses.has(outcome.status)) return undefined
   if (outcome.status !== 429 && !idempotent.has(method)) return undefined

@@ -16,6 +16,6 @@ export async function probeUrl(url: string, timeoutMs = 5000): Promise<ProbeResu
     const response = await sendOnce(new URL(url), { method: 'GET', timeoutMs })
     return { ok: response.status >= 200 && response.status < 300, outcome: response.status }
   } catch (error) {
-    return { ok: false, outcome: error instanceof NetworkError ? error.code : 'error' }
+    return { ok: false, outcome: error instanceof NetworkError ? error.reason : 'error' }
   }
 }

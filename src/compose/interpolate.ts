@@ -3,6 +3,7 @@
  * It owns substitution (`interpolate`), the scan of a template's references (`scanReferences`)
  * and the compose error messages. No I/O, no knowledge of files: callers add locations.
  */
+import { UsageError } from '../errors.js'
 
 /** Looks a variable up: its value, or undefined when it is unset. */
 export type Lookup = (name: string) => string | undefined
@@ -26,9 +27,9 @@ export interface InterpolateOptions {
 }
 
 /** A malformed reference or a required variable without a value, with compose's own message. */
-export class InterpolationError extends Error {
+export class InterpolationError extends UsageError {
   override name = 'InterpolationError'
-  readonly code: 'ERR_INVALID_TEMPLATE' | 'ERR_REQUIRED_VARIABLE'
+  override readonly code: 'ERR_INVALID_TEMPLATE' | 'ERR_REQUIRED_VARIABLE'
   /** The variable a required-reference error is about. */
   readonly variable?: string
 

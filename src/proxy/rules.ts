@@ -6,6 +6,7 @@
  * after a blank), and anchors each pattern as a whole, `^(?:pattern)$`, where CetusGuard writes
  * `^pattern$` (so a top-level alternation cannot leave a branch half-anchored).
  */
+import { UsageError } from '../errors.js'
 import { canonicalizeTarget } from './canonical-path.js'
 import { compileRulePattern, PatternSyntaxError, type RulePattern } from './rule-pattern.js'
 import { expandVariables, UnknownVariableError } from './variables.js'
@@ -22,9 +23,9 @@ export interface Rule {
 }
 
 /** A rule line that cannot be used; the message names the source, the line number and the reason. */
-export class RuleSyntaxError extends Error {
+export class RuleSyntaxError extends UsageError {
   override name = 'RuleSyntaxError'
-  readonly code = 'ERR_PROXY_RULE'
+  override readonly code: string = 'ERR_PROXY_RULE'
   constructor(
     readonly source: string,
     readonly line: number,

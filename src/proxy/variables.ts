@@ -4,6 +4,7 @@
  * written in terms of them. Definitions are expanded once, at load; a pattern is then expanded in one
  * pass, and a `%NAME%` that is not a variable is an error (CetusGuard would match it literally).
  */
+import { UsageError } from '../errors.js'
 
 /** CetusGuard's variables, as CetusGuard defines them (names starting with `_` are its private helpers). */
 const cetusGuardVariables: Record<string, string> = {
@@ -137,8 +138,9 @@ const variablePattern = /%([A-Z_][A-Z0-9_]*)%/g
 const maxDefinitionDepth = 16
 
 /** Why a pattern's variables cannot be expanded. */
-export class UnknownVariableError extends Error {
+export class UnknownVariableError extends UsageError {
   override name = 'UnknownVariableError'
+  override readonly code: string = 'ERR_PROXY_VARIABLE'
 }
 
 function resolveDefinitions(definitions: Record<string, string>): Record<string, string> {

@@ -5,6 +5,7 @@
  * revocation holds across replicas at once). Failed authentications go to the coalescing log.
  */
 import { header, type ApiRequest, type Origin } from './api.js'
+import { VaultError } from '../errors.js'
 import { appendAudit } from './audit.js'
 import { sourceKey } from './client-address.js'
 import type { VaultContext } from './context.js'
@@ -30,9 +31,10 @@ export interface Principal {
   jti: string
 }
 
-/** An OAuth error response of the token endpoint. */
-export class OAuthError extends Error {
+/** An OAuth error response of the token endpoint (`error` is the OAuth error code of the answer). */
+export class OAuthError extends VaultError {
   override name = 'OAuthError'
+  override readonly code: string = 'ERR_OAUTH'
   constructor(
     readonly status: number,
     readonly error: string,

@@ -5,13 +5,18 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { header, type ApiRequest, type ApiResponse } from './api.js'
+import { VaultError } from '../errors.js'
 
-/** An API failure: status, snake_case code and a one-line message that never holds a secret value. */
-export class ApiError extends Error {
+/**
+ * An API failure: status, the snake_case `apiCode` of the JSON answer (`{ error: { code } }`) and a
+ * one-line message that never holds a secret value. `code` is the family's `ERR_API`.
+ */
+export class ApiError extends VaultError {
   override name = 'ApiError'
+  override readonly code: string = 'ERR_API'
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly apiCode: string,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
@@ -101,7 +106,7 @@ export async function readFormOrJson(request: ApiRequest): Promise<Record<string
 export function errorResponse(error: ApiError): ApiResponse {
   return {
     status: error.status,
-    json: { error: { code: error.code, message: error.message } },
+    json: { error: { code: error.apiCode, message: error.message } },
     headers: error.headers,
   }
 }
