@@ -6,7 +6,7 @@ import { Command } from '@oclif/core/command'
 import * as Flags from '@oclif/core/flags'
 import type * as Interfaces from '@oclif/core/interfaces'
 import { NotConfiguredError } from './errors.js'
-import { formatErrorReport, reportError } from './ui/errors.js'
+import { formatErrorReport, reportError, type ErrorReport } from './ui/errors.js'
 
 export type InferredFlags<T extends typeof Command> = Interfaces.InferredFlags<
   (typeof BaseCommand)['baseFlags'] & T['flags']
@@ -91,16 +91,22 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     process.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
   }
 
+  /**
+   * Any failure: under --json the `{ error }` object through oclif's toErrorJson/logJson hooks (stdout),
+   * otherwise one line and a hint on stderr; then the documented exit code.
+   */
   protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
     const report = reportError(error)
-    if (this.jsonEnabled()) {
-      process.stdout.write(`${JSON.stringify({ error: report }, null, 2)}\n`)
-    } else {
-      process.stderr.write(`${formatErrorReport(report)}\n`)
-    }
+    if (this.jsonEnabled()) this.logJson(this.toErrorJson(error))
+    else this.logToStderr(formatErrorReport(report))
     if (process.env.VAULT_DEBUG_STACK === '1' && error.stack)
       process.stderr.write(`${scrubStack(error.stack)}\n`)
     return this.exit(report.exitCode)
+  }
+
+  /** The --json shape of a failure: `{ error: { name, code, exitCode, message, hint } }`, never a cause. */
+  protected override toErrorJson(error: unknown): { error: ErrorReport } {
+    return { error: reportError(error) }
   }
 }
 

@@ -1,6 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
 import { profileFlag } from '../compose/profile-flag.js'
+import { ExitCode } from '../errors.js'
 import { resolveSettings } from '../client/settings.js'
 import { runDoctor, type DoctorResult } from '../doctor/checks.js'
 import { formatDoctorReport } from '../ui/doctor-report.js'
@@ -8,7 +9,7 @@ import { formatDoctorReport } from '../ui/doctor-report.js'
 export default class Doctor extends BaseCommand<typeof Doctor> {
   static override summary = 'check the set-up: credentials file, vault, environment, compose, proxy'
   static override description =
-    "The seed's troubleshooting table as checks, one pass/fail line each with a hint. Exits 1 when a check " +
+    "The seed's troubleshooting table as checks, one pass/fail line each with a hint. Exits 10 when a check " +
     'fails. Without --env the environment checks are skipped unless the identity reaches only one. --fix ' +
     "moves VAULT_ settings out of the stack's .env (which compose reads) into .vault/credentials, keeping a " +
     'mode-600 copy of the old .env.'
@@ -46,7 +47,7 @@ export default class Doctor extends BaseCommand<typeof Doctor> {
       fix: this.flags.fix,
     })
     if (!this.jsonEnabled()) this.out(formatDoctorReport(result))
-    if (!result.ok) process.exitCode = 1
+    if (!result.ok) process.exitCode = ExitCode.findings
     return result
   }
 }

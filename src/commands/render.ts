@@ -37,7 +37,9 @@ export default class Render extends BaseCommand<typeof Render> {
   static override flags = {
     ...connectionFlags,
     ...fallbackFlags,
-    check: Flags.boolean({ summary: 'list every problem (errors, warnings, info) instead of rendering' }),
+    check: Flags.boolean({
+      summary: 'list every problem (errors, warnings, info) instead of rendering; exit 10 on errors',
+    }),
     env: envFlag,
     'env-file': Flags.string({
       summary: 'env file instead of the project .env (repeatable)',
@@ -101,7 +103,7 @@ export default class Render extends BaseCommand<typeof Render> {
       for (const message of new Set(result.warnings.map((warning) => warning.message)))
         this.note(`Warning: ${message}`)
     }
-    if (result.kind === 'check' && !result.ok) process.exitCode = ExitCode.notConfigured
+    if (result.kind === 'check' && !result.ok) process.exitCode = ExitCode.findings
     if (!this.jsonEnabled()) process.stdout.write(formatRenderReport(result, process.cwd()))
     return result
   }

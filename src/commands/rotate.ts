@@ -25,7 +25,7 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
     'inside the database first (ALTER ROLE / SET PASSWORD with the current one, then a fresh login with the new ' +
     'one), through --rotator-url or the database client inside --rotator-service. --hook runs a command of ' +
     'your own first with the new value on stdin; when it or the rotator fails nothing changes. --due lists ' +
-    'secrets older than the recommended ages and exits 1 when one is due.'
+    'secrets older than the recommended ages and exits 10 when one is due.'
   static override examples = [
     {
       command: '<%= config.bin %> <%= command.id %> DATABASE_PASSWORD --env dev',
@@ -50,7 +50,7 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
   static override args = { name: Args.string({ description: 'secret name (UPPER_SNAKE_CASE)' }) }
   static override flags = {
     ...connectionFlags,
-    due: Flags.boolean({ summary: 'list secrets older than their recommended age; exit 1 when one is due' }),
+    due: Flags.boolean({ summary: 'list secrets older than their recommended age; exit 10 when one is due' }),
     env: envFlag,
     file: Flags.string({
       char: 'f',
@@ -110,7 +110,7 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
     if (flags.due || !name) {
       const result = await dueSecrets(api, flags.env, flags['max-age'] ?? [])
       if (!this.jsonEnabled()) this.out(formatDueReport(result))
-      if (result.due > 0) process.exitCode = 1
+      if (result.due > 0) process.exitCode = ExitCode.findings
       return result
     }
     if (isDatabasePassword(name) && !flags.hook && !flags.rotator)
@@ -146,7 +146,7 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
         `Warning: the stack in ${other.stackDir} also uses ${name} (${other.services.join(', ')}) and still runs with the old value: cd ${other.stackDir} && vault run${flags.env ? ` --env ${flags.env}` : ''} -- docker compose up -d --no-deps ${other.services.join(' ')}`,
       )
     if (result.outcome === 'rolled-back') process.exitCode = ExitCode.rolledBack
-    else if (result.outcome === 'unhealthy') process.exitCode = ExitCode.unexpected
+    else if (result.outcome === 'unhealthy') process.exitCode = ExitCode.findings
     return { ...result, otherStacks: others }
   }
 

@@ -82,11 +82,11 @@ describe('usage errors', () => {
 })
 
 describe('vault doctor without a set-up', () => {
-  it('prints one line per check, fails the vault check and exits 1; --json has the same checks', async () => {
+  it('prints one line per check, fails the vault check and exits 10; --json has the same checks', async () => {
     const port = await closedPort()
     const env = { ...base, VAULT_DOMAIN: `http://127.0.0.1:${port}` }
     const text = await runCli(['doctor', '--stack-dir', home.dir], { env, cwd: home.dir })
-    expect(text.exitCode).toBe(1)
+    expect(text.exitCode).toBe(10)
     expect(text.stdout).toMatch(
       /^SKIP {2}credentials file present: the credentials come from the environment/m,
     )

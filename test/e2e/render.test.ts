@@ -71,9 +71,9 @@ describe('vault render --check', () => {
     '.env': 'API_KEY=\nOTHER=canary-secret-value\n',
   }
 
-  it('prints every problem in a table and exits 3', async () => {
+  it('prints every problem in a table and exits 10 (the check found something)', async () => {
     const result = await runCli(['render', '--check'], { cwd: writeStack(files) })
-    expect(result.exitCode).toBe(3)
+    expect(result.exitCode).toBe(10)
     const lines = result.stdout.trim().split('\n')
     expect(lines[0]).toMatch(/^LEVEL\s+VARIABLE\s+SERVICE\s+LOCATION\s+MESSAGE$/)
     expect(lines[1]).toMatch(/^error\s+DB_PASSWORD\s+web\s+compose\.yaml:5\s+error while interpolating/)
@@ -83,9 +83,9 @@ describe('vault render --check', () => {
     expect(result.stdout + result.stderr).not.toContain('canary')
   })
 
-  it('prints the findings as JSON for scripts and still exits 3', async () => {
+  it('prints the findings as JSON for scripts and still exits 10', async () => {
     const result = await runCli(['render', '--check', '--json'], { cwd: writeStack(files) })
-    expect(result.exitCode).toBe(3)
+    expect(result.exitCode).toBe(10)
     const report = JSON.parse(result.stdout)
     expect(report).toMatchObject({ ok: false, errors: 2, warnings: 1 })
     expect(report.problems.map((problem: { variable: string }) => problem.variable)).toEqual([

@@ -153,7 +153,7 @@ describe.skipIf(!engine)(`vault run and rotate with a real engine (${unavailable
       '--no-rollback',
       '--json',
     ])
-    expect(kept.exitCode).toBe(1)
+    expect(kept.exitCode).toBe(10)
     expect(JSON.parse(kept.stdout)).toMatchObject({
       outcome: 'unhealthy',
       vaultVersion: 4,

@@ -390,7 +390,7 @@ describe('vault doctor', () => {
         'services:\n  app:\n    image: x\n    environment:\n      P: ${NOT_IN_VAULT:?required}\n',
       )
       const failing = await runCli(['doctor', '--env', 'dev'], { env: home.env, cwd: stack })
-      expect(failing.exitCode).toBe(1)
+      expect(failing.exitCode).toBe(10)
       expect(failing.stdout).toMatch(/^FAIL {2}credentials file mode 600: .*mode 644/m)
       expect(failing.stdout).toMatch(
         /^FAIL {2}required variables in the vault: missing in the vault: NOT_IN_VAULT/m,

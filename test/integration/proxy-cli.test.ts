@@ -19,19 +19,19 @@ describe('vault proxy check and rules', () => {
     [['HEAD', '/_ping'], 0, 'allow HEAD /_ping', 'built-in line 2'],
     [
       ['POST', '/v1.41/containers/x/%2e%2e/%2e%2e/images/create'],
-      1,
+      10,
       'deny POST /v1.41/images/create',
       'no rule allows it',
     ],
     [
       ['--preset', 'read-only', 'POST', '/v1.41/containers/x/start'],
-      1,
+      10,
       'deny POST /v1.41/containers/x/start',
       'no rule',
     ],
     [['--rules', 'POST /x|/y', 'POST', '/y'], 0, 'allow POST /y', 'PROXY_RULES line 1'],
-    [['--no-builtin-rules', '--rules', 'GET /x', 'GET', '/_ping'], 1, 'deny GET /_ping', 'no rule'],
-    [['GET', '/_ping%zz'], 1, 'deny GET /_ping%zz', 'percent-escape'],
+    [['--no-builtin-rules', '--rules', 'GET /x', 'GET', '/_ping'], 10, 'deny GET /_ping', 'no rule'],
+    [['GET', '/_ping%zz'], 10, 'deny GET /_ping%zz', 'percent-escape'],
   ])('check %j exits %i', async (args, exitCode, stdout, stderr) => {
     const result = await runCli(['proxy', 'check', ...args])
     expect(result.exitCode).toBe(exitCode)
@@ -41,7 +41,7 @@ describe('vault proxy check and rules', () => {
 
   it('check --json returns the decision object', async () => {
     const result = await runCli(['proxy', 'check', '--json', 'DELETE', '/v1.41/volumes/x'])
-    expect(result.exitCode).toBe(1)
+    expect(result.exitCode).toBe(10)
     expect(JSON.parse(result.stdout)).toMatchObject({ decision: 'deny', canonicalPath: '/v1.41/volumes/x' })
   })
 

@@ -2,6 +2,7 @@ import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand } from '../../base-command.js'
 import { settingFlags } from '../../cli/setting-flags.js'
+import { ExitCode } from '../../errors.js'
 import { checkRequest, type ProxyCheckResult } from '../../proxy/check.js'
 import type { ProxySettings } from '../../proxy/config.js'
 import { proxySettingSpecs, settingsFromEnv } from '../../proxy/settings.js'
@@ -26,7 +27,7 @@ export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
   static override description =
     'Decides exactly as `vault proxy serve` does: the path is percent-decoded once and cleaned, the query ' +
     'is ignored, built-in rules come first, and the first matching rule wins. With rule sets chosen per ' +
-    'client, --client says who asks. Exit 0 allow, 1 deny.'
+    'client, --client says who asks. Exit 0 allow, 10 deny.'
   static override examples = [
     {
       command: '<%= config.bin %> <%= command.id %> GET /v1.41/containers/json',
@@ -76,7 +77,7 @@ export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
       this.note(result.rule ? `rule: ${result.rule}` : `reason: ${result.reason}`)
       if (result.envMasked) this.note('container inspect answer: Config.Env values masked')
     }
-    if (result.decision === 'deny') process.exitCode = 1
+    if (result.decision === 'deny') process.exitCode = ExitCode.findings
     return result
   }
 }
