@@ -65,22 +65,22 @@ export class VaultApi {
 
   /** Every secret of the environment, with values (one request). */
   async listSecrets(environment: string | undefined): Promise<Secret[]> {
-    return (await this.call<{ secrets: Secret[] }>('GET', 'secrets', { environment })).secrets
+    return (await this.call<{ secrets: Secret[] }>('GET', 'secrets', { query: { environment } })).secrets
   }
 
   /** Every secret's metadata, without values. */
   async listSecretNames(environment: string | undefined): Promise<SecretMetadata[]> {
     const query = { environment, values: 'false' }
-    return (await this.call<{ secrets: SecretMetadata[] }>('GET', 'secrets', query)).secrets
+    return (await this.call<{ secrets: SecretMetadata[] }>('GET', 'secrets', { query })).secrets
   }
 
   async getSecret(name: string, environment: string | undefined): Promise<Secret> {
-    return this.call<Secret>('GET', `secrets/${encodeURIComponent(name)}`, { environment })
+    return this.call<Secret>('GET', `secrets/${encodeURIComponent(name)}`, { query: { environment } })
   }
 
   /** Creates or replaces a secret (PUT). */
   async putSecret(name: string, value: string, environment: string | undefined, options: WriteOptions = {}) {
-    return this.write('PUT', name, value, environment, options)
+    return this.write('PUT', name, value, { ...options, environment })
   }
 
   /** Updates an existing secret (PATCH, the seed's call). */
@@ -90,7 +90,7 @@ export class VaultApi {
     environment: string | undefined,
     options: WriteOptions = {},
   ) {
-    return this.write('PATCH', name, value, environment, options)
+    return this.write('PATCH', name, value, { ...options, environment })
   }
 
   async deleteSecret(
@@ -98,17 +98,17 @@ export class VaultApi {
     environment: string | undefined,
     options: WriteOptions = {},
   ): Promise<void> {
-    await this.call('DELETE', `secrets/${encodeURIComponent(name)}`, { environment }, undefined, options)
+    await this.call('DELETE', `secrets/${encodeURIComponent(name)}`, { ...options, query: { environment } })
   }
 
   async versions(name: string, environment: string | undefined): Promise<SecretVersion[]> {
     const path = `secrets/${encodeURIComponent(name)}/versions`
-    return (await this.call<{ versions: SecretVersion[] }>('GET', path, { environment })).versions
+    return (await this.call<{ versions: SecretVersion[] }>('GET', path, { query: { environment } })).versions
   }
 
   async rollback(name: string, version: number, environment: string | undefined): Promise<SecretMetadata> {
     const path = `secrets/${encodeURIComponent(name)}/rollback`
-    return this.call<SecretMetadata>('POST', path, { environment }, { version })
+    return this.call<SecretMetadata>('POST', path, { query: { environment }, json: { version } })
   }
 
   /** The unauthenticated health endpoint. */
@@ -125,26 +125,18 @@ export class VaultApi {
     method: 'PUT' | 'PATCH',
     name: string,
     value: string,
-    environment: string | undefined,
-    options: WriteOptions,
+    at: WriteOptions & { environment: string | undefined },
   ): Promise<SecretMetadata> {
-    return this.call<SecretMetadata>(
-      method,
-      `secrets/${encodeURIComponent(name)}`,
-      { environment },
-      { value },
-      options,
-    )
+    return this.call<SecretMetadata>(method, `secrets/${encodeURIComponent(name)}`, {
+      query: { environment: at.environment },
+      json: { value },
+      ifVersion: at.ifVersion,
+    })
   }
 
-  private async call<T>(
-    method: HttpMethod,
-    path: string,
-    query: Record<string, string | undefined> = {},
-    json?: unknown,
-    options: WriteOptions = {},
-  ): Promise<T> {
-    const headers = options.ifVersion === undefined ? undefined : { 'if-match': `"${options.ifVersion}"` }
+  private async call<T>(method: HttpMethod, path: string, request: ApiRequest = {}): Promise<T> {
+    const { query = {}, json, ifVersion } = request
+    const headers = ifVersion === undefined ? undefined : { 'if-match': `"${ifVersion}"` }
     const searchParams = { ...query, project: this.session.settings.projectId }
     const response = await this.session.request<T>({
       method,
@@ -155,4 +147,10 @@ export class VaultApi {
     })
     return response.body
   }
+}
+
+/** What one call sends besides method and path: query parameters, a JSON body, the If-Match version. */
+interface ApiRequest extends WriteOptions {
+  query?: Record<string, string | undefined>
+  json?: unknown
 }

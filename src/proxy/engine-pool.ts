@@ -11,7 +11,7 @@
  */
 import type net from 'node:net'
 import type { EngineRequest, Exchange, ExchangeHandlers } from './exchange.js'
-import type { Parser, ParserConstructor } from './node-http.js'
+import type { HeadersCompleteArgs, Parser, ParserConstructor } from './node-http.js'
 import { requestHead } from './request-head.js'
 
 /** A pool of engine connections. */
@@ -96,17 +96,8 @@ export function createEnginePool(
     parser[parserConstructor.kOnHeaders] = (headers: string[]) => {
       connection.current?.headers.push(...headers)
     }
-    parser[parserConstructor.kOnHeadersComplete] = (
-      _major: number,
-      _minor: number,
-      headers: string[] | undefined,
-      _method: unknown,
-      _url: unknown,
-      status: number,
-      statusMessage: string,
-      upgrade: boolean,
-      keepAlive: boolean,
-    ) => {
+    parser[parserConstructor.kOnHeadersComplete] = (...head: HeadersCompleteArgs) => {
+      const [, , headers, , , status, statusMessage, upgrade, keepAlive] = head
       const pending = connection.current
       if (!pending || connection.stray) return 0
       if (status >= 100 && status < 200 && status !== 101) {

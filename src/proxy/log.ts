@@ -33,14 +33,17 @@ export function formatLogValue(value: string | number | boolean): string {
   })}"`
 }
 
+/** One event to log: its level, message, fields and time. */
+export interface LogEntry {
+  level: LogLevelName
+  message: string
+  fields: LogFields
+  time: Date
+}
+
 /** Formats one log line (without the newline). */
-export function formatLogLine(
-  format: LogFormat,
-  level: LogLevelName,
-  message: string,
-  fields: LogFields,
-  time: Date,
-): string {
+export function formatLogLine(format: LogFormat, entry: LogEntry): string {
+  const { level, message, fields, time } = entry
   if (format === 'json') {
     return JSON.stringify({ time: time.toISOString(), level, msg: message, ...fields }).replace(
       /[\u2028\u2029]/g,
@@ -64,7 +67,7 @@ export function createLogger(
     enabled: (name) => logLevels[name] <= level,
     log(name, message, fields = {}) {
       if (logLevels[name] > level) return
-      write(`${formatLogLine(format, name, message, fields, new Date())}\n`)
+      write(`${formatLogLine(format, { level: name, message, fields, time: new Date() })}\n`)
     },
   }
 }

@@ -29,6 +29,18 @@ export interface Parser {
   close(): void
   [slot: number]: unknown
 }
+/** What Node's parser passes to the `kOnHeadersComplete` slot, positionally (Node's order, not ours). */
+export type HeadersCompleteArgs = [
+  major: number,
+  minor: number,
+  headers: string[] | undefined,
+  method: unknown,
+  url: unknown,
+  status: number,
+  statusMessage: string,
+  upgrade: boolean,
+  keepAlive: boolean,
+]
 export interface ParserConstructor {
   new (): Parser
   RESPONSE: number

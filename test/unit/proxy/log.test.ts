@@ -19,13 +19,12 @@ describe('formatLogValue', () => {
 describe('log lines', () => {
   const time = new Date('2026-11-22T00:00:00Z')
   it('writes one grep-able key=value line', () => {
-    const line = formatLogLine(
-      'text',
-      'warning',
-      'request',
-      { method: 'POST', path: '/a\n/b', status: 403, rule: undefined },
+    const line = formatLogLine('text', {
+      level: 'warning',
+      message: 'request',
+      fields: { method: 'POST', path: '/a\n/b', status: 403, rule: undefined },
       time,
-    )
+    })
     expect(line).toBe(
       'time=2026-11-22T00:00:00.000Z level=warning msg=request method=POST path="/a\\n/b" status=403',
     )
@@ -33,7 +32,12 @@ describe('log lines', () => {
   })
 
   it('writes JSON lines', () => {
-    const line = formatLogLine('json', 'debug', 'request', { method: 'GET', path: '/a\u2028' }, time)
+    const line = formatLogLine('json', {
+      level: 'debug',
+      message: 'request',
+      fields: { method: 'GET', path: '/a\u2028' },
+      time,
+    })
     expect(line).not.toMatch(/[\n\u2028]/)
     expect(JSON.parse(line)).toEqual({
       time: time.toISOString(),
