@@ -10,7 +10,8 @@ export default class Export extends BaseCommand<typeof Export> {
   static override description =
     'Values are quoted so that compose and a POSIX shell read them back unchanged. Do not run this in ' +
     'untrusted environments: prefer `vault run`, which never writes values anywhere. --output-file is ' +
-    'written atomically with mode 600.'
+    'written atomically with mode 600. --format shell (for eval) refuses a secret whose name controls the ' +
+    'host (PATH, BASH_ENV, LD_*, DOCKER_*, ... as `vault run` does; exit 4) unless --allow-env names it.'
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %> --env dev', description: 'dotenv on stdout' },
     {
@@ -21,6 +22,11 @@ export default class Export extends BaseCommand<typeof Export> {
   static override flags = {
     ...connectionFlags,
     ...fallbackFlags,
+    'allow-env': Flags.string({
+      summary: 'with --format shell: let a secret whose name controls the host be exported',
+      multiple: true,
+      delimiter: ',',
+    }),
     env: envFlag,
     format: Flags.option({ options: exportFormats })({
       char: 'f',
@@ -40,7 +46,7 @@ export default class Export extends BaseCommand<typeof Export> {
     const target = { domain: settings.domain, projectId: settings.projectId, environment: this.flags.env }
     const outcome = await exportSecrets(
       { listSecrets: (environment) => fetchSecrets(fallback, target, () => api.listSecrets(environment)) },
-      { environment: this.flags.env, format: this.flags.format, outputFile },
+      { environment: this.flags.env, format: this.flags.format, outputFile, allowEnv: this.flags['allow-env'] },
     )
     const caveat = describeCaveats(outcome.caveats)
     if (caveat) this.note(`Warning: ${caveat}`)

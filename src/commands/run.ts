@@ -10,7 +10,10 @@ export default class Run extends BaseCommand<typeof Run> {
   static override description =
     'The vault wins over the host environment unless --prefer-host-env is given. The child never ' +
     'receives VAULT_CLIENT_SECRET or an access token. Signals are forwarded as a terminal user expects ' +
-    "(one Ctrl-C reaches compose once), and the exit code is the child's (128+N when a signal ends it)."
+    "(one Ctrl-C reaches compose once), and the exit code is the child's (128+N when a signal ends it). " +
+    'A secret whose name controls the host (PATH, HOME, SHELL, IFS, ENV, BASH_ENV, PS4, LD_*, DYLD_*, ' +
+    'NODE_OPTIONS, NODE_PATH, PYTHON*, PERL5*, RUBY*, GIT_*, SSH_*, DOCKER_*, COMPOSE_*, VAULT_*, proxies, ' +
+    'pagers and editors) is refused (exit 4, nothing started) unless --allow-env names it.'
   static override examples = [
     {
       command: '<%= config.bin %> <%= command.id %> --env dev -- docker compose up -d',
@@ -34,6 +37,12 @@ export default class Run extends BaseCommand<typeof Run> {
   static override flags = {
     ...connectionFlags,
     ...fallbackFlags,
+    'allow-env': Flags.string({
+      summary: 'let a secret whose name controls the host (DOCKER_HOST, COMPOSE_*, ...) reach the child',
+      multiple: true,
+      multipleNonGreedy: true,
+      delimiter: ',',
+    }),
     check: Flags.boolean({
       summary: 'run the render preflight first; refuse to start when a required variable is missing',
     }),
@@ -58,13 +67,17 @@ export default class Run extends BaseCommand<typeof Run> {
 
   async run(): Promise<void> {
     const { argv } = await this.parse(Run)
-    const [command, ...args] = argv as string[]
+    // oclif's non-strict parse reorders words after `--` (`sh -c 'x "$1"' sh f` became `sh sh -c ...`):
+    // the child's command line is taken verbatim from after the first `--` when there is one.
+    const separator = this.argv.indexOf('--')
+    const [command, ...args] = separator >= 0 ? this.argv.slice(separator + 1) : (argv as string[])
     if (!command)
       throw new UsageError('no command given', { hint: 'vault run --env dev -- <command> [args...]' })
     const settings = await resolveConnectionSettings(this.flags, (line) => this.note(line))
     const runOptions: RunOptions = {
       environment: this.flags.env,
       preferHost: this.flags['prefer-host-env'],
+      allowEnv: this.flags['allow-env'],
       onlyReferenced: this.flags['only-referenced'],
       check: this.flags.check,
       composeFiles: this.flags.file,

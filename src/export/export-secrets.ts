@@ -5,6 +5,7 @@
 import type { EnvFileReader } from './dotenv.js'
 import { formatSecrets, type ExportFormat } from './format.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
+import { refuseHostVariables } from '../process/host-variables.js'
 
 /** Where the secrets come from: the vault API, or the vault through the offline copy. */
 export interface SecretSource {
@@ -15,6 +16,8 @@ export interface ExportOptions {
   environment?: string
   format: ExportFormat
   outputFile?: string
+  /** For `shell`: secrets whose names control the host that may still be exported (`--allow-env`). */
+  allowEnv?: readonly string[]
 }
 
 export interface ExportOutcome {
@@ -23,9 +26,17 @@ export interface ExportOutcome {
   caveats: Record<string, EnvFileReader[]>
 }
 
-/** Reads and formats the environment's secrets (sorted by name); writes the file when asked. */
+/**
+ * Reads and formats the environment's secrets (sorted by name); writes the file when asked. The shell
+ * format, meant for `eval`, refuses a secret whose name controls the host unless `allowEnv` names it.
+ */
 export async function exportSecrets(api: SecretSource, options: ExportOptions): Promise<ExportOutcome> {
   const secrets = await api.listSecrets(options.environment)
+  if (options.format === 'shell')
+    refuseHostVariables(
+      secrets.map((secret) => secret.name),
+      options.allowEnv,
+    )
   const values = Object.fromEntries(
     [...secrets].sort((a, b) => (a.name < b.name ? -1 : 1)).map((secret) => [secret.name, secret.value]),
   )

@@ -1,7 +1,9 @@
 /**
  * The environment `vault run` gives its child: the host's environment plus the vault's values (the
- * vault wins unless the host is preferred), without the client secret or any token of the CLI.
+ * vault wins unless the host is preferred), without the client secret or any token of the CLI, and
+ * never a vault secret whose name controls the host (`DOCKER_HOST`, `BASH_ENV`, ...) unless allowed.
  */
+import { refuseHostVariables } from './host-variables.js'
 
 /** Variables the child never receives, whatever their source. */
 const withheldVariables = ['VAULT_CLIENT_SECRET', 'VAULT_TOKEN', 'VAULT_ACCESS_TOKEN'] as const
@@ -9,14 +11,20 @@ const withheldVariables = ['VAULT_CLIENT_SECRET', 'VAULT_TOKEN', 'VAULT_ACCESS_T
 export interface ChildEnvironmentOptions {
   /** Host values win over the vault's when both set a name. */
   preferHost?: boolean
+  /** Secrets whose names control the host that may still be set (`--allow-env NAME`). */
+  allowEnv?: readonly string[]
 }
 
-/** Merges host and vault values for the child. */
+/**
+ * Merges host and vault values for the child. Throws HostVariableError (exit 4) when a secret's name
+ * controls the host and is not in `options.allowEnv`: nothing is started then.
+ */
 export function buildChildEnvironment(
   host: NodeJS.ProcessEnv,
   secrets: Record<string, string>,
   options: ChildEnvironmentOptions = {},
 ): Record<string, string> {
+  refuseHostVariables(Object.keys(secrets), options.allowEnv)
   const hostValues = Object.fromEntries(
     Object.entries(host).filter((entry): entry is [string, string] => entry[1] !== undefined),
   )

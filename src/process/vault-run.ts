@@ -13,6 +13,8 @@ import { planMasking } from '../run/mask-plan.js'
 export interface RunOptions {
   environment?: string
   preferHost?: boolean
+  /** Secrets whose names control the host that may still be set (`--allow-env NAME`). */
+  allowEnv?: readonly string[]
   onlyReferenced?: boolean
   check?: boolean
   composeFiles?: string[]
@@ -66,7 +68,10 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
     values: Object.values(fetched),
   })
   if (masked?.note) options.warn(masked.note)
-  const env = buildChildEnvironment(process.env, secrets, { preferHost: options.preferHost })
+  const env = buildChildEnvironment(process.env, secrets, {
+    preferHost: options.preferHost,
+    allowEnv: options.allowEnv,
+  })
   return {
     start: async (command, args, stop) => {
       const start = (finalArgs: string[]) => runChild(command, finalArgs, { env, masked, stop })

@@ -3,6 +3,7 @@ import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
 import { connect } from '../../client/connect.js'
 import { secretMetadata, type SecretMetadata } from '../../client/vault-api.js'
+import { controlsHost } from '../../process/host-variables.js'
 import { readSecretValue } from '../../ui/read-secret.js'
 
 export default class SecretsSet extends BaseCommand<typeof SecretsSet> {
@@ -37,6 +38,12 @@ export default class SecretsSet extends BaseCommand<typeof SecretsSet> {
       value: this.flags.value,
       warn: (line) => this.note(line),
     })
+    if (controlsHost(this.args.name)) {
+      this.note(
+        `Warning: ${this.args.name} controls the host, not the application: vault run and export --format shell ` +
+          `refuse it unless given --allow-env ${this.args.name}`,
+      )
+    }
     const { api } = await connect(this.flags, (line) => this.note(line))
     const result = await api.putSecret(this.args.name, value, this.flags.env, {
       ifVersion: this.flags['if-version'],
