@@ -150,12 +150,6 @@ describe('secrets that control the host, written by a write-only identity', () =
     expect(result.exitCode, result.stderr).toBe(0)
     await new Promise((resolve) => setTimeout(resolve, 300))
     const report = JSON.parse(readFileSync(childReport, 'utf8')) as { DOCKER_HOST: string }
-    console.log(
-      report,
-      result.stderr,
-      require('node:fs').readdirSync(work),
-      readFileSync(join(work, 'bash-env.sh'), 'utf8'),
-    )
     expect(report.DOCKER_HOST).toMatch(/^tcp:\/\/127\.0\.0\.1:/)
     expect(effects()).toEqual({
       engineConnections: 1,
