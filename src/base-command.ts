@@ -7,6 +7,7 @@ import * as Flags from '@oclif/core/flags'
 import type * as Interfaces from '@oclif/core/interfaces'
 import { NotConfiguredError } from './errors.js'
 import { formatErrorReport, reportError, type ErrorReport } from './ui/errors.js'
+import { escapeJsonText, escapeLines } from './ui/terminal-text.js'
 
 export type InferredFlags<T extends typeof Command> = Interfaces.InferredFlags<
   (typeof BaseCommand)['baseFlags'] & T['flags']
@@ -81,14 +82,24 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     this.args = args as InferredArgs<T>
   }
 
-  /** Writes a line of data to stdout. */
+  /** Writes human output (lines, tables) to stdout, control characters escaped for the terminal. */
   protected out(text: string): void {
-    process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+    const safe = escapeLines(text)
+    process.stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`)
   }
 
-  /** Writes progress, warnings and hints to stderr (never data). */
+  /** Writes progress, warnings and hints to stderr (never data), control characters escaped. */
   protected note(text: string): void {
-    process.stderr.write(text.endsWith('\n') ? text : `${text}\n`)
+    const safe = escapeLines(text)
+    process.stderr.write(safe.endsWith('\n') ? safe : `${safe}\n`)
+  }
+
+  /**
+   * The --json output (results and failures): pretty JSON on stdout, with the control characters
+   * JSON.stringify leaves raw (DEL, C1, bidi) escaped too, so the parsed value is unchanged.
+   */
+  protected override logJson(json: unknown): void {
+    process.stdout.write(`${escapeJsonText(JSON.stringify(json, null, 2))}\n`)
   }
 
   /**

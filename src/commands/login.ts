@@ -1,6 +1,7 @@
 import { BaseCommand, connectionFlags } from '../base-command.js'
 import { login, type LoginResult } from '../client/login.js'
 import { resolveConnectionSettings } from '../client/connect.js'
+import { fields } from '../ui/terminal-text.js'
 
 export default class Login extends BaseCommand<typeof Login> {
   static override summary = 'exchange the machine identity for an access token and cache it'
@@ -20,8 +21,8 @@ export default class Login extends BaseCommand<typeof Login> {
     const result = await login(settings)
     if (!this.jsonEnabled()) {
       this.note(
-        `logged in to ${result.domain} as ${result.identity} (project ${result.project}); ` +
-          `token cached in the ${result.store} until ${result.expiresAt}`,
+        fields`logged in to ${result.domain} as ${result.identity} (project ${result.project}); ` +
+          fields`token cached in the ${result.store} until ${result.expiresAt}`,
       )
     }
     return result

@@ -2,6 +2,7 @@
  * Human output of `vault doctor`: one line per check, a hint under each failure.
  */
 import type { DoctorResult } from '../doctor/checks.js'
+import { fields } from './terminal-text.js'
 
 const marks = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP' } as const
 
@@ -9,8 +10,8 @@ const marks = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP' } as const
 export function formatDoctorReport(result: DoctorResult): string {
   const lines: string[] = []
   for (const check of result.checks) {
-    lines.push(`${marks[check.status]}  ${check.title}: ${check.detail}`)
-    if (check.status === 'fail' && check.hint) lines.push(`      hint: ${check.hint}`)
+    lines.push(fields`${marks[check.status]}  ${check.title}: ${check.detail}`)
+    if (check.status === 'fail' && check.hint) lines.push(fields`      hint: ${check.hint}`)
   }
   const failures = result.checks.filter((check) => check.status === 'fail').length
   lines.push(failures === 0 ? 'all checks passed' : `${failures} check(s) failed`)

@@ -3,6 +3,7 @@
  * The message is the error's own; nothing from its cause (which could hold a value) is printed.
  */
 import { ExitCode, VaultError, exitCodeOf } from '../errors.js'
+import { escapeField } from './terminal-text.js'
 
 export interface ErrorReport {
   name: string
@@ -48,8 +49,8 @@ export function reportError(error: unknown): ErrorReport {
 
 /** The report as the lines written to stderr. */
 export function formatErrorReport(report: ErrorReport): string {
-  const lines = [`Error: ${report.message}`]
-  if (report.hint) lines.push(`Hint: ${report.hint}`)
+  const lines = [`Error: ${escapeField(report.message)}`]
+  if (report.hint) lines.push(`Hint: ${escapeField(report.hint)}`)
   return lines.join('\n')
 }
 

@@ -5,11 +5,15 @@ import type { DueResult } from '../rotate/due.js'
 import type { ServiceReport } from '../rotate/restart.js'
 import type { RotateResult } from '../rotate/rotate-secret.js'
 import { formatColumns } from './columns.js'
+import { fields } from './terminal-text.js'
 
 function serviceLines(services: ServiceReport[], indent = ''): string[] {
   return services.map(
     (service) =>
-      `${indent}${service.ok ? 'ok  ' : 'FAIL'} ${service.service}: ${service.status}${service.health ? ` (${service.health})` : ''}${!service.ok && service.reason ? ` - ${service.reason}` : ''}`,
+      indent +
+      fields`${service.ok ? 'ok  ' : 'FAIL'} ${service.service}: ${service.status}` +
+      (service.health ? fields` (${service.health})` : '') +
+      (!service.ok && service.reason ? fields` - ${service.reason}` : ''),
   )
 }
 

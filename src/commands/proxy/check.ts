@@ -3,6 +3,7 @@ import * as Flags from '@oclif/core/flags'
 import { BaseCommand } from '../../base-command.js'
 import { settingFlags } from '../../cli/setting-flags.js'
 import { ExitCode } from '../../errors.js'
+import { fields } from '../../ui/terminal-text.js'
 import { checkRequest, type ProxyCheckResult } from '../../proxy/check.js'
 import type { ProxySettings } from '../../proxy/config.js'
 import { proxySettingSpecs, settingsFromEnv } from '../../proxy/settings.js'
@@ -72,9 +73,9 @@ export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
     }
     const result = checkRequest(settings, args.method, args.path, flags.client ?? [])
     if (!this.jsonEnabled()) {
-      this.out(`${result.decision} ${result.method} ${result.canonicalPath ?? result.path}`)
-      if (result.ruleSet !== undefined && result.ruleSet !== '*') this.note(`rule set: ${result.ruleSet}`)
-      this.note(result.rule ? `rule: ${result.rule}` : `reason: ${result.reason}`)
+      this.out(fields`${result.decision} ${result.method} ${result.canonicalPath ?? result.path}`)
+      if (result.ruleSet !== undefined && result.ruleSet !== '*') this.note(fields`rule set: ${result.ruleSet}`)
+      this.note(result.rule ? fields`rule: ${result.rule}` : fields`reason: ${result.reason}`)
       if (result.envMasked) this.note('container inspect answer: Config.Env values masked')
     }
     if (result.decision === 'deny') process.exitCode = ExitCode.findings
