@@ -7,9 +7,11 @@
  */
 
 /** Everything that steers a terminal, newline and tab included. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const controlInField = /[\u0000-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
 /** The same except newline and tab, for a block of lines. */
 const controlInLines =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
 
 const named: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' }

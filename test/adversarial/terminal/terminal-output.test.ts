@@ -19,6 +19,7 @@ import { startVaultServer, type TestVault } from '../../helpers/vault-server.js'
 const payload = '\u001b[2J\u001b]0;pwned\u0007\rFORGED-CR\nFORGED-LF\u009b31m\u202eevil\u0008\u007f'
 /** What a terminal would obey: C0 but newline and tab, DEL, C1, bidi controls. */
 const rawControl =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/
 
 function expectTerminalSafe(result: CliResult): void {
@@ -88,6 +89,7 @@ beforeAll(async () => {
   })
   writeFileSync(
     join(work, 'compose.yaml'),
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
     `services:\n  web:\n    image: x\n    environment:\n      P: "\${P:?${payload.replace(/\n/g, '\\n').replace(/\u001b/g, '\\e')}}"\n`,
   )
 })
