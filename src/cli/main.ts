@@ -7,11 +7,13 @@
 import { Plugin } from '@oclif/core/config'
 import { execute } from '@oclif/core/execute'
 import { fileURLToPath } from 'node:url'
+import { redactDebugOutput } from './debug-redaction.js'
 import { namesOwnCommand } from './own-command.js'
 
 /** Runs the command line of this process; `binUrl` is bin/run.js's own URL (oclif finds package.json from it). */
 export async function runCli(binUrl: string): Promise<unknown> {
   const argv = process.argv.slice(2)
+  redactDebugOutput(argv)
   const vault = await loadVaultPlugin(binUrl)
   const ids = vault?.commands.flatMap((command) => [command.id, ...(command.aliases ?? [])]) ?? []
   if (!vault || !namesOwnCommand(argv, ids)) return execute({ dir: binUrl })
