@@ -6,6 +6,7 @@
 import { UnreachableError } from '../errors.js'
 import type * as Http from 'node:http'
 import type { IncomingHttpHeaders } from 'node:http'
+import type { LookupFunction } from 'node:net'
 
 export interface RawResponse {
   status: number
@@ -18,6 +19,8 @@ export interface SendOptions {
   headers?: Record<string, string>
   body?: string
   timeoutMs: number
+  /** How the socket resolves the host (default: the system's). */
+  lookup?: LookupFunction
 }
 
 /** A network-level failure (no HTTP answer); `reason` is the Node-style code (ECONNREFUSED, ETIMEDOUT). */
@@ -38,7 +41,12 @@ export async function sendOnce(url: URL, options: SendOptions): Promise<RawRespo
   return new Promise<RawResponse>((resolve, reject) => {
     const request = transport.request(
       url,
-      { method: options.method, headers: options.headers, signal: AbortSignal.timeout(options.timeoutMs) },
+      {
+        method: options.method,
+        headers: options.headers,
+        signal: AbortSignal.timeout(options.timeoutMs),
+        lookup: options.lookup,
+      },
       (response) => {
         const chunks: Buffer[] = []
         response.on('data', (chunk: Buffer) => chunks.push(chunk))

@@ -6,9 +6,10 @@
  * only: never headers or bodies.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { UnreachableError } from '../errors.js'
+import { UnreachableError, UsageError } from '../errors.js'
 import { httpStatusError } from './http-errors.js'
 import { NetworkError, sendOnce, type RawResponse } from './http-send.js'
+import { loopbackOnlyLookup, notLoopbackCode } from './loopback.js'
 
 export { httpStatusError } from './http-errors.js'
 
@@ -39,6 +40,10 @@ export interface HttpClientOptions {
   retries?: number
   /** Longest Retry-After honoured, in milliseconds (default 30 s); a longer one fails at once. */
   maxRetryAfterMs?: number
+  /** Connect only to loopback addresses of the host's resolution (plain http:// to `*.localhost`). */
+  loopbackOnly?: boolean
+  /** The resolver behind `loopbackOnly` (tests); dns.lookup by default. */
+  resolve?: Parameters<typeof loopbackOnlyLookup>[0]
 }
 
 /** A function that sends one request (with retries) and returns the parsed JSON body. */
@@ -59,6 +64,7 @@ const retriedNetworkCodes = new Set([
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const debug = debugEnabled(process.env.DEBUG)
   const retries = options.retries ?? 2
+  const lookup = options.loopbackOnly ? loopbackOnlyLookup(options.resolve) : undefined
   return async <T>(request: HttpRequest): Promise<HttpResponse<T>> => {
     const url = requestUrl(options.baseUrl, request)
     const { headers, body } = encodeRequest(request)
@@ -71,6 +77,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           headers,
           body,
           timeoutMs: options.timeoutMs ?? 30_000,
+          lookup,
         })
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error
@@ -85,6 +92,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (delay !== undefined) {
         await sleep(delay)
         continue
+      }
+      if (outcome instanceof NetworkError && outcome.reason === notLoopbackCode) {
+        throw new UsageError(
+          `refusing plain http:// to ${options.baseUrl.hostname}: it does not resolve to a loopback address`,
+          { hint: 'use https://, or pass --insecure if the network path is trusted' },
+        )
       }
       if (outcome instanceof NetworkError) {
         throw new UnreachableError(`cannot reach the vault at ${options.baseUrl.origin}: ${outcome.reason}`, {

@@ -5,7 +5,7 @@
  */
 import { AuthError, NotConfiguredError } from '../errors.js'
 import { createHttpClient, type HttpClient, type HttpRequest, type HttpResponse } from './http.js'
-import { vaultBaseUrl, type ConnectionSettings } from './settings.js'
+import { needsLoopbackResolution, vaultBaseUrl, type ConnectionSettings } from './settings.js'
 import {
   openTokenStore,
   tokenKey,
@@ -134,7 +134,8 @@ export function createSession(
   settings: ConnectionSettings,
   env: NodeJS.ProcessEnv = process.env,
 ): VaultSession {
-  const http = createHttpClient({ baseUrl: vaultBaseUrl(settings) })
+  const baseUrl = vaultBaseUrl(settings)
+  const http = createHttpClient({ baseUrl, loopbackOnly: needsLoopbackResolution(baseUrl, settings) })
   let store: Promise<TokenStore> | undefined
   return new VaultSession(settings, http, () => (store ??= openTokenStore(env)))
 }

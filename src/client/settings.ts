@@ -10,6 +10,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import { NotConfiguredError, UsageError } from '../errors.js'
 import { credentialsFilePath } from '../stack/credentials-file.js'
+import { isLocalhostName, isLoopbackHost } from './loopback.js'
 
 export interface ConnectionFlags {
   domain?: string
@@ -90,7 +91,8 @@ export function vaultBaseUrl(settings: ConnectionSettings): URL {
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new UsageError(`VAULT_DOMAIN must be an http(s) URL, got ${url.protocol}`)
   }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !settings.insecure) {
+  const loopback = isLoopbackHost(url.hostname) || isLocalhostName(url.hostname)
+  if (url.protocol === 'http:' && !loopback && !settings.insecure) {
     throw new UsageError(`refusing plain http:// to ${url.hostname}, which is not a loopback address`, {
       hint: 'use https://, or pass --insecure if the network path is trusted',
     })
@@ -98,12 +100,14 @@ export function vaultBaseUrl(settings: ConnectionSettings): URL {
   return url
 }
 
-/** True for localhost, 127.0.0.0/8 and ::1. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '')
-  if (host === 'localhost' || host.endsWith('.localhost')) return true
-  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)) return true
-  return host === '::1' || /^(0{1,4}:){7}0{0,3}1$/.test(host)
+export { isLoopbackHost } from './loopback.js'
+
+/**
+ * True when requests to this base URL must reach a loopback address after resolution: plain http:// to
+ * a `*.localhost` name without --insecure (the transport then refuses any other address).
+ */
+export function needsLoopbackResolution(url: URL, settings: ConnectionSettings): boolean {
+  return url.protocol === 'http:' && isLocalhostName(url.hostname) && !settings.insecure
 }
 
 interface StackEnv {
