@@ -19,12 +19,13 @@ export function timeInterleaved(
   commands: [string, string[]][],
   rounds: number,
   env: NodeJS.ProcessEnv = process.env,
+  cwd?: string,
 ): number[][] {
   const samples = commands.map((): number[] => [])
   for (let round = -1; round < rounds; round++) {
     commands.forEach(([file, args], index) => {
       const start = process.hrtime.bigint()
-      const result = spawnSync(file, args, { stdio: 'ignore', env })
+      const result = spawnSync(file, args, { stdio: 'ignore', env, cwd })
       const elapsed = Number(process.hrtime.bigint() - start) / 1e6
       if (result.status !== 0) throw new Error(`${file} ${args.join(' ')} exited with ${result.status}`)
       if (round >= 0) samples[index]!.push(elapsed)
