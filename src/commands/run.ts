@@ -69,8 +69,7 @@ export default class Run extends BaseCommand<typeof Run> {
     const { argv } = await this.parse(Run)
     // oclif's non-strict parse reorders words after `--` (`sh -c 'x "$1"' sh f` became `sh sh -c ...`):
     // the child's command line is taken verbatim from after the first `--` when there is one.
-    const separator = this.argv.indexOf('--')
-    const [command, ...args] = separator >= 0 ? this.argv.slice(separator + 1) : (argv as string[])
+    const [command, ...args] = childCommandLine(this.argv, argv as string[])
     if (!command)
       throw new UsageError('no command given', { hint: 'vault run --env dev -- <command> [args...]' })
     const settings = await resolveConnectionSettings(this.flags, (line) => this.note(line))
@@ -102,4 +101,17 @@ export default class Run extends BaseCommand<typeof Run> {
     const run = await prepareRun(settings, runOptions)
     process.exitCode = await run.start(command, args)
   }
+}
+
+/**
+ * The child's command line: the words after the first `--` when that `--` is the separator (oclif's
+ * positional words are exactly those words, in some order), else oclif's positional words.
+ */
+function childCommandLine(raw: readonly string[], parsed: readonly string[]): string[] {
+  const separator = raw.indexOf('--')
+  if (separator < 0) return [...parsed]
+  const after = raw.slice(separator + 1)
+  const same =
+    after.length === parsed.length && [...after].sort().join('\0') === [...parsed].sort().join('\0')
+  return same ? after : [...parsed]
 }
