@@ -11,6 +11,7 @@ import { clientOf, clockMs, logRequest, type ProxyContext, type RequestRecord } 
 import type { ExchangeHandlers, Exchange } from './exchange.js'
 import { endToEndHeaders, framedLength, messageBody, refusalMessage, unreachableReason } from './headers.js'
 import { withEnvMasking } from './masked-relay.js'
+import { UnsafeHeadError } from './request-head.js'
 import { chooseRuleSet } from './rule-choice.js'
 import { bodyLengthOf, framingProblem } from './framing.js'
 import { decideTarget, type Rule } from './rules.js'
@@ -25,18 +26,20 @@ function sendMessage(res: http.ServerResponse, status: number, message: string, 
   res.end(body)
 }
 
+/** What relayResponse calls back: the exchange it relays, a failure before the head, a head sent. */
+interface RelayHooks {
+  getExchange: () => Exchange
+  onError: (error: NodeJS.ErrnoException) => void
+  onHeadSent: (status: number) => void
+}
+
 /**
  * The handlers that carry the engine's answer to the client: status and end-to-end headers with the
  * proxy's own framing (the engine's Content-Length when its body was framed by it, else chunked),
  * then the body with back-pressure. A response transform (a filtered inspect body) belongs here.
  */
-function relayResponse(
-  context: ProxyContext,
-  res: http.ServerResponse,
-  getExchange: () => Exchange,
-  onError: (error: NodeJS.ErrnoException) => void,
-  onHeadSent: (status: number) => void,
-): ExchangeHandlers {
+function relayResponse(context: ProxyContext, res: http.ServerResponse, hooks: RelayHooks): ExchangeHandlers {
+  const { getExchange, onError, onHeadSent } = hooks
   return {
     onHead(status, statusMessage, rawHeaders) {
       const responseHeaders = endToEndHeaders(rawHeaders)
@@ -103,8 +106,7 @@ export function handleRequest(
   }
   forward(
     context,
-    req,
-    res,
+    { req, res },
     {
       path,
       target: decision.forwardTarget,
@@ -128,22 +130,20 @@ interface Forwarded {
 
 function forward(
   context: ProxyContext,
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
+  client: { req: http.IncomingMessage; res: http.ServerResponse },
   forwarded: Forwarded,
   record: (fields: Omit<RequestRecord, 'method' | 'client' | 'startedAt'>) => void,
 ): void {
+  const { req, res } = client
   const { path, rule, bodyLength } = forwarded
   const body = bodyLength === 0 ? undefined : req
   const onHeadSent = (status: number) => {
     if (context.logger.enabled('debug')) record({ path, status, decision: 'allow', rule })
   }
-  const relay = relayResponse(
-    context,
-    res,
-    () => exchange,
-    (error) => {
-      if (error.code === 'EUNSAFEHEAD' || error.code === 'ERR_INVALID_CHAR') {
+  const relay = relayResponse(context, res, {
+    getExchange: () => exchange,
+    onError: (error) => {
+      if (error instanceof UnsafeHeadError || error.code === 'ERR_INVALID_CHAR') {
         const reason = `the request cannot be forwarded safely (${error.message})`
         sendMessage(res, 400, refusalMessage(req.method!, path, reason), true)
         return record({ path, status: 400, decision: 'invalid', reason })
@@ -153,7 +153,7 @@ function forward(
       record({ path, status: 502, decision: 'error', rule, reason })
     },
     onHeadSent,
-  )
+  })
   const handlers = !forwarded.maskEnv
     ? relay
     : withEnvMasking(relay, req.method!, path, () => exchange, {

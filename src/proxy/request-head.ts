@@ -5,6 +5,7 @@
  * every value free of control characters (HTAB aside), so a head can never split into two requests;
  * test/unit/proxy/request-head.test.ts fuzzes this against Node's own parser.
  */
+import { VaultError } from '../errors.js'
 import type { EngineRequest } from './exchange.js'
 
 const token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
@@ -22,9 +23,9 @@ const framingNames = new Set([
 ])
 
 /** A head the proxy refuses to write (the exchange fails before a byte reaches the engine). */
-export class UnsafeHeadError extends Error {
-  readonly code = 'EUNSAFEHEAD'
-  override readonly name = 'UnsafeHeadError'
+export class UnsafeHeadError extends VaultError {
+  override readonly code: string = 'ERR_UNSAFE_HEAD'
+  override name = 'UnsafeHeadError'
 }
 
 /** How the body of a request travels: none, the proxy's own Content-Length, or chunked. */

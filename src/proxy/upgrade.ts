@@ -41,11 +41,11 @@ function refuse(socket: net.Socket, status: number, message: string): void {
  */
 function streamBody(
   timeouts: ProxyTimeouts,
-  socket: net.Socket,
-  head: Buffer,
+  client: { socket: net.Socket; head: Buffer },
   length: number,
   engineRequest: http.ClientRequest,
 ) {
+  const { socket, head } = client
   let remaining = length
   const take = (chunk: Buffer): boolean => {
     const part = chunk.subarray(0, remaining)
@@ -193,5 +193,5 @@ export async function handleUpgrade(
     record({ path, status: 502, decision: 'error', rule: decision.rule, reason })
   })
   socket.on('close', () => engineRequest.destroy())
-  streamBody(context.timeouts, socket, head, length, engineRequest)
+  streamBody(context.timeouts, { socket, head }, length, engineRequest)
 }

@@ -55,7 +55,11 @@ export function createRouter(resources: Resource[]): Handler {
       const handler = resource.methods[request.method]
       if (!handler) {
         const error = new ApiError(405, 'method_not_allowed', `${request.method} is not allowed on ${path}`)
-        return json(405, { error: { code: error.apiCode, message: error.message } }, { allow: resource.allow })
+        return json(
+          405,
+          { error: { code: error.apiCode, message: error.message } },
+          { allow: resource.allow },
+        )
       }
       const params = Object.fromEntries(
         resource.names.map((name, index) => [name, decodeParam(match[index + 1]!)]),

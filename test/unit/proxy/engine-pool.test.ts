@@ -192,7 +192,7 @@ describe('engine pool', () => {
 
   it('refuses to write a head a header could split, before anything reaches the engine', async () => {
     const outcome = await send({ target: '/ok', headers: ['X-A', 'a\r\nContent-Length: 5'] })
-    expect(outcome.error?.code).toBe('EUNSAFEHEAD')
+    expect(outcome.error?.code).toBe('ERR_UNSAFE_HEAD')
     expect(received).toEqual([])
     expect(connections).toBe(0)
   })
