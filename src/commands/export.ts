@@ -4,6 +4,7 @@ import { connect } from '../client/connect.js'
 import { fetchSecrets } from '../delivery/fallback-request.js'
 import { describeCaveats, exportSecrets } from '../export/export-secrets.js'
 import { exportFormats } from '../export/format.js'
+import { escapeLines } from '../ui/terminal-text.js'
 
 export default class Export extends BaseCommand<typeof Export> {
   static override summary = 'print every secret of an environment (dotenv, json, yaml or shell)'
@@ -54,7 +55,10 @@ export default class Export extends BaseCommand<typeof Export> {
       this.note(`wrote ${outcome.count} secrets to ${outputFile} (mode 600)`)
       return
     }
-    if (process.stdout.isTTY) this.note('Warning: printing secret values to a terminal')
-    process.stdout.write(outcome.text)
+    if (process.stdout.isTTY) {
+      // shown to a person: control characters escaped (piped output stays byte-exact)
+      this.note('Warning: printing secret values to a terminal')
+      process.stdout.write(escapeLines(outcome.text))
+    } else process.stdout.write(outcome.text)
   }
 }

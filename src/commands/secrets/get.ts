@@ -2,6 +2,7 @@ import * as Args from '@oclif/core/args'
 import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
 import { connect } from '../../client/connect.js'
 import type { Secret } from '../../client/vault-api.js'
+import { escapeLines } from '../../ui/terminal-text.js'
 
 export default class SecretsGet extends BaseCommand<typeof SecretsGet> {
   static override summary = 'print the value of one secret'
@@ -20,7 +21,8 @@ export default class SecretsGet extends BaseCommand<typeof SecretsGet> {
   async run(): Promise<Secret> {
     const { api } = await connect(this.flags, (line) => this.note(line))
     const { name, value, version, createdAt, updatedAt } = await api.getSecret(this.args.name, this.flags.env)
-    if (!this.jsonEnabled()) process.stdout.write(process.stdout.isTTY ? `${value}\n` : value)
+    // to a terminal the value is shown with its control characters escaped; piped, it is byte-exact
+    if (!this.jsonEnabled()) process.stdout.write(process.stdout.isTTY ? `${escapeLines(value)}\n` : value)
     return { name, value, version, createdAt, updatedAt }
   }
 }

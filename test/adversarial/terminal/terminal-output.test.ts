@@ -6,13 +6,14 @@
  * of the built CLI, that a planted newline or CR does not forge an output line, and that the planted
  * text is still shown (escaped), so the test cannot pass by printing nothing.
  */
+import { execa } from 'execa'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { tmpdir } from 'node:os'
 import { DatabaseSync } from 'node:sqlite'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli, type CliResult } from '../../helpers/cli.js'
+import { runCli, runJs, type CliResult } from '../../helpers/cli.js'
 import { createTempHome, type TempHome } from '../../helpers/temp-home.js'
 import { startVaultServer, type TestVault } from '../../helpers/vault-server.js'
 
@@ -65,7 +66,16 @@ function hostileVault(request: IncomingMessage, response: ServerResponse): void 
   if (path === '/api/v1/secrets') {
     const at = `2026-01-01${payload}`
     return answer(response, 200, {
-      secrets: [{ name: `NAME${payload}`, version: 1, createdAt: at, updatedAt: at, value: 'v' }],
+      secrets: [{ name: `NAME${payload}`, version: 1, createdAt: at, updatedAt: at, value: `v${payload}` }],
+    })
+  }
+  if (path === '/api/v1/secrets/A') {
+    return answer(response, 200, {
+      name: 'A',
+      value: `pw${payload}`,
+      version: 1,
+      createdAt: 'x',
+      updatedAt: 'x',
     })
   }
   if (path.endsWith('/versions')) {
@@ -160,5 +170,24 @@ describe('no control byte from hostile text reaches the terminal', () => {
     const result = await runCli(args(), { env: client(), cwd: work })
     expect(rawControl.exec(result.stdout + result.stderr)).toBeNull()
     expect(JSON.stringify(JSON.parse(result.stdout))).toContain('\u009b31m')
+  })
+})
+
+describe('secret values shown on a terminal', () => {
+  it.each([
+    ['secrets get to a terminal: a value planted with escapes', 'secrets get A --env dev'],
+    ['export to a terminal: a value planted with escapes', 'export --env dev'],
+  ])('%s', async (_attack, command) => {
+    // `script` gives the CLI a real terminal as stdout; the terminal turns \n into \r\n
+    const shown = await execa('script', ['-qec', `${process.execPath} ${runJs} ${command}`, '/dev/null'], {
+      env: { PATH: process.env.PATH, LANG: 'C.UTF-8', ...client() },
+      extendEnv: false,
+      cwd: work,
+      reject: false,
+      timeout: 30_000,
+    })
+    const text = String(shown.stdout).replaceAll('\r\n', '\n')
+    expect(rawControl.exec(text), JSON.stringify(text)).toBeNull()
+    expect(text).toMatch(/\\x1b\[2J/)
   })
 })
