@@ -156,7 +156,7 @@ function forward(
   })
   const handlers = !forwarded.maskEnv
     ? relay
-    : withEnvMasking(relay, req.method!, path, () => exchange, {
+    : withEnvMasking(relay, { method: req.method!, path }, () => exchange, {
         whole(status, statusMessage, rawHeaders, masked) {
           const headers = [...endToEndHeaders(rawHeaders), 'Content-Length', String(masked.length)]
           if (context.shuttingDown) headers.push('Connection', 'close')

@@ -15,11 +15,11 @@ export interface MaskedReply {
 /** The relay's handlers with container inspect answers of `method path` masked. */
 export function withEnvMasking(
   relay: ExchangeHandlers,
-  method: string,
-  path: string,
+  request: { method: string; path: string },
   getExchange: () => Exchange,
   reply: MaskedReply,
 ): ExchangeHandlers {
+  const { method, path } = request
   let masker: InspectMasker | undefined
   let head: [number, string, string[]] | undefined
   let finished = false

@@ -74,7 +74,8 @@ export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
     const result = checkRequest(settings, args.method, args.path, flags.client ?? [])
     if (!this.jsonEnabled()) {
       this.out(fields`${result.decision} ${result.method} ${result.canonicalPath ?? result.path}`)
-      if (result.ruleSet !== undefined && result.ruleSet !== '*') this.note(fields`rule set: ${result.ruleSet}`)
+      if (result.ruleSet !== undefined && result.ruleSet !== '*')
+        this.note(fields`rule set: ${result.ruleSet}`)
       this.note(result.rule ? fields`rule: ${result.rule}` : fields`reason: ${result.reason}`)
       if (result.envMasked) this.note('container inspect answer: Config.Env values masked')
     }
