@@ -3,6 +3,7 @@
  * frontend the connection came in on) chooses the rule set by the first selector that matches, in the
  * order they were written. No selector matching means no rule set: the client is refused.
  */
+import { UsageError } from '../errors.js'
 import { BlockList, isIP } from 'node:net'
 
 /** What the proxy knows about a connection when it chooses a rule set. */
@@ -34,8 +35,9 @@ export interface ClientSelector {
 }
 
 /** A client matcher that cannot be used; the message says why. */
-export class ClientMatcherError extends Error {
+export class ClientMatcherError extends UsageError {
   override name = 'ClientMatcherError'
+  override readonly code: string = 'ERR_PROXY_CLIENT'
 }
 
 const ipv4Mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i

@@ -6,6 +6,7 @@
  * greediness). Anything else, or anything RE2 might refuse, gives undefined: the caller uses RE2 itself.
  * Being strict here only costs speed, never a different decision.
  */
+import { VaultError } from '../errors.js'
 
 /** Counted repetitions nested deeper than this product are left to RE2 (which refuses over 1000). */
 const maxRepeatProduct = 1000
@@ -24,7 +25,14 @@ const classShorthand: Record<string, [string, boolean]> = {
 
 const hex = (char: string) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`
 
-class Unsupported extends Error {}
+/** A pattern outside the subset (internal: the caller then uses re2js). */
+export class Unsupported extends VaultError {
+  override name = 'Unsupported'
+  override readonly code: string = 'ERR_RE2_SUBSET'
+  constructor() {
+    super('the pattern is outside the linear-time subset')
+  }
+}
 
 interface Group {
   /** The largest product of counted repetitions inside (RE2's repeat-size rule). */

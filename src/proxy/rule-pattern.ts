@@ -12,6 +12,7 @@ import { createRequire } from 'node:module'
 import type { RE2JS } from 're2js'
 import { linearSubsetSource } from './re2-subset.js'
 import { ensureRegexpFlags } from './regexp-flags.js'
+import { UsageError } from '../errors.js'
 
 /** A compiled pattern: `test` is true when the whole path matches. */
 export interface RulePattern {
@@ -21,8 +22,9 @@ export interface RulePattern {
 }
 
 /** Why a pattern is not a valid RE2 expression, in RE2's words. */
-export class PatternSyntaxError extends Error {
+export class PatternSyntaxError extends UsageError {
   override name = 'PatternSyntaxError'
+  override readonly code: string = 'ERR_PROXY_PATTERN'
 }
 
 ensureRegexpFlags()
