@@ -58,7 +58,12 @@ export async function backupDatabase(options: BackupOptions): Promise<BackupResu
   const copies: CopyResult[] = []
   for (const directory of options.copyTo ?? []) {
     copies.push(
-      await copyArchive(path, sha256, directory, kek, target.engine === 'sqlite' ? target.path : undefined),
+      await copyArchive(
+        { path, sha256 },
+        directory,
+        kek,
+        target.engine === 'sqlite' ? target.path : undefined,
+      ),
     )
   }
   return {

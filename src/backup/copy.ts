@@ -18,16 +18,16 @@ export interface CopyResult {
 }
 
 /**
- * Copies `archive` (whose SHA-256 is `archiveSha256`) into `directory`, verifies the copy, and says
+ * Copies the archive `source.path` (whose SHA-256 is `source.sha256`) into `directory`, verifies the copy, and says
  * whether it shares the database's disk.
  */
 export async function copyArchive(
-  archive: string,
-  archiveSha256: string,
+  source: { path: string; sha256: string },
   directory: string,
   kek: Buffer,
   databasePath?: string,
 ): Promise<CopyResult> {
+  const { path: archive, sha256: archiveSha256 } = source
   const target = join(resolve(directory), basename(archive))
   const directoryInfo = await stat(directory).catch(() => null)
   if (!directoryInfo?.isDirectory()) {

@@ -47,7 +47,12 @@ export default class Export extends BaseCommand<typeof Export> {
     const target = { domain: settings.domain, projectId: settings.projectId, environment: this.flags.env }
     const outcome = await exportSecrets(
       { listSecrets: (environment) => fetchSecrets(fallback, target, () => api.listSecrets(environment)) },
-      { environment: this.flags.env, format: this.flags.format, outputFile, allowEnv: this.flags['allow-env'] },
+      {
+        environment: this.flags.env,
+        format: this.flags.format,
+        outputFile,
+        allowEnv: this.flags['allow-env'],
+      },
     )
     const caveat = describeCaveats(outcome.caveats)
     if (caveat) this.note(`Warning: ${caveat}`)

@@ -54,8 +54,10 @@ export async function waitUntilReady(options: ReadinessOptions): Promise<Readine
         service,
         statuses.filter((status) => status.service === service),
         firstSeenUp,
-        at,
-        options.stableMs,
+        {
+          at,
+          stableMs: options.stableMs,
+        },
       ),
     )
     const failed = services.some((service) => service.verdict === 'failed')
@@ -79,9 +81,9 @@ function judge(
   service: string,
   containers: ContainerStatus[],
   firstSeenUp: Map<string, { key: string; at: number }>,
-  at: number,
-  stableMs: number,
+  clock: { at: number; stableMs: number },
 ): ServiceReadiness {
+  const { at, stableMs } = clock
   const container = containers[0]
   if (!container) return { service, status: 'missing', verdict: 'waiting', reason: 'no container yet' }
   const base = {

@@ -28,7 +28,7 @@ export function mysqlRotator(target: RotatorTarget): DatabaseRotator {
   const run = async (from: string, to: string) => {
     checkPassword(to)
     if (target.kind === 'url') return changeByUrl(target.url, from, to)
-    return changeInService(target.exec, target.service, target.user, from, to)
+    return changeInService(target, from, to)
   }
   return {
     name: 'mysql',
@@ -90,12 +90,11 @@ async function changeByUrl(url: string, from: string, to: string): Promise<void>
 const clientScript = 'if command -v mariadb >/dev/null 2>&1; then exec mariadb "$@"; else exec mysql "$@"; fi'
 
 async function changeInService(
-  exec: ServiceExec,
-  service: string,
-  user: string | undefined,
+  target: { exec: ServiceExec; service: string; user?: string },
   from: string,
   to: string,
 ): Promise<void> {
+  const { exec, service, user } = target
   const args = [
     ...passwordFromStdin('MYSQL_PWD', clientScript),
     '--protocol=TCP',

@@ -29,7 +29,7 @@ export function postgresRotator(target: RotatorTarget): DatabaseRotator {
   const byService = target.kind === 'service' ? target : undefined
   const run = async (from: string, to: string) => {
     if (change) return change(from, to)
-    return changeInService(byService!.exec, byService!.service, byService!.user, from, to)
+    return changeInService(byService!, from, to)
   }
   return {
     name: 'postgres',
@@ -77,12 +77,11 @@ async function changeByUrl(url: string, from: string, to: string): Promise<void>
  * reaches psql as PGPASSWORD read from the first stdin line, the SQL follows on stdin.
  */
 async function changeInService(
-  exec: ServiceExec,
-  service: string,
-  user: string | undefined,
+  target: { exec: ServiceExec; service: string; user?: string },
   from: string,
   to: string,
 ): Promise<void> {
+  const { exec, service, user } = target
   const args = [
     ...passwordFromStdin('PGPASSWORD', 'exec psql "$@"'),
     '-v',
