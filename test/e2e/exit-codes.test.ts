@@ -74,10 +74,11 @@ describe('exit 10: the check ran and found something', () => {
     expect((await runCli(['render', '--check'], { cwd: dir })).exitCode).toBe(0)
   })
 
-  it('doctor exits 10 when a check fails (no .env here)', async () => {
-    const result = await runCli(['doctor', '--stack-dir', work], { env, cwd: work })
+  it('doctor exits 10 when a check fails (the vault is unreachable)', async () => {
+    const unreachable = { ...env, VAULT_DOMAIN: 'http://127.0.0.1:1' }
+    const result = await runCli(['doctor', '--stack-dir', work], { env: unreachable, cwd: work })
     expect(result.exitCode).toBe(ExitCode.findings)
-    expect(result.stdout).toMatch(/^FAIL {2}\.env present/m)
+    expect(result.stdout).toMatch(/^FAIL {2}/m)
   })
 })
 
