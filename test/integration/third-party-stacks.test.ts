@@ -358,7 +358,7 @@ describe.skipIf(!engine || mariadbMissing)(
         const leaked = await vault(stack, ['render', '--check', '--env', 'dev', '--json'])
         const leakedServices = JSON.stringify(before).includes(secret)
         expect(leakedServices).toBe(stack.dir === 'immich')
-        expect(leaked.exitCode).toBe(leakedServices ? 3 : 0)
+        expect(leaked.exitCode).toBe(leakedServices ? 10 : 0)
 
         const fix = await vault(stack, ['doctor', '--fix', '--env', 'dev', '--json'])
         expect(JSON.parse(fix.stdout).checks).toContainEqual(
