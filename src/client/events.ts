@@ -7,6 +7,7 @@
  */
 import type * as Http from 'node:http'
 import { createParser } from 'eventsource-parser'
+import { VaultError } from '../errors.js'
 import { httpStatusError } from './http-errors.js'
 import { createSession, type VaultSession } from './session.js'
 import { vaultBaseUrl, type ConnectionSettings } from './settings.js'
@@ -65,7 +66,9 @@ export async function followChanges(settings: ConnectionSettings, options: Follo
 }
 
 /** A failed connection attempt, with its HTTP status when the server answered. */
-class FeedError extends Error {
+export class FeedError extends VaultError {
+  override name = 'FeedError'
+  override readonly code: string = 'ERR_CHANGE_FEED'
   constructor(
     message: string,
     readonly status?: number,

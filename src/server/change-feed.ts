@@ -50,7 +50,7 @@ export async function streamChanges(
       if (sink.signal.aborted) return
       const refusal =
         error instanceof ApiError
-          ? { code: error.code, message: error.message }
+          ? { code: error.apiCode, message: error.message }
           : { code: 'internal_error', message: 'the change feed failed; reconnect' }
       sink.write(sseEvent('error', undefined, refusal))
       return
