@@ -40,7 +40,7 @@ export async function verifyAuditChain(driver: SqlDriver, key: Buffer): Promise<
         const event = eventOfRow(row)
         if (row.prev_hash !== previous)
           return { ok: false, events: seq - 1, brokenAt: seq, reason: 'broken link' }
-        if (eventHash(key, previous, seq, String(row.at), event) !== row.hash) {
+        if (eventHash(key, { previous, seq, at: String(row.at) }, event) !== row.hash) {
           return { ok: false, events: seq - 1, brokenAt: seq, reason: 'event was modified' }
         }
         previous = String(row.hash)

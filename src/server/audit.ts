@@ -52,12 +52,17 @@ export async function startAuditChain(tx: SqlExecutor, auditKey: Buffer): Promis
 export const auditColumns =
   'seq, at, project_id, environment, actor, action, target, result, request_id, ip, detail, prev_hash, hash'
 
+/** Where an event stands in the chain: the previous event's hash, its own sequence number and time. */
+export interface ChainLink {
+  previous: string
+  seq: number
+  at: string
+}
+
 /** The hash of one event, chained to the previous hash. */
 export function eventHash(
   key: Buffer,
-  previous: string,
-  seq: number,
-  at: string,
+  { previous, seq, at }: ChainLink,
   event: Required<AuditEvent>,
 ): string {
   const body = JSON.stringify([
@@ -123,7 +128,7 @@ export async function appendAudit(tx: SqlExecutor, key: Buffer, event: AuditEven
   const seq = Number(head.seq) + 1
   const at = new Date().toISOString()
   const full = complete(event)
-  const hash = eventHash(key, previous, seq, at, full)
+  const hash = eventHash(key, { previous, seq, at }, full)
   await tx.run(`INSERT INTO audit_events (${auditColumns}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
     seq,
     at,
