@@ -135,7 +135,9 @@ describe.each(adapters)('the change feed on $adapter', ({ adapter, available }) 
     },
   )
 
-  it.skipIf(!available || adapter !== 'postgres')(
+  // replicas exist only on PostgreSQL: the SQLite run has no such test (not a skipped one)
+  const onPostgres = adapter === 'postgres' ? it.skipIf(!available) : () => undefined
+  onPostgres(
     'two server processes on one PostgreSQL: written through one, seen through the other',
     async () => {
       const second = await spawnVaultProcess(vault)
