@@ -4,7 +4,7 @@
  * fake engine; each case shows the variable's effect. The walk fails when a documented variable has no
  * case. (The example stack crashed on PROXY_FRONTEND_ADDR from the environment; the tests passed flags.)
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { spawn, type ChildProcess } from 'node:child_process'
 import https from 'node:https'
 import http from 'node:http'
 import net from 'node:net'
@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../harness/ports.js'
+import { makeCaSignedCertificates } from '../helpers/certificates.js'
 import { runJs } from '../helpers/cli.js'
 import { startRecordingEngine, type RecordingEngine } from '../adversarial/proxy/recording-engine.js'
 
@@ -22,56 +23,7 @@ const readme = readFileSync(new URL('../../examples/proxy/README.md', import.met
 const documented = [...new Set(readme.match(/PROXY_[A-Z_]+[A-Z]/g))].sort()
 let engine: RecordingEngine
 
-function makeCertificates(): void {
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' })
-  openssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=test-ca',
-    '-keyout',
-    file('ca.key'),
-    '-out',
-    file('ca.pem'),
-  )
-  writeFileSync(file('san.ext'), 'subjectAltName=IP:127.0.0.1\n')
-  for (const name of ['server', 'client']) {
-    openssl(
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-subj',
-      `/CN=${name}`,
-      '-keyout',
-      file(`${name}.key`),
-      '-out',
-      file(`${name}.csr`),
-    )
-    openssl(
-      'x509',
-      '-req',
-      '-in',
-      file(`${name}.csr`),
-      '-CA',
-      file('ca.pem'),
-      '-CAkey',
-      file('ca.key'),
-      '-CAcreateserial',
-      '-days',
-      '1',
-      '-extfile',
-      file('san.ext'),
-      '-out',
-      file(`${name}.pem`),
-    )
-  }
-}
+const makeCertificates = () => makeCaSignedCertificates(dir, ['server', 'client'])
 
 interface Served {
   child: ChildProcess

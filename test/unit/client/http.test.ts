@@ -1,4 +1,3 @@
-import { execFileSync, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer as createHttpsServer } from 'node:https'
 import { tmpdir } from 'node:os'
@@ -6,6 +5,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createHttpClient, debugEnabled, httpStatusError, retryAfterMs } from '../../../src/client/http.js'
 import { ExitCode } from '../../../src/errors.js'
+import { hasOpenssl, makeSelfSigned } from '../../helpers/certificates.js'
 import { sendJson, startTinyServer, type TinyServer } from './tiny-server.js'
 
 let server: TinyServer | undefined
@@ -166,31 +166,11 @@ describe('timeouts', () => {
   })
 })
 
-const hasOpenssl = spawnSync('openssl', ['version'], { stdio: 'ignore' }).status === 0
-
 describe.runIf(hasOpenssl)('https', () => {
   it('verifies the certificate: a self-signed one is refused with exit 7', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vault-tls-'))
     try {
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'rsa:2048',
-          '-nodes',
-          '-days',
-          '1',
-          '-subj',
-          '/CN=127.0.0.1',
-          '-keyout',
-          join(dir, 'key.pem'),
-          '-out',
-          join(dir, 'cert.pem'),
-        ],
-        { stdio: 'ignore' },
-      )
+      makeSelfSigned('/CN=127.0.0.1', join(dir, 'key.pem'), join(dir, 'cert.pem'))
       const tls = createHttpsServer(
         { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
         (_request, response) => response.end('{}'),

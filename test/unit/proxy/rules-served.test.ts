@@ -4,7 +4,6 @@
  * container inspect answers masked and held whole, everything else streamed chunk by chunk; an
  * oversized inspect answer replaced by a clear 502.
  */
-import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import http from 'node:http'
 import https from 'node:https'
@@ -17,61 +16,13 @@ import { resolveRuleSetConfig, type ProxySettings, type TlsMaterial } from '../.
 import { maxInspectBodyBytes } from '../../../src/proxy/inspect-redact.js'
 import { createLogger } from '../../../src/proxy/log.js'
 import { createProxyServer, type ProxyServer } from '../../../src/proxy/server.js'
+import { makeCaSignedCertificates } from '../../helpers/certificates.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'proxy-rule-sets-'))
 const file = (name: string) => join(dir, name)
-const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' })
 const canary = 'canary-served-9d2f'
 
-function makeCertificates(): void {
-  openssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=test-ca',
-    '-keyout',
-    file('ca.key'),
-    '-out',
-    file('ca.pem'),
-  )
-  for (const name of ['server', 'dashboard', 'updater']) {
-    openssl(
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-subj',
-      `/CN=${name}/O=acme`,
-      '-keyout',
-      file(`${name}.key`),
-      '-out',
-      file(`${name}.csr`),
-    )
-    execFileSync('sh', ['-c', `printf 'subjectAltName=IP:127.0.0.1\\n' > "${file(`${name}.ext`)}"`])
-    openssl(
-      'x509',
-      '-req',
-      '-in',
-      file(`${name}.csr`),
-      '-CA',
-      file('ca.pem'),
-      '-CAkey',
-      file('ca.key'),
-      '-CAcreateserial',
-      '-days',
-      '1',
-      '-extfile',
-      file(`${name}.ext`),
-      '-out',
-      file(`${name}.pem`),
-    )
-  }
-}
+const makeCertificates = () => makeCaSignedCertificates(dir, ['server', 'dashboard', 'updater'], '/O=acme')
 
 /** The fake engine: inspect answers (normal or oversized) and a log stream it sends on demand. */
 let releaseSecondChunk: () => void = () => {}

@@ -2,7 +2,6 @@
  * TLS and mutual TLS on the proxy's TCP frontend (certificates made with the openssl CLI), in front of
  * a fake engine on a unix socket.
  */
-import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import http from 'node:http'
 import https from 'node:https'
@@ -12,71 +11,12 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createBackend } from '../../../src/proxy/backend.js'
 import type { ProxyServer } from '../../../src/proxy/server.js'
+import { hasOpenssl, makeCaSignedCertificates } from '../../helpers/certificates.js'
 import { startProxy } from './start-proxy.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'proxy-tls-'))
 const file = (name: string) => join(dir, name)
-const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' })
-
-function makeCertificates(): void {
-  openssl(
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-days',
-    '1',
-    '-subj',
-    '/CN=test-ca',
-    '-keyout',
-    file('ca.key'),
-    '-out',
-    file('ca.pem'),
-  )
-  for (const name of ['server', 'client']) {
-    openssl(
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-subj',
-      `/CN=${name}`,
-      '-keyout',
-      file(`${name}.key`),
-      '-out',
-      file(`${name}.csr`),
-    )
-    const extension = file(`${name}.ext`)
-    execFileSync('sh', ['-c', `printf 'subjectAltName=IP:127.0.0.1\\n' > "${extension}"`])
-    openssl(
-      'x509',
-      '-req',
-      '-in',
-      file(`${name}.csr`),
-      '-CA',
-      file('ca.pem'),
-      '-CAkey',
-      file('ca.key'),
-      '-CAcreateserial',
-      '-days',
-      '1',
-      '-extfile',
-      extension,
-      '-out',
-      file(`${name}.pem`),
-    )
-  }
-}
-
-const hasOpenssl = (() => {
-  try {
-    openssl('version')
-    return true
-  } catch {
-    return false
-  }
-})()
+const makeCertificates = () => makeCaSignedCertificates(dir, ['server', 'client'])
 
 let engine: http.Server
 let proxy: ProxyServer
