@@ -1,8 +1,10 @@
-/** Test helper: writes a throw-away stack directory from a map of relative paths to contents. */
+/** Test helper: writes a throw-away stack directory from a map of relative paths to contents (and loads it). */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach } from 'vitest'
+import { loadComposeProject, type LoadComposeOptions } from '../../src/compose/load.js'
+import type { ComposeProject } from '../../src/compose/types.js'
 
 const created: string[] = []
 
@@ -19,4 +21,13 @@ export function writeStack(files: Record<string, string>): string {
     writeFileSync(join(root, path), text)
   }
   return root
+}
+
+/** Writes the stack and loads it with an empty environment (plus the options); returns both. */
+export function loadStack(
+  files: Record<string, string>,
+  options: LoadComposeOptions = {},
+): { cwd: string; project: ComposeProject } {
+  const cwd = writeStack(files)
+  return { cwd, project: loadComposeProject({ cwd, environment: {}, ...options }) }
 }

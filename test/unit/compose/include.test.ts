@@ -3,27 +3,15 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { checkProject } from '../../../src/compose/check.js'
 import { ComposeInputError } from '../../../src/compose/errors.js'
-import { loadComposeProject, type LoadComposeOptions } from '../../../src/compose/load.js'
 import { formatModel } from '../../../src/compose/output.js'
 import { findReferences } from '../../../src/compose/references.js'
-import { writeStack } from '../../helpers/compose-stack.js'
+import { loadStack } from '../../helpers/compose-stack.js'
+import { thrown } from '../../helpers/thrown.js'
 
-function load(files: Record<string, string>, options: LoadComposeOptions = {}) {
-  const cwd = writeStack(files)
-  return { cwd, project: loadComposeProject({ cwd, environment: {}, ...options }) }
-}
+const load = loadStack
 
 const services = (project: { model: Record<string, unknown> }) =>
   project.model.services as Record<string, Record<string, unknown>>
-
-function thrown(action: () => unknown): Error {
-  try {
-    action()
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected a throw')
-}
 
 const database = [
   'services:',

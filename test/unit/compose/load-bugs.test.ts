@@ -4,26 +4,16 @@
  */
 import { describe, expect, it } from 'vitest'
 import { ComposeInputError } from '../../../src/compose/errors.js'
-import { loadComposeProject, type LoadComposeOptions } from '../../../src/compose/load.js'
+import type { LoadComposeOptions } from '../../../src/compose/load.js'
 import { formatModel } from '../../../src/compose/output.js'
-import { writeStack } from '../../helpers/compose-stack.js'
+import { loadStack } from '../../helpers/compose-stack.js'
+import { thrown } from '../../helpers/thrown.js'
 
-function load(text: string, options: LoadComposeOptions = {}) {
-  const cwd = writeStack({ 'compose.yaml': text })
-  return loadComposeProject({ cwd, environment: {}, ...options })
-}
+const load = (text: string, options: LoadComposeOptions = {}) =>
+  loadStack({ 'compose.yaml': text }, options).project
 
 function services(project: { model: Record<string, unknown> }): Record<string, Record<string, unknown>> {
   return project.model.services as Record<string, Record<string, unknown>>
-}
-
-function thrown(action: () => unknown): Error {
-  try {
-    action()
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected a throw')
 }
 
 describe('a block reused through a YAML alias is interpolated once per use', () => {

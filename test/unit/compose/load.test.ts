@@ -6,29 +6,14 @@ import {
   ComposeInputError,
   RequiredVariableError,
 } from '../../../src/compose/errors.js'
-import {
-  discoverComposeFiles,
-  loadComposeProject,
-  type LoadComposeOptions,
-} from '../../../src/compose/load.js'
-import { writeStack } from '../../helpers/compose-stack.js'
+import { discoverComposeFiles, loadComposeProject } from '../../../src/compose/load.js'
+import { loadStack, writeStack } from '../../helpers/compose-stack.js'
+import { thrown } from '../../helpers/thrown.js'
 
-function load(files: Record<string, string>, options: LoadComposeOptions = {}) {
-  const cwd = writeStack(files)
-  return { cwd, project: loadComposeProject({ cwd, environment: {}, ...options }) }
-}
+const load = loadStack
 
 function service(project: { model: Record<string, unknown> }, name: string): Record<string, unknown> {
   return (project.model.services as Record<string, Record<string, unknown>>)[name]!
-}
-
-function thrown(action: () => unknown): Error {
-  try {
-    action()
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected a throw')
 }
 
 describe('where interpolation applies', () => {

@@ -3,21 +3,11 @@ import { describe, expect, it } from 'vitest'
 import { ComposeInputError } from '../../../src/compose/errors.js'
 import { loadComposeProject } from '../../../src/compose/load.js'
 import { checkProject } from '../../../src/compose/check.js'
-import { writeStack } from '../../helpers/compose-stack.js'
+import { loadStack, writeStack } from '../../helpers/compose-stack.js'
+import { thrown } from '../../helpers/thrown.js'
 
-function load(text: string, collectProblems = false) {
-  const cwd = writeStack({ 'compose.yaml': text })
-  return loadComposeProject({ cwd, environment: {}, collectProblems })
-}
-
-function thrown(action: () => unknown): Error {
-  try {
-    action()
-  } catch (error) {
-    return error as Error
-  }
-  throw new Error('expected a throw')
-}
+const load = (text: string, collectProblems = false) =>
+  loadStack({ 'compose.yaml': text }, { collectProblems }).project
 
 describe('references are validated as compose validates them', () => {
   it.each([
