@@ -8,6 +8,7 @@
  */
 import { UnreachableError, VaultError } from '../../errors.js'
 import {
+  changePasswordByUrl,
   checkPassword,
   passwordFromStdin,
   passwordLine,
@@ -63,28 +64,16 @@ async function setPassword(
   await connection.query(mariadb ? 'SET PASSWORD = PASSWORD(?)' : 'SET PASSWORD = ?', [password])
 }
 
-async function changeByUrl(url: string, from: string, to: string): Promise<void> {
-  const session = await connectAs(url, from).catch((error: unknown) => {
-    throw new UnreachableError(
-      `mysql rotator: cannot log in with the current password: ${(error as Error).message}`,
-      {
-        hint: 'check --rotator-url (user, host, port); the password comes from the vault',
-      },
-    )
-  })
-  try {
-    await setPassword(session, to)
-    const check = await connectAs(url, to).catch(async (error: unknown) => {
-      await setPassword(session, from)
-      throw new VaultError(
-        `mysql rotator: a fresh login with the new password failed, the old one is back: ${(error as Error).message}`,
-      )
-    })
-    await check.query('SELECT 1')
-    await check.end()
-  } finally {
-    await session.end().catch(() => undefined)
-  }
+function changeByUrl(url: string, from: string, to: string): Promise<void> {
+  return changePasswordByUrl(
+    {
+      rotator: 'mysql',
+      hint: 'check --rotator-url (user, host, port); the password comes from the vault',
+      connect: (password) => connectAs(url, password),
+      setPassword,
+    },
+    { from, to },
+  )
 }
 
 const clientScript = 'if command -v mariadb >/dev/null 2>&1; then exec mariadb "$@"; else exec mysql "$@"; fi'

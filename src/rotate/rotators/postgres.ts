@@ -7,6 +7,7 @@
  */
 import { UnreachableError, VaultError } from '../../errors.js'
 import {
+  changePasswordByUrl,
   passwordFromStdin,
   passwordLine,
   type DatabaseRotator,
@@ -48,28 +49,18 @@ async function connectAs(url: string, password: string) {
   return client
 }
 
-async function changeByUrl(url: string, from: string, to: string): Promise<void> {
-  const session = await connectAs(url, from).catch((error: unknown) => {
-    throw new UnreachableError(
-      `postgres rotator: cannot log in with the current password: ${(error as Error).message}`,
-      {
-        hint: 'check --rotator-url (user, host, database); the password comes from the vault',
+function changeByUrl(url: string, from: string, to: string): Promise<void> {
+  return changePasswordByUrl(
+    {
+      rotator: 'postgres',
+      hint: 'check --rotator-url (user, host, database); the password comes from the vault',
+      connect: (password) => connectAs(url, password),
+      setPassword: async (session, password) => {
+        await session.query(alterSql(password))
       },
-    )
-  })
-  try {
-    await session.query(alterSql(to))
-    const check = await connectAs(url, to).catch(async (error: unknown) => {
-      await session.query(alterSql(from))
-      throw new VaultError(
-        `postgres rotator: a fresh login with the new password failed, the old one is back: ${(error as Error).message}`,
-      )
-    })
-    await check.query('SELECT 1')
-    await check.end()
-  } finally {
-    await session.end().catch(() => undefined)
-  }
+    },
+    { from, to },
+  )
 }
 
 /**

@@ -4,7 +4,7 @@
  * the new one (putting the old one back if that login fails); `revert` puts the old one back when a
  * later step of the rotation fails.
  */
-import { VaultError } from '../../errors.js'
+import { UnreachableError, VaultError } from '../../errors.js'
 
 export interface DatabaseRotator {
   /** `postgres` or `mysql`, for reports. */
@@ -45,4 +45,49 @@ export function passwordLine(password: string): string {
   if (/[\r\n]/.test(password))
     throw new VaultError('a password given to a database client in a service cannot hold a line break')
   return `${password}\n`
+}
+
+/** What the URL path needs of a database client's session. */
+export interface RotatorSession {
+  query(sql: string): Promise<unknown>
+  end(): Promise<void>
+}
+
+/** How one kind of database is reached by URL and told a new password. */
+export interface UrlPasswordChange<Session extends RotatorSession> {
+  /** The rotator's name, for messages. */
+  rotator: string
+  /** What to check when the current password does not log in. */
+  hint: string
+  connect(password: string): Promise<Session>
+  setPassword(session: Session, password: string): Promise<void>
+}
+
+/**
+ * Changes the password over a session opened with the current one (`from`), then checks that a fresh
+ * login with the new one (`to`) works; if it does not, the same session puts the old password back.
+ */
+export async function changePasswordByUrl<Session extends RotatorSession>(
+  database: UrlPasswordChange<Session>,
+  { from, to }: { from: string; to: string },
+): Promise<void> {
+  const session = await database.connect(from).catch((error: unknown) => {
+    throw new UnreachableError(
+      `${database.rotator} rotator: cannot log in with the current password: ${(error as Error).message}`,
+      { hint: database.hint },
+    )
+  })
+  try {
+    await database.setPassword(session, to)
+    const check = await database.connect(to).catch(async (error: unknown) => {
+      await database.setPassword(session, from)
+      throw new VaultError(
+        `${database.rotator} rotator: a fresh login with the new password failed, the old one is back: ${(error as Error).message}`,
+      )
+    })
+    await check.query('SELECT 1')
+    await check.end()
+  } finally {
+    await session.end().catch(() => undefined)
+  }
 }
