@@ -36,7 +36,7 @@ async function readEntries(path: string): Promise<StackEntry[]> {
 const sameScope = (a: Scope, b: Scope) =>
   a.domain === b.domain && a.projectId === b.projectId && a.environment === b.environment
 
-/** Records that `stackDir` used `scope` (best effort). */
+/** Records that `stackDir` used `scope` (best effort); no write when it is already the newest entry. */
 export async function recordStack(
   stackDir: string,
   scope: Scope,
@@ -45,9 +45,10 @@ export async function recordStack(
   try {
     const path = stackRegistryPath(env)
     const directory = resolve(stackDir)
-    const entries = (await readEntries(path)).filter(
-      (entry) => !(entry.stackDir === directory && sameScope(entry, scope)),
-    )
+    const recorded = await readEntries(path)
+    const last = recorded.at(-1)
+    if (last && last.stackDir === directory && sameScope(last, scope)) return
+    const entries = recorded.filter((entry) => !(entry.stackDir === directory && sameScope(entry, scope)))
     entries.push({ stackDir: directory, ...scope, lastUsed: new Date().toISOString() })
     await mkdir(dirname(path), { recursive: true, mode: 0o700 })
     await writeFileAtomic600(path, `${JSON.stringify({ stacks: entries.slice(-200) }, null, 2)}\n`)
