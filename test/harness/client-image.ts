@@ -7,20 +7,11 @@
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { sharedLibraries } from './node-image.js'
 
 const clients = {
   '/usr/local/bin/psql': '/usr/lib/postgresql/15/bin/psql',
   '/usr/local/bin/mariadb': '/usr/bin/mariadb',
-}
-
-function sharedLibraries(binary: string): string[] {
-  const output = execFileSync('ldd', [binary], { encoding: 'utf8' })
-  const paths = new Set<string>()
-  for (const line of output.split('\n')) {
-    const match = /=>\s+(\/\S+)/.exec(line) ?? /^\s*(\/\S+)\s+\(/.exec(line)
-    if (match) paths.add(match[1]!)
-  }
-  return [...paths]
 }
 
 function copyInto(rootfs: string, path: string, source = path): void {

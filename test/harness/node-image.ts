@@ -21,7 +21,8 @@ import { proxyNodeFlags } from '../../src/proxy/launch.js'
 const repository = fileURLToPath(new URL('../..', import.meta.url))
 
 /** The shared libraries (and the loader) a binary needs, as absolute paths. */
-function sharedLibraries(binary: string): string[] {
+/** The shared libraries `ldd` lists for `binary`. */
+export function sharedLibraries(binary: string): string[] {
   const output = execFileSync('ldd', [binary], { encoding: 'utf8' })
   const paths = new Set<string>()
   for (const line of output.split('\n')) {
