@@ -18,8 +18,9 @@ export async function insertRows(tx: SqlExecutor, table: string, rows: SqlRow[])
   }
 }
 
-/** Deletes every row of every table, children first, through `tx`. */
+/** Deletes every row of every table, children first, through `tx` (and every sign-in session: not backed up). */
 export async function clearTables(tx: SqlExecutor): Promise<void> {
+  await tx.run(`DELETE FROM human_sessions`)
   for (const table of [...tablesInOrder].reverse()) await tx.run(`DELETE FROM ${table}`)
 }
 

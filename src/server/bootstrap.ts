@@ -4,16 +4,14 @@
  * environment; optionally the stack's credentials file (`.vault/credentials`, mode 600, which compose
  * never reads, listed in .gitignore). One-time, under a lock.
  */
-import { argon2, randomBytes, randomUUID } from 'node:crypto'
-import { promisify } from 'node:util'
 import { ConflictError, UsageError } from '../errors.js'
 import { appendAudit } from './audit.js'
+import { checkUsername, createAccount } from './humans/accounts.js'
+import { hashPassword } from './humans/password-hash.js'
 import { createIdentity, createProject, type PermissionMap } from './identities.js'
 import type { Keyring } from './keyring.js'
 import { writeCredentialsFile } from '../stack/credentials-file.js'
 import type { SqlDriver } from './store/index.js'
-
-const argon2Async = promisify(argon2)
 
 export interface InitOptions {
   adminUser: string
@@ -36,14 +34,6 @@ export interface InitResult {
   credentialsFile?: string
 }
 
-/** Hashes a human password with argon2id (RFC 9106 second recommended parameters). */
-export async function hashPassword(password: string): Promise<string> {
-  const nonce = randomBytes(16)
-  const parameters = { memory: 65536, passes: 3, parallelism: 1 }
-  const hash = await argon2Async('argon2id', { message: password, nonce, tagLength: 32, ...parameters })
-  return `$argon2id$v=19$m=${parameters.memory},t=${parameters.passes},p=${parameters.parallelism}$${nonce.toString('base64url')}$${hash.toString('base64url')}`
-}
-
 /** Creates the admin (when absent), the project and its deployment identity. */
 export async function initialiseVault(
   driver: SqlDriver,
@@ -55,6 +45,7 @@ export async function initialiseVault(
       hint: 'generate one with vault pwgen',
     })
   }
+  checkUsername(options.adminUser)
   const environments = [...new Set(options.environments)]
   const passwordHash = await hashPassword(options.adminPassword)
   const result = await driver.exclusive('vault:init', async (tx) => {
@@ -67,12 +58,12 @@ export async function initialiseVault(
         hint: 'choose another --project name',
       })
     if (!admin) {
-      await tx.run(`INSERT INTO admins (id, username, password_hash, created_at) VALUES (?, ?, ?, ?)`, [
-        randomUUID(),
-        options.adminUser,
+      await createAccount(tx, keyring.rowMacKey, {
+        username: options.adminUser,
+        password: options.adminPassword,
         passwordHash,
-        new Date().toISOString(),
-      ])
+        role: 'admin',
+      })
     }
     const created = await createProject(tx, options.project, environments)
     const permissions: PermissionMap = Object.fromEntries(

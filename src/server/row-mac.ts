@@ -1,7 +1,8 @@
 /**
  * Row MACs: the security-relevant rows of the live database (an identity's permissions, client-secret
  * hash and revocation, a secret's version pointer, a webhook's URL and state) carry an HMAC under a
- * key derived from the root key, so an edit made directly in SQL, by someone without ENCRYPTION_KEY,
+ * key derived from the root key (so do a human account's name, role and password hash, and a sign-in
+ * session's owner, expiry and end), so an edit made directly in SQL, by someone without ENCRYPTION_KEY,
  * shows at start-up and in `vault audit verify`. Every write path re-seals the row it changed
  * (`sealRow`) inside its own transaction.
  */
@@ -14,6 +15,8 @@ export const protectedColumns = {
   identities: ['id', 'project_id', 'name', 'client_id', 'secret_hash', 'permissions', 'revoked_at'],
   secrets: ['id', 'project_id', 'environment', 'name', 'version', 'deleted'],
   webhooks: ['id', 'project_id', 'url', 'sealed_secret', 'disabled_at'],
+  admins: ['id', 'username', 'password_hash', 'role'],
+  human_sessions: ['id', 'user_id', 'kind', 'created_at', 'expires_at', 'ended_at'],
 } as const
 
 export type ProtectedTable = keyof typeof protectedColumns
@@ -51,9 +54,13 @@ export async function sealRow(
   if (row) await tx.run(`UPDATE ${table} SET row_mac = ? WHERE id = ?`, [rowMac(key, table, row), id])
 }
 
-/** Seals every row of every protected table (the schema upgrade that introduces row MACs). */
-export async function sealAllRows(tx: SqlExecutor, key: Buffer): Promise<void> {
-  for (const table of Object.keys(protectedColumns) as ProtectedTable[]) {
+/** Seals every row of the given protected tables (the schema upgrade that introduces row MACs). */
+export async function sealAllRows(
+  tx: SqlExecutor,
+  key: Buffer,
+  tables = Object.keys(protectedColumns) as ProtectedTable[],
+): Promise<void> {
+  for (const table of tables) {
     const rows = await tx.all(`SELECT ${protectedColumns[table].join(', ')} FROM ${table}`)
     for (const row of rows) {
       await tx.run(`UPDATE ${table} SET row_mac = ? WHERE id = ?`, [rowMac(key, table, row), String(row.id)])

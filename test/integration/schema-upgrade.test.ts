@@ -21,7 +21,7 @@ import { login, readSecret, startVault } from './backup-fixture.js'
 const work = mkdtempSync(join(tmpdir(), 'vault-upgrade-'))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
-describe.each(engines)('schema 1 to 2 on $name', (engine) => {
+describe.each(engines)('schema 1 to 3 on $name', (engine) => {
   it.skipIf(!engine.available)(
     `upgrades with the key, refuses without it (postgres: ${unavailableReason('postgres')})`,
     async () => {
@@ -46,7 +46,11 @@ describe.each(engines)('schema 1 to 2 on $name', (engine) => {
             await tx.run(`ALTER TABLE ${table} DROP COLUMN row_mac`)
           }
           await tx.run(`ALTER TABLE audit_head DROP COLUMN mac`)
-          await tx.run(`DELETE FROM schema_migrations WHERE version = 2`)
+          // schema 3 (human accounts with roles and row MACs, sign-in sessions) rolled back as well
+          await tx.run(`DROP TABLE human_sessions`)
+          await tx.run(`ALTER TABLE admins DROP COLUMN row_mac`)
+          await tx.run(`ALTER TABLE admins DROP COLUMN role`)
+          await tx.run(`DELETE FROM schema_migrations WHERE version IN (2, 3)`)
         })
       } finally {
         await raw.close()

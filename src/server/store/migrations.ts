@@ -38,7 +38,7 @@ async function upgradeToRowMacs(tx: SqlExecutor, keys: UpgradeKeys): Promise<voi
       identity.id,
     ])
   }
-  await sealAllRows(tx, keys.rowMacKey)
+  await sealAllRows(tx, keys.rowMacKey, ['identities', 'secrets', 'webhooks'])
   const [head] = await tx.all<{ seq: number; hash: string }>(`SELECT seq, hash FROM audit_head WHERE id = 1`)
   if (head) {
     await tx.run(`UPDATE audit_head SET mac = ? WHERE id = 1`, [
@@ -48,6 +48,11 @@ async function upgradeToRowMacs(tx: SqlExecutor, keys: UpgradeKeys): Promise<voi
     const [events] = await tx.all<{ count: number }>(`SELECT COUNT(*) AS count FROM audit_events`)
     if (Number(events?.count ?? 0) === 0) await startAuditChain(tx, keys.auditKey)
   }
+}
+
+/** Schema 3: human accounts get a role (the existing account is an admin) and a row MAC. */
+async function sealHumanAccounts(tx: SqlExecutor, keys: UpgradeKeys): Promise<void> {
+  await sealAllRows(tx, keys.rowMacKey, ['admins'])
 }
 
 const migrations: Migration[] = [
@@ -101,12 +106,27 @@ const migrations: Migration[] = [
     ],
     upgrade: upgradeToRowMacs,
   },
+  {
+    version: 3,
+    statements: [
+      `ALTER TABLE admins ADD COLUMN role TEXT NOT NULL DEFAULT 'admin'`,
+      `ALTER TABLE admins ADD COLUMN row_mac TEXT`,
+      `CREATE TABLE human_sessions (id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES admins(id),
+        kind TEXT NOT NULL, created_at TEXT NOT NULL, last_seen_at TEXT NOT NULL, expires_at TEXT NOT NULL,
+        ended_at TEXT, row_mac TEXT)`,
+      `CREATE INDEX human_sessions_user ON human_sessions (user_id)`,
+    ],
+    upgrade: sealHumanAccounts,
+  },
 ]
 
 /** The schema version this binary writes. */
 export const schemaVersion = migrations.at(-1)!.version
 
-/** Every table in dependency order, for engine-neutral export and import (backup). */
+/**
+ * Every table in dependency order, for engine-neutral export and import (backup). Sign-in sessions
+ * (human_sessions) are left out on purpose: a restored vault starts with everyone signed out.
+ */
 export const tablesInOrder = [
   'meta',
   'root_keys',
@@ -163,7 +183,7 @@ export async function migrate(driver: SqlDriver, keys?: UpgradeKeys): Promise<nu
 }
 
 async function holdsVaultData(tx: SqlExecutor): Promise<boolean> {
-  for (const table of ['root_keys', 'identities', 'secrets', 'webhooks', 'audit_head']) {
+  for (const table of ['root_keys', 'admins', 'identities', 'secrets', 'webhooks', 'audit_head']) {
     const [row] = await tx.all(`SELECT 1 AS found FROM ${table} LIMIT 1`)
     if (row) return true
   }
