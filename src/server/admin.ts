@@ -1,12 +1,13 @@
 /**
  * Server-side administration used by the admin commands (`vault server init`, `vault identity ...`,
- * `vault env ...`, `vault audit ...`, `vault webhook ...`): each opens the store directly with the
- * server's DB_URL and ENCRYPTION_KEY, does one thing in one transaction (audited) and closes it.
+ * `vault env ...`, `vault audit ...`, `vault webhook ...`, `vault user ...`): each opens the store
+ * directly with the server's DB_URL and ENCRYPTION_KEY and runs the same operation
+ * (src/server/operations/) the admin API runs for a signed-in admin, as the actor `admin:cli`.
  */
 import { parseHexKey } from '../crypto/envelope.js'
 import { charsets, generatePassword } from '../crypto/password.js'
 import { ConflictError, NotConfiguredError } from '../errors.js'
-import { appendAudit, listAudit, type AuditRecord } from './audit.js'
+import type { AuditRecord } from './audit.js'
 import {
   takeCheckpoint,
   verifyAgainstCheckpoint,
@@ -14,13 +15,22 @@ import {
   type CheckpointVerification,
 } from './audit-checkpoint.js'
 import { initialiseVault, type InitOptions, type InitResult } from './bootstrap.js'
-import * as identities from './identities.js'
-import { checkStoreIntegrity, type IntegrityReport } from './integrity.js'
+import { hostAdmin } from './humans/actor.js'
+import type { IntegrityReport } from './integrity.js'
 import { rewrapRootKey, type Keyring } from './keyring.js'
 import { openVault } from './server.js'
-import type { SqlDriver, SqlExecutor } from './store/index.js'
-import { redactUrl } from './webhook-target.js'
-import { createWebhook, disableWebhook, listWebhooks } from './webhooks.js'
+import { listAuditOp, verifyAuditOp } from './operations/audit.js'
+import type { AdminCall } from './operations/call.js'
+import {
+  createIdentityOp,
+  listIdentitiesOp,
+  revokeIdentityOp,
+  rotateIdentitySecretOp,
+} from './operations/identities.js'
+import { createEnvironmentOp, listEnvironmentsOp } from './operations/projects.js'
+import { changePasswordOp, createUserOp, listUsersOp, removeUserOp } from './operations/users.js'
+import { createWebhookOp, deleteWebhookOp, listWebhooksOp } from './operations/webhooks.js'
+import type { SqlDriver } from './store/index.js'
 
 export interface AdminConnection {
   dbUrl?: string
@@ -44,32 +54,9 @@ async function withVault<T>(
   }
 }
 
-/** What an admin change is, for its audit event. */
-interface AdminAction {
-  project: string
-  action: string
-  target: string | null
-}
-
-async function inProject<T>(
-  connection: AdminConnection,
-  change: AdminAction,
-  work: (tx: SqlExecutor, keyring: Keyring, projectId: string) => Promise<T>,
-): Promise<T> {
-  return withVault(connection, (driver, keyring) =>
-    driver.transaction(async (tx) => {
-      const { id } = await identities.requireProject(tx, change.project)
-      const result = await work(tx, keyring, id)
-      await appendAudit(tx, keyring.auditKey, {
-        projectId: id,
-        actor: 'admin:cli',
-        action: change.action,
-        target: change.target,
-        result: 'ok',
-      })
-      return result
-    }),
-  )
+/** Runs an operation of src/server/operations/ as the host's admin CLI. */
+function asHostAdmin<T>(connection: AdminConnection, work: (call: AdminCall) => Promise<T>): Promise<T> {
+  return withVault(connection, (driver, keyring) => work({ vault: { driver, keyring }, actor: hostAdmin }))
 }
 
 /** `vault server init`. */
@@ -101,54 +88,28 @@ export async function initDevProject(
 }
 
 /** `vault identity create`. */
-export async function adminCreateIdentity(
+export function adminCreateIdentity(
   connection: AdminConnection,
   project: string,
   name: string,
   permissions: string,
 ) {
-  return inProject(
-    connection,
-    { project, action: 'identity.create', target: name },
-    async (tx, keyring, projectId) => {
-      const environments = (await identities.listEnvironments(tx, projectId)).map(
-        (environment) => environment.slug,
-      )
-      const created = await identities.createIdentity(tx, keyring, {
-        projectId,
-        name,
-        permissions: identities.parsePermissions(permissions, environments),
-      })
-      return { ...created.identity, clientSecret: created.clientSecret }
-    },
-  )
+  return asHostAdmin(connection, (call) => createIdentityOp(call, { project, name, permissions }))
 }
 
 /** `vault identity list`. */
 export function adminListIdentities(connection: AdminConnection, project: string) {
-  return withVault(connection, (driver) =>
-    driver.transaction(async (tx) =>
-      identities.listIdentities(tx, (await identities.requireProject(tx, project)).id),
-    ),
-  )
+  return asHostAdmin(connection, (call) => listIdentitiesOp(call, { project }))
 }
 
 /** `vault identity revoke`. */
 export function adminRevokeIdentity(connection: AdminConnection, project: string, identity: string) {
-  return inProject(
-    connection,
-    { project, action: 'identity.revoke', target: identity },
-    (tx, keyring, projectId) => identities.revokeIdentity(tx, keyring, projectId, identity),
-  )
+  return asHostAdmin(connection, (call) => revokeIdentityOp(call, { project, identity }))
 }
 
 /** `vault identity rotate-secret`. */
 export function adminRotateSecret(connection: AdminConnection, project: string, identity: string) {
-  return inProject(
-    connection,
-    { project, action: 'identity.rotate-secret', target: identity },
-    (tx, keyring, projectId) => identities.rotateIdentitySecret(tx, keyring, projectId, identity),
-  )
+  return asHostAdmin(connection, (call) => rotateIdentitySecretOp(call, { project, identity }))
 }
 
 /** `vault env create`. */
@@ -158,20 +119,12 @@ export function adminCreateEnvironment(
   slug: string,
   name?: string,
 ) {
-  return inProject(
-    connection,
-    { project, action: 'environment.create', target: slug },
-    (tx, _keyring, projectId) => identities.createEnvironment(tx, projectId, slug, name),
-  )
+  return asHostAdmin(connection, (call) => createEnvironmentOp(call, { project, slug, name }))
 }
 
 /** `vault env list`. */
 export function adminListEnvironments(connection: AdminConnection, project: string) {
-  return withVault(connection, (driver) =>
-    driver.transaction(async (tx) =>
-      identities.listEnvironments(tx, (await identities.requireProject(tx, project)).id),
-    ),
-  )
+  return asHostAdmin(connection, (call) => listEnvironmentsOp(call, { project }))
 }
 
 /** `vault audit list` (all projects when `project` is undefined). */
@@ -181,17 +134,12 @@ export function adminListAudit(
   afterSeq: number,
   limit: number,
 ): Promise<AuditRecord[]> {
-  return withVault(connection, (driver) =>
-    driver.transaction(async (tx) => {
-      const projectId = project === undefined ? null : (await identities.requireProject(tx, project)).id
-      return listAudit(tx, { projectId, afterSeq, limit })
-    }),
-  )
+  return asHostAdmin(connection, (call) => listAuditOp(call, { project, afterSeq, limit }))
 }
 
 /** `vault audit verify`: the chain, its head, the row MACs and every version's audit event. */
 export function adminVerifyAudit(connection: AdminConnection): Promise<IntegrityReport> {
-  return withVault(connection, (driver, keyring) => checkStoreIntegrity(driver, keyring))
+  return asHostAdmin(connection, (call) => verifyAuditOp(call))
 }
 
 /** `vault audit verify --against`: the log against a checkpoint kept elsewhere. */
@@ -214,26 +162,43 @@ export function adminCreateWebhook(
   connection: AdminConnection,
   webhook: { project: string; url: string; allowPrivate?: boolean },
 ) {
-  return inProject(
-    connection,
-    { project: webhook.project, action: 'webhook.create', target: redactUrl(webhook.url) },
-    (tx, keyring, projectId) =>
-      createWebhook(tx, keyring, { projectId, url: webhook.url, allowPrivate: webhook.allowPrivate }),
-  )
+  return asHostAdmin(connection, (call) => createWebhookOp(call, webhook))
 }
 
 /** `vault webhook delete`: stops deliveries to a webhook. */
 export function adminDisableWebhook(connection: AdminConnection, project: string, id: string) {
-  return inProject(connection, { project, action: 'webhook.delete', target: id }, (tx, keyring, projectId) =>
-    disableWebhook(tx, keyring, projectId, id),
-  )
+  return asHostAdmin(connection, (call) => deleteWebhookOp(call, { project, id }))
 }
 
 /** `vault webhook list`. */
 export function adminListWebhooks(connection: AdminConnection, project: string) {
-  return withVault(connection, (driver) =>
-    driver.transaction(async (tx) => listWebhooks(tx, (await identities.requireProject(tx, project)).id)),
-  )
+  return asHostAdmin(connection, (call) => listWebhooksOp(call, { project }))
+}
+
+/** `vault user create`: a human account (role admin or member). */
+export function adminCreateUser(
+  connection: AdminConnection,
+  user: { username: string; password: string; role: string },
+) {
+  return asHostAdmin(connection, (call) => createUserOp(call, user))
+}
+
+/** `vault user list`. */
+export function adminListUsers(connection: AdminConnection) {
+  return asHostAdmin(connection, (call) => listUsersOp(call))
+}
+
+/** `vault user remove`: the account and its sessions. */
+export function adminRemoveUser(connection: AdminConnection, username: string) {
+  return asHostAdmin(connection, (call) => removeUserOp(call, { username }))
+}
+
+/** `vault user passwd`: a new password; the account's sessions end. */
+export function adminChangePassword(
+  connection: AdminConnection,
+  user: { username: string; password: string },
+) {
+  return asHostAdmin(connection, (call) => changePasswordOp(call, user))
 }
 
 /** `vault server rotate-key`: re-wraps the root key under a new ENCRYPTION_KEY. */

@@ -14,8 +14,14 @@ import { ApiError, errorResponse, readBoundedBody, writeResponse } from './http.
 import { IntegrityError } from '../errors.js'
 import { RateLimiter } from './rate-limiter.js'
 import { createRouter, type Resource } from './router.js'
+import { adminAuditResources } from './routes/admin-audit.js'
+import { adminIdentityResources } from './routes/admin-identities.js'
+import { adminProjectResources } from './routes/admin-projects.js'
+import { adminUserResources } from './routes/admin-users.js'
+import { adminWebhookResources } from './routes/admin-webhooks.js'
 import { authResources } from './routes/auth.js'
 import { eventResources } from './routes/events.js'
+import { humanAuthResources } from './routes/humans.js'
 import { metaResources } from './routes/meta.js'
 import { principalResources } from './routes/principal.js'
 import { secretResources } from './routes/secrets.js'
@@ -28,6 +34,12 @@ export function apiResources(context: VaultContext, authorizer = createAuthorize
     ...principalResources(context, authorizer),
     ...secretResources(context, authorizer),
     ...eventResources(context, authorizer),
+    ...humanAuthResources(context),
+    ...adminProjectResources(context),
+    ...adminIdentityResources(context),
+    ...adminWebhookResources(context),
+    ...adminAuditResources(context),
+    ...adminUserResources(context),
   ]
 }
 

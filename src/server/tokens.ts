@@ -27,10 +27,10 @@ function signingKey(secret: Buffer): KeyObject {
   return key
 }
 
-/** Signs claims for `ttlSeconds` from `now`. */
+/** Signs claims for `ttlSeconds` from `now` (with a random jti unless the subject brings its own). */
 export async function signAccessToken(
   secret: Buffer,
-  subject: { identityId: string; projectId: string },
+  subject: { identityId: string; projectId: string; jti?: string },
   ttlSeconds: number,
   now = Date.now(),
 ): Promise<{ token: string; claims: AccessClaims }> {
@@ -38,7 +38,7 @@ export async function signAccessToken(
   const claims: AccessClaims = {
     sub: subject.identityId,
     pid: subject.projectId,
-    jti: randomBytes(16).toString('hex'),
+    jti: subject.jti ?? randomBytes(16).toString('hex'),
     iat,
     exp: iat + ttlSeconds,
   }

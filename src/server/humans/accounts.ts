@@ -164,12 +164,12 @@ export async function endAccountSessions(
 export async function changeAccountPassword(
   tx: SqlExecutor,
   rowMacKey: Buffer,
-  input: { username: string; password: string },
+  input: { username: string; password: string; passwordHash?: string },
 ): Promise<HumanAccount> {
-  checkPassword(input.password)
+  if (input.passwordHash === undefined) checkPassword(input.password)
   const account = await requireAccount(tx, rowMacKey, input.username)
   await tx.run(`UPDATE admins SET password_hash = ? WHERE id = ?`, [
-    await hashPassword(input.password),
+    input.passwordHash ?? (await hashPassword(input.password)),
     account.id,
   ])
   await sealRow(tx, rowMacKey, 'admins', account.id)

@@ -1,0 +1,39 @@
+/**
+ * Admin operations on the audit log: list events (of one project or all) and verify the whole store
+ * (hash chain and signed head, row MACs, every secret version's audit event). Admins only; a human's
+ * verification is itself audited.
+ */
+import { appendAudit, listAudit, type AuditRecord } from '../audit.js'
+import { checkStoreIntegrity, type IntegrityReport } from '../integrity.js'
+import { hostAdmin } from '../humans/actor.js'
+import { requireAdmin, runOperation, type AdminCall } from './call.js'
+
+/** Events after `afterSeq` (at most `limit`, 1 to 1000), oldest first. */
+export function listAuditOp(
+  call: AdminCall,
+  input: { project?: string; afterSeq?: number; limit?: number },
+): Promise<AuditRecord[]> {
+  return runOperation(call, { action: 'audit.list', project: input.project, read: true }, (tx, projectId) =>
+    listAudit(tx, { projectId, afterSeq: input.afterSeq ?? 0, limit: input.limit ?? 100 }),
+  )
+}
+
+/** The integrity report of the store (never throws for a finding). */
+export async function verifyAuditOp(call: AdminCall): Promise<IntegrityReport> {
+  await requireAdmin(call, { action: 'audit.verify' })
+  const report = await checkStoreIntegrity(call.vault.driver, call.vault.keyring)
+  if (call.actor.label !== hostAdmin.label) {
+    await call.vault.driver.transaction((tx) =>
+      appendAudit(tx, call.vault.keyring.auditKey, {
+        projectId: null,
+        actor: call.actor.label,
+        action: 'audit.verify',
+        result: 'ok',
+        requestId: call.origin?.requestId ?? null,
+        ip: call.origin?.ip ?? null,
+        detail: report.ok ? 'chain intact' : 'findings',
+      }),
+    )
+  }
+  return report
+}
