@@ -1,10 +1,11 @@
 /**
  * Where the time of `vault export --env dev` (100 secrets, cached token) and `vault run` goes, in one
- * run against a local vault server process: process start (`node -e 0`), the oclif frame (`vault
- * pwgen`), the commands themselves, and, timed from this process over a warm connection, the token
- * exchange, the list call without values and with values (the difference is the server's decryption).
- * With BENCH_BASE_RUN_JS set to another build's bin/run.js, its export and run are timed in the same
- * rounds (before/after a change).
+ * run against a local vault server process: process start (`node -e 0`), the full oclif frame (`vault
+ * pwgen`), the same export through the full oclif path (test/helpers/oclif-path.mjs: oclif's Config
+ * load, which the lean path of src/cli/lean.ts skips), the commands as users run them, and, timed from
+ * this process over a warm connection, the token exchange, the list call without values and with
+ * values (the difference is the server's decryption). With BENCH_BASE_RUN_JS set to another build's
+ * bin/run.js, its export and run are timed in the same rounds (before/after a change).
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -15,6 +16,7 @@ import { deploymentApi, spawnVaultProcess, startVaultServer } from '../test/help
 import { median, printTable, quantile, timeInterleaved } from './lib/timing.js'
 
 const runJs = fileURLToPath(new URL('../bin/run.js', import.meta.url))
+const oclifPathJs = fileURLToPath(new URL('../test/helpers/oclif-path.mjs', import.meta.url))
 const baseRunJs = process.env.BENCH_BASE_RUN_JS
 const runs = Math.min(Number(process.env.BENCH_RUNS ?? 30), 200)
 
@@ -44,6 +46,7 @@ try {
   const commands: [string, string, string[]][] = [
     ['node -e 0 (process start)', process.execPath, ['-e', '0']],
     ['vault pwgen (oclif frame)', process.execPath, [runJs, 'pwgen']],
+    ['vault export --env dev, full oclif path', process.execPath, [oclifPathJs, 'export', '--env', 'dev']],
     ['vault export --env dev', process.execPath, [runJs, 'export', '--env', 'dev']],
     ['vault export --env dev --fallback', process.execPath, [runJs, 'export', '--env', 'dev', '--fallback']],
     [
@@ -80,6 +83,12 @@ try {
       quantile(samples[index]!, 0.9),
       median(samples[index]!) / baseline,
     ]),
+  )
+  const at = (index: number) => median(samples[index]!)
+  console.log(
+    `process start ${at(0).toFixed(1)} ms; oclif Config load and plugin discovery (full path minus ` +
+      `lean path) ${(at(2) - at(3)).toFixed(1)} ms; lean export above process start ` +
+      `(module load, flag parsing, cached token, fetch, output) ${(at(3) - at(0)).toFixed(1)} ms`,
   )
 
   const token = await server.token(credentials, served.url)

@@ -45,7 +45,55 @@ const oclifCommandSort = {
   },
 }
 
+/**
+ * The lean path of the data commands (src/cli/lean.ts) imports oclif's Command, flags, parser and error
+ * handling, whose modules require oclif's Config, help and template modules at load time although a
+ * command that runs never uses them: Command.run's Config.load, help for flags and errors, ejs for help
+ * templates. Evaluating those modules costs about a fifth of a data command's start-up, so in the
+ * bundle these requires load on first use instead. Each replacement must match exactly once; the build
+ * fails if oclif's code changes shape.
+ */
+const lazyOclifRequires = [
+  [
+    /lib[\\/]command\.js$/,
+    'const config_1 = require("./config");',
+    'const config_1 = { get Config() { return require("./config").Config; } };',
+  ],
+  [
+    /lib[\\/]flags\.js$/,
+    'const help_1 = require("./help");',
+    'const help_1 = { get loadHelpClass() { return require("./help").loadHelpClass; } };',
+  ],
+  [
+    /lib[\\/]errors[\\/]handle\.js$/,
+    'const index_1 = require("../help/index");',
+    'const index_1 = { get Help() { return require("../help/index").Help; } };',
+  ],
+  [
+    /lib[\\/]help[\\/]util\.js$/,
+    'const ejs_1 = __importDefault(require("ejs"));',
+    'const ejs_1 = { get default() { return __importDefault(require("ejs")).default; } };',
+  ],
+]
+
+const oclifLazyRequires = {
+  name: 'oclif-lazy-requires',
+  setup(context) {
+    context.onLoad({ filter: /@oclif[\\/]core[\\/]lib[\\/].*\.js$/ }, async ({ path }) => {
+      const edits = lazyOclifRequires.filter(([file]) => file.test(path))
+      if (edits.length === 0) return undefined
+      let source = await readFile(path, 'utf8')
+      for (const [, before, after] of edits) {
+        if (source.split(before).length !== 2) throw new Error(`${path}: expected one \`${before}\``)
+        source = source.replace(before, after)
+      }
+      return { contents: source, loader: 'js' }
+    })
+  },
+}
+
 const entryPoints = [
+  { in: 'src/cli/oclif-path.ts', out: 'oclif-path' },
   { in: 'src/cli/main.ts', out: 'main' },
   ...globSync('src/commands/**/*.ts').map((file) => ({
     in: file,
@@ -72,7 +120,7 @@ await build({
   outdir: 'dist/cli',
   chunkNames: 'chunks/[name]-[hash]',
   splitting: true,
-  plugins: [builtinsThroughRequire, oclifCommandSort],
+  plugins: [builtinsThroughRequire, oclifCommandSort, oclifLazyRequires],
   // typescript: oclif's optional TS-path support, never used by a built CLI; the rest hold native code.
   external: ['typescript', '@napi-rs/keyring', 'pg-native'],
 })

@@ -1,32 +1,16 @@
 /**
- * The CLI's entry inside the bundle: runs oclif for the `vault` package whose bin/run.js called it.
- * When the command line names one of vault's own commands, oclif gets vault's plugin alone and skips
- * loading its core plugins (completion, "did you mean"), which only matter for other command lines:
- * that keeps several milliseconds off every everyday command.
+ * The CLI's entry inside the bundle: runs the command line of the `vault` package whose bin/run.js
+ * called it. The data commands take the lean path (lean.ts) when they can; everything else, help
+ * included, goes through oclif in full (oclif-path.ts), which is loaded only then.
  */
-import { Plugin } from '@oclif/core/config'
-import { execute } from '@oclif/core/execute'
 import { fileURLToPath } from 'node:url'
-import { redactDebugOutput } from './debug-redaction.js'
-import { namesOwnCommand } from './own-command.js'
+import { leanCommandId, runLean } from './lean.js'
 
-/** Runs the command line of this process; `binUrl` is bin/run.js's own URL (oclif finds package.json from it). */
+/** Runs the command line of this process; `binUrl` is bin/run.js's own URL. */
 export async function runCli(binUrl: string): Promise<unknown> {
   const argv = process.argv.slice(2)
-  redactDebugOutput(argv)
-  const vault = await loadVaultPlugin(binUrl)
-  const ids = vault?.commands.flatMap((command) => [command.id, ...(command.aliases ?? [])]) ?? []
-  if (!vault || !namesOwnCommand(argv, ids)) return execute({ dir: binUrl })
-  return execute({ loadOptions: { root: vault.root, plugins: new Map([[vault.name, vault]]) } })
-}
-
-/** Vault's own oclif plugin, or undefined when it cannot load (oclif's full path then reports why). */
-async function loadVaultPlugin(binUrl: string): Promise<Plugin | undefined> {
-  const vault = new Plugin({ root: fileURLToPath(new URL('..', binUrl)), isRoot: true })
-  try {
-    await vault.load()
-    return vault
-  } catch {
-    return undefined
-  }
+  const lean = leanCommandId(argv, process.env)
+  if (lean) return runLean(lean, argv.slice(1), fileURLToPath(new URL('..', binUrl)))
+  const { runOclif } = await import('./oclif-path.js')
+  return runOclif(binUrl, argv)
 }

@@ -5,12 +5,16 @@ import { execa } from 'execa'
 import { fileURLToPath } from 'node:url'
 
 export const runJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
+/** Runs a command line through the full oclif path only (never the lean path of src/cli/lean.ts). */
+export const oclifPathJs = fileURLToPath(new URL('./oclif-path.mjs', import.meta.url))
 
 export interface CliOptions {
   env?: Record<string, string | undefined>
   cwd?: string
   input?: string
   timeout?: number
+  /** The script node runs: bin/run.js (default), or oclifPathJs to bypass the lean path. */
+  entry?: string
 }
 
 export interface CliResult {
@@ -21,7 +25,7 @@ export interface CliResult {
 
 /** Runs `vault <args>` and resolves with its result whatever the exit code. */
 export async function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
-  const result = await execa(process.execPath, [runJs, ...args], {
+  const result = await execa(process.execPath, [options.entry ?? runJs, ...args], {
     env: { PATH: process.env.PATH, LANG: 'C.UTF-8', ...options.env },
     extendEnv: false,
     cwd: options.cwd,
