@@ -39,8 +39,34 @@ export async function login(settings: ConnectionSettings): Promise<LoginResult> 
   }
 }
 
+export interface HumanLoginResult {
+  domain: string
+  user: string
+  role: string
+  /** ISO time the session ends at the latest (30 minutes without use end it sooner). */
+  expiresAt: string
+  store: TokenStoreKind
+}
+
+/** Signs a human in with a password and caches the token per (domain, user); never returns the token. */
+export async function loginHuman(settings: ConnectionSettings, password: string): Promise<HumanLoginResult> {
+  const session = createSession(settings)
+  const outcome = await session.signIn(password)
+  return {
+    domain: settings.domain!,
+    user: settings.user!,
+    role: outcome.role,
+    expiresAt: new Date(outcome.expiresAt).toISOString(),
+    store: outcome.store,
+  }
+}
+
 /** Revokes and forgets the cached token of these settings. */
 export async function logout(settings: ConnectionSettings): Promise<LogoutResult> {
   const { removed } = await createSession(settings).logout()
-  return { domain: settings.domain!, clientId: settings.clientId!, removed }
+  return {
+    domain: settings.domain!,
+    clientId: settings.user ? `user:${settings.user}` : settings.clientId!,
+    removed,
+  }
 }

@@ -1,7 +1,9 @@
 /**
  * An authenticated session with the vault: the access token from the cache when it is still fresh,
  * else a client-credentials exchange (RFC 6749 section 4.4) whose result is cached per (domain,
- * client id). A request refused with 401 drops the cached token and logs in again once.
+ * client id). A request refused with 401 drops the cached token and logs in again once. A human
+ * (`vault login --user NAME`, then VAULT_USER=NAME) uses the token of its sign-in, cached per (domain,
+ * user); when that session ends, the human signs in again.
  */
 import { AuthError, NotConfiguredError } from '../errors.js'
 import { createHttpClient, type HttpClient, type HttpRequest, type HttpResponse } from './http.js'
@@ -37,6 +39,31 @@ export class VaultSession {
     private readonly store: () => Promise<TokenStore>,
   ) {}
 
+  /**
+   * Signs the human `settings.user` in with a password (POST /api/v1/auth/signin) and caches the token
+   * per (domain, user) like a machine token. The password is sent once and never stored.
+   */
+  async signIn(password: string): Promise<LoginResult & { role: string }> {
+    const username = this.humanUser()!
+    const response = await this.http<TokenResponse & { user?: { role?: unknown } }>({
+      method: 'POST',
+      path: 'api/v1/auth/signin',
+      json: { username, password },
+    })
+    const accessToken = response.body?.access_token
+    if (typeof accessToken !== 'string' || accessToken === '')
+      throw new AuthError('the vault returned no access token')
+    const expiresIn = Number(response.body?.expires_in ?? 900)
+    this.token = { accessToken, expiresAt: Date.now() + expiresIn * 1000 }
+    const store = await this.store()
+    await store.set(this.cacheKey(), this.token)
+    return {
+      expiresAt: this.token.expiresAt,
+      store: store.kind,
+      role: String(response.body?.user?.role ?? ''),
+    }
+  }
+
   /** Exchanges the client credentials for a new token and caches it. */
   async login(): Promise<LoginResult> {
     const { clientId, clientSecret } = this.credentials()
@@ -66,11 +93,13 @@ export class VaultSession {
     const store = await this.store()
     const cached = await store.get(this.cacheKey())
     if (cached && cached.expiresAt > Date.now()) {
-      await this.http({
-        method: 'POST',
+      const signOut = { method: 'POST' as const, path: 'api/v1/auth/signout', bearer: cached.accessToken }
+      const revoke = {
+        method: 'POST' as const,
         path: 'api/v1/auth/revoke',
         json: { token: cached.accessToken },
-      }).catch(() => undefined)
+      }
+      await this.http(this.humanUser() ? signOut : revoke).catch(() => undefined)
     }
     return { removed: await store.delete(this.cacheKey()) }
   }
@@ -86,8 +115,8 @@ export class VaultSession {
     try {
       return await this.http<T>({ ...request, bearer })
     } catch (error) {
-      if (!(error instanceof AuthError) || !/HTTP 401/.test(error.message) || !this.settings.clientSecret)
-        throw error
+      const renewable = this.settings.clientSecret && !this.humanUser()
+      if (!(error instanceof AuthError) || !/HTTP 401/.test(error.message) || !renewable) throw error
       await (await this.store()).delete(this.cacheKey())
       await this.login()
       return this.http<T>({ ...request, bearer: this.token!.accessToken })
@@ -105,6 +134,15 @@ export class VaultSession {
     if (cached && cached.expiresAt - renewMarginMs > Date.now()) {
       this.token = cached
       return cached.accessToken
+    }
+    const user = this.humanUser()
+    if (user) {
+      throw new NotConfiguredError(
+        cached ? `the session of ${user} has expired` : `${user} is not signed in`,
+        {
+          hint: `run vault login --user ${user} (or unset VAULT_USER to use the machine identity)`,
+        },
+      )
     }
     if (!this.settings.clientSecret) {
       throw new NotConfiguredError(cached ? 'the cached access token has expired' : 'not logged in', {
@@ -124,8 +162,14 @@ export class VaultSession {
     return { clientId: this.settings.clientId, clientSecret: this.settings.clientSecret }
   }
 
+  /** The signed-in human whose token this session uses, when VAULT_USER or --user names one. */
+  private humanUser(): string | undefined {
+    return this.settings.user
+  }
+
   private cacheKey(): string {
-    return tokenKey(vaultBaseUrl(this.settings).href, this.credentials().clientId)
+    const user = this.humanUser()
+    return tokenKey(vaultBaseUrl(this.settings).href, user ? `user:${user}` : this.credentials().clientId)
   }
 }
 

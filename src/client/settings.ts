@@ -25,6 +25,8 @@ export interface ConnectionSettings {
   projectId?: string
   clientId?: string
   clientSecret?: string
+  /** A human signed in with `vault login --user NAME` (VAULT_USER): its cached token is used instead. */
+  user?: string
   insecure: boolean
   /** The stack's `.env` when it exists. */
   stackEnvFile?: string
@@ -57,6 +59,7 @@ export async function resolveSettings(
     projectId: nonEmpty(flags.project) ?? pick('VAULT_PROJECT_ID'),
     clientId: pick('VAULT_CLIENT_ID'),
     clientSecret: pick('VAULT_CLIENT_SECRET'),
+    user: nonEmpty(env.VAULT_USER),
     insecure: flags.insecure ?? false,
     stackEnvFile: fromFile ? stackEnvFile : undefined,
     credentialsFile: fromCredentials ? credentialsFile : undefined,

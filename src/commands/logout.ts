@@ -12,6 +12,7 @@ export default class Logout extends BaseCommand<typeof Logout> {
     'follows --delete-fallback / --no-delete-fallback.'
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %>', description: 'forget the token' },
+    { command: '<%= config.bin %> <%= command.id %> --user alice', description: 'sign a human out' },
     {
       command: '<%= config.bin %> <%= command.id %> --delete-fallback',
       description: 'also delete the offline copies, without asking',
@@ -20,6 +21,10 @@ export default class Logout extends BaseCommand<typeof Logout> {
   static override enableJsonFlag = true
   static override flags = {
     ...connectionFlags,
+    user: Flags.string({
+      summary: 'sign this human out (ends its session on the server)',
+      env: 'VAULT_USER',
+    }),
     'delete-fallback': Flags.boolean({
       summary: 'delete the offline copies kept by --fallback (--no-delete-fallback keeps them)',
       allowNo: true,
@@ -28,7 +33,7 @@ export default class Logout extends BaseCommand<typeof Logout> {
 
   async run(): Promise<LogoutResult & { offlineCopies: OfflineCopiesResult }> {
     const { settings } = await resolveSettings(this.flags)
-    const result = await logout(settings)
+    const result = await logout({ ...settings, user: this.flags.user ?? settings.user })
     const { forgetOfflineCopies } = await import('../delivery/fallback-cleanup.js')
     const offlineCopies = await forgetOfflineCopies({
       domain: settings.domain ?? '',

@@ -23,7 +23,10 @@ import {
 import { signAccessToken, verifyAccessToken, verifyAccessTokenCached, type AccessClaims } from './tokens.js'
 
 export interface Principal {
+  /** The identity's id, or `user:NAME` for a signed-in human. */
   identityId: string
+  /** The audit actor: `identity:ID`, or `user:NAME`. */
+  actor: string
   projectId: string
   name: string
   clientId: string
@@ -246,6 +249,7 @@ export async function loadPrincipal(
   }
   return {
     identityId: claims.sub,
+    actor: `identity:${claims.sub}`,
     projectId: claims.pid,
     name: holder.name,
     clientId: holder.clientId,

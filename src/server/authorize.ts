@@ -1,13 +1,15 @@
 /**
  * Authorisation of API requests: the bearer's principal, the project check, the environment (given or
  * the only one reachable) and the permission, all inside the operation's own transaction so that a
- * denial's audit event commits and a revoked token is refused at once on every replica.
+ * denial's audit event commits and a revoked token is refused at once on every replica. A signed-in
+ * human's token (humans/human-principal.ts) names its project with ?project=.
  */
 import type { ApiRequest } from './api.js'
 import { appendAudit } from './audit.js'
 import { loadPrincipal, unauthorized, verifyBearer, type Principal } from './auth.js'
 import type { InTransaction, VaultContext } from './context.js'
 import { ApiError } from './http.js'
+import { isHumanClaims, loadHumanPrincipal } from './humans/human-principal.js'
 import { environmentExists, type Permission } from './identities.js'
 import type { SecretScope } from './secrets.js'
 import type { SqlExecutor } from './store/index.js'
@@ -31,7 +33,7 @@ export function createAuthorizer(context: VaultContext) {
     await appendAudit(tx, context.keyring.auditKey, {
       projectId: principal.projectId,
       environment: denial.environment,
-      actor: `identity:${principal.identityId}`,
+      actor: principal.actor,
       action: `${request.method} ${request.url.pathname}`,
       result: 'denied',
       requestId: request.origin.requestId,
@@ -51,6 +53,10 @@ export function createAuthorizer(context: VaultContext) {
   ): Promise<T> {
     const claims = await verifyBearer(context, request)
     const outcome = await context.driver.transaction(async (tx): Promise<Outcome<T>> => {
+      if (isHumanClaims(claims)) {
+        const human = await loadHumanPrincipal(context, tx, { claims, request })
+        return 'error' in human ? human : work(tx, human.value)
+      }
       const principal = await loadPrincipal(context, tx, claims, request.origin)
       if (!principal) return { error: unauthorized('the access token was revoked') }
       const project = request.url.searchParams.get('project')
@@ -113,7 +119,7 @@ export function createAuthorizer(context: VaultContext) {
       const scope: SecretScope = {
         projectId: principal.projectId,
         environment,
-        actor: `identity:${principal.identityId}`,
+        actor: principal.actor,
         requestId: request.origin.requestId,
         ip: request.origin.ip,
       }

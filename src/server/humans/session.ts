@@ -11,6 +11,7 @@ import { AuthError } from '../../errors.js'
 import { appendAudit } from '../audit.js'
 import { sourceKey } from '../client-address.js'
 import type { VaultContext } from '../context.js'
+import type { SqlExecutor } from '../store/index.js'
 import { hmacSha256 } from '../hmac.js'
 import { findAccountById, findAccountByName, usernamePattern, type HumanRole } from './accounts.js'
 import { dummyPasswordHash, maxPasswordLength, passwordMatches } from './password-hash.js'
@@ -159,23 +160,32 @@ export async function readSession(
   kind: SessionKind = 'console',
 ): Promise<HumanSession | null> {
   if (typeof sessionId !== 'string' || !sessionIdForm.test(sessionId)) return null
+  return context.driver.transaction((tx) => readSessionIn(context, tx, { sessionId, kind }))
+}
+
+/** readSession inside the caller's transaction. */
+export async function readSessionIn(
+  context: VaultContext,
+  tx: SqlExecutor,
+  wanted: { sessionId: string; kind: SessionKind },
+): Promise<HumanSession | null> {
+  const { sessionId } = wanted
+  if (typeof sessionId !== 'string' || !sessionIdForm.test(sessionId)) return null
   const now = Date.now()
   const { rowMacKey } = context.keyring
-  return context.driver.transaction(async (tx) => {
-    const row = await findSession(tx, rowMacKey, sessionId)
-    if (!row || row.kind !== kind) return null
-    if (row.expiresAt <= now || row.lastSeenAt + sessionIdleSeconds * 1000 <= now) return null
-    const account = await findAccountById(tx, rowMacKey, row.userId)
-    if (!account) return null
-    if (now - row.lastSeenAt > 30_000) await touchSession(tx, sessionId, now)
-    return {
-      id: sessionId,
-      username: account.username,
-      role: account.role,
-      csrfToken: csrfTokenOf(context, sessionId),
-      expiresAt: new Date(row.expiresAt),
-    }
-  })
+  const row = await findSession(tx, rowMacKey, sessionId)
+  if (!row || row.kind !== wanted.kind) return null
+  if (row.expiresAt <= now || row.lastSeenAt + sessionIdleSeconds * 1000 <= now) return null
+  const account = await findAccountById(tx, rowMacKey, row.userId)
+  if (!account) return null
+  if (now - row.lastSeenAt > 30_000) await touchSession(tx, sessionId, now)
+  return {
+    id: sessionId,
+    username: account.username,
+    role: account.role,
+    csrfToken: csrfTokenOf(context, sessionId),
+    expiresAt: new Date(row.expiresAt),
+  }
 }
 
 /** Ends the session (sign out); an unknown or already ended id is a no-op. */

@@ -61,7 +61,7 @@ export function principalResources(
             const found = await listAudit(tx, { projectId: principal.projectId, afterSeq: after, limit })
             await appendAudit(tx, context.keyring.auditKey, {
               projectId: principal.projectId,
-              actor: `identity:${principal.identityId}`,
+              actor: principal.actor,
               action: 'audit.list',
               result: 'ok',
               requestId: request.origin.requestId,

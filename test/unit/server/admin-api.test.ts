@@ -297,9 +297,24 @@ describe('the admin API', () => {
     expect((await call('GET', '/api/v1/admin/users', { token })).status).toBe(401)
   })
 
-  it('a human token is not a machine token: the secrets API refuses it', async () => {
-    const answer = await call('GET', '/api/v1/secrets?environment=dev', { token: tokens.admin })
-    expect(answer.status).toBe(401)
+  it('a human token works on the secrets API with ?project=, as user:NAME', async () => {
+    const member = await signIn('bob', 'CANARY-bob-new-password')
+    const path = '/api/v1/secrets/HUMAN_VALUE?project=unit&environment=dev'
+    const written = await call('PUT', path, { token: member, body: { value: 'CANARY-human-written' } })
+    expect(written.status).toBe(201)
+    const read = await call('GET', path, { token: tokens.admin })
+    expect(read.json).toMatchObject({ value: 'CANARY-human-written' })
+    expect((await call('GET', '/api/v1/secrets?environment=dev', { token: member })).status).toBe(400)
+    expect(
+      (await call('GET', '/api/v1/secrets?project=nope&environment=dev', { token: member })).status,
+    ).toBe(404)
+    // the project's audit log needs admin: a member is refused, an admin reads it
+    expect((await call('GET', '/api/v1/audit?project=unit', { token: member })).status).toBe(403)
+    const audit = await call('GET', '/api/v1/audit?project=unit&limit=1000', { token: tokens.admin })
+    const events = (audit.json as { events: { actor: string; action: string }[] }).events
+    expect(events).toContainEqual(expect.objectContaining({ actor: 'user:bob', action: 'secret.create' }))
+    await call('POST', '/api/v1/auth/signout', { token: member })
+    expect((await call('GET', path, { token: member })).status).toBe(401)
   })
 
   it('maps bad input to 400, unknown things to 404 and conflicts to 409', async () => {
