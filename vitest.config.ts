@@ -29,6 +29,15 @@ export default defineConfig({
       },
       {
         test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: ['test/browser/global-setup.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        test: {
           name: 'integration',
           include: [
             'test/integration/**/*.test.ts',

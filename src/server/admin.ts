@@ -66,16 +66,16 @@ export function adminInit(connection: AdminConnection, options: InitOptions): Pr
 
 /**
  * `vault server --dev --init-project NAME`: creates the project (dev, staging, prod), its deployment identity
- * and an admin account with a random password nobody sees; returns undefined when the project already exists.
+ * and an admin account (with the given password, else a random one nobody sees); returns undefined when the project already exists.
  */
 export async function initDevProject(
   connection: AdminConnection,
-  options: { project: string; siteUrl: string; writeEnvDir?: string },
+  options: { project: string; siteUrl: string; writeEnvDir?: string; adminPassword?: string },
 ): Promise<InitResult | undefined> {
   try {
     return await adminInit(connection, {
       adminUser: 'admin',
-      adminPassword: generatePassword(32, charsets.alnum),
+      adminPassword: options.adminPassword ?? generatePassword(32, charsets.alnum),
       project: options.project,
       environments: ['dev', 'staging', 'prod'],
       siteUrl: options.siteUrl,

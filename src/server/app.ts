@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto'
 import type { RequestListener } from 'node:http'
 import type { ApiRequest, ApiResponse, Handler } from './api.js'
 import { createAuthorizer } from './authorize.js'
+import { consoleResources } from './console/index.js'
 import { clientAddress, sourceKey } from './client-address.js'
 import type { VaultContext } from './context.js'
 import { ApiError, errorResponse, readBoundedBody, writeResponse } from './http.js'
@@ -43,9 +44,9 @@ export function apiResources(context: VaultContext, authorizer = createAuthorize
   ]
 }
 
-/** The vault API as one socket-free function. */
+/** The vault API and the web console (`/`, `/console/...`) as one socket-free function. */
 export function createApiHandler(context: VaultContext): Handler {
-  const route = createRouter(apiResources(context))
+  const route = createRouter([...apiResources(context), ...consoleResources(context)])
   const perSource = new RateLimiter({ perMinute: context.limits.requestsPerMinute })
 
   return async (request: ApiRequest): Promise<ApiResponse> => {

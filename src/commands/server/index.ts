@@ -31,6 +31,11 @@ export default class Server extends BaseCommand<typeof Server> {
   static override enableJsonFlag = true
   static override flags = {
     ...serverFlags(),
+    'admin-password': Flags.string({
+      env: 'VAULT_ADMIN_PASSWORD',
+      summary: "with --init-project: the admin account's console password (default: random, never shown)",
+      dependsOn: ['init-project'],
+    }),
     'init-project': Flags.string({
       summary: 'with --dev: create this project and its deployment identity at start',
     }),
@@ -63,7 +68,12 @@ export default class Server extends BaseCommand<typeof Server> {
     if (project) {
       const connection = { dbUrl: config.dbUrl, encryptionKey: config.encryptionKey.toString('hex') }
       const siteUrl = config.siteUrl ?? vault.url
-      const init = await initDevProject(connection, { project, siteUrl, writeEnvDir: flags['write-env'] })
+      const init = await initDevProject(connection, {
+        project,
+        siteUrl,
+        writeEnvDir: flags['write-env'],
+        adminPassword: flags['admin-password'],
+      })
       this.note(
         init
           ? `dev mode: project ${init.projectName} (${init.projectId}), identity ${init.identityName}${init.credentialsFile ? `, credentials in ${init.credentialsFile}` : ''}`
@@ -71,6 +81,7 @@ export default class Server extends BaseCommand<typeof Server> {
       )
     }
     this.note(`vault server listening on ${vault.url}`)
+    this.note(`console: ${vault.url}/`)
     await new Promise<void>((resolve) => {
       const stop = () => void vault.close().then(resolve)
       process.once('SIGTERM', stop)

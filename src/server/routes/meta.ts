@@ -1,7 +1,8 @@
 /**
- * The resources that need no token: `/` (a liveness line), /health and the OpenAPI document.
+ * The resources that need no token: `/` (a liveness line; a browser asking for HTML goes to the web
+ * console), /health and the OpenAPI document.
  */
-import { json } from '../api.js'
+import { header, json, type ApiResponse } from '../api.js'
 import type { VaultContext } from '../context.js'
 import { openApiDocument } from '../openapi.js'
 import type { Resource } from '../router.js'
@@ -13,11 +14,10 @@ export function metaResources(context: VaultContext): Resource[] {
     {
       path: '/',
       methods: {
-        GET: async () => ({
-          status: 200,
-          headers: { 'content-type': 'text/plain; charset=utf-8' },
-          text: 'vault\n',
-        }),
+        GET: async (request): Promise<ApiResponse> =>
+          (header(request, 'accept') ?? '').includes('text/html')
+            ? { status: 303, headers: { location: '/console/projects' }, text: '' }
+            : { status: 200, headers: { 'content-type': 'text/plain; charset=utf-8' }, text: 'vault\n' },
       },
     },
     {

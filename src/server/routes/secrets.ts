@@ -13,7 +13,8 @@ import * as secrets from '../secrets.js'
 
 const namePattern = /^[A-Z][A-Z0-9_]*$/
 
-function checkedName(name: string): string {
+/** A secret name, or a 400 naming the rule (UPPER_SNAKE_CASE, at most 256 characters). */
+export function checkedName(name: string): string {
   if (!namePattern.test(name) || name.length > 256) {
     throw new ApiError(400, 'invalid_name', 'secret names match ^[A-Z][A-Z0-9_]*$ (UPPER_SNAKE_CASE)')
   }

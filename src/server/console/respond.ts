@@ -1,0 +1,88 @@
+/**
+ * How console handlers run: each gets the request and the signed-in human (or is public), and any
+ * failure becomes an HTML page with the right status and a one-line message (never a stack, never a
+ * value); a missing or expired session becomes a redirect to the sign-in page.
+ */
+import type { ApiRequest, ApiResponse, Handler } from '../api.js'
+import type { VaultContext } from '../context.js'
+import { ConflictError, IntegrityError, NotFoundError, UsageError, VaultError } from '../../errors.js'
+import { ApiError } from '../http.js'
+import type { HumanActor } from '../human-admin.js'
+import { humanActorLabel, type HumanSession } from '../humans/session.js'
+import { pageResponse, redirect } from './headers.js'
+import { html } from './html.js'
+import { layout } from './layout.js'
+import { paths } from './paths.js'
+import { requireSession, SignInRequired } from './guard.js'
+
+function statusOf(error: unknown): number {
+  if (error instanceof ApiError) return error.status
+  if (error instanceof NotFoundError) return 404
+  if (error instanceof ConflictError) return 409
+  if (error instanceof UsageError) return 400
+  if (error instanceof IntegrityError) return 500
+  return 500
+}
+
+/** The HTML answer of a failure. */
+export function errorPage(error: unknown, request: ApiRequest, session?: HumanSession): ApiResponse {
+  const status = statusOf(error)
+  const known = error instanceof VaultError
+  if (!known) {
+    process.stderr.write(
+      `vault server: console request ${request.origin.requestId} failed: ${(error as Error).name}\n`,
+    )
+  }
+  const message = known ? error.message : `internal error (request ${request.origin.requestId})`
+  return pageResponse(
+    status,
+    layout({
+      title: status === 403 ? 'Refused' : status === 404 ? 'Not found' : 'Something went wrong',
+      session,
+      body: html`<p class="notice error" role="alert">${message}</p>
+        <p><a href="${paths.projects}">Back to the projects</a></p>`,
+    }),
+  )
+}
+
+/** A public page (sign-in): failures become error pages. */
+export function publicPage(handler: Handler): Handler {
+  return async (request) => {
+    try {
+      return await handler(request)
+    } catch (error) {
+      return errorPage(error, request)
+    }
+  }
+}
+
+/** A page for a signed-in human (`admin` only when `adminOnly`). */
+export function sessionPage(
+  context: VaultContext,
+  handler: (request: ApiRequest, session: HumanSession) => Promise<ApiResponse>,
+  options: { adminOnly?: boolean } = {},
+): Handler {
+  return async (request) => {
+    let session: HumanSession | undefined
+    try {
+      session = await requireSession(context, request)
+      if (options.adminOnly && session.role !== 'admin') {
+        throw new ApiError(403, 'forbidden', 'this page is for admins only')
+      }
+      return await handler(request, session)
+    } catch (error) {
+      if (error instanceof SignInRequired) return redirect(paths.signIn)
+      return errorPage(error, request, session)
+    }
+  }
+}
+
+/** The audit identity of a human's request. */
+export function actorOf(context: VaultContext, request: ApiRequest, session: HumanSession): HumanActor {
+  return {
+    context,
+    actor: humanActorLabel(session),
+    requestId: request.origin.requestId,
+    ip: request.origin.ip,
+  }
+}
