@@ -3,13 +3,14 @@
  * head, row MACs), then the events, newest page last, 100 at a time. Reading it is itself audited.
  */
 import type { VaultContext } from '../context.js'
-import { auditChainState, listAuditAs } from '../human-admin.js'
+import { integrityProblems } from '../integrity.js'
+import { listAuditOp, verifyAuditOp } from '../operations/audit.js'
 import type { Resource } from '../router.js'
 import { pageResponse } from './headers.js'
 import { html } from './html.js'
 import { layout, table } from './layout.js'
 import { paths } from './paths.js'
-import { actorOf, sessionPage } from './respond.js'
+import { callOf, sessionPage } from './respond.js'
 import { versionOf } from './values.js'
 
 const pageSize = 100
@@ -26,8 +27,15 @@ export function auditResources(context: VaultContext): Resource[] {
             const project = request.params.project!
             const afterText = request.url.searchParams.get('after')
             const afterSeq = afterText === null || afterText === '0' ? 0 : versionOf(afterText)
-            const chain = await auditChainState(context)
-            const events = await listAuditAs(actorOf(context, request, session), {
+            const call = callOf(context, request, session)
+            const report = await verifyAuditOp(call)
+            const chain = {
+              ok: report.ok,
+              events: report.audit.events,
+              head: report.audit.head,
+              problems: integrityProblems(report),
+            }
+            const events = await listAuditOp(call, {
               project,
               afterSeq,
               limit: pageSize,

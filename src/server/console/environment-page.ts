@@ -5,7 +5,7 @@
  */
 import type { ApiRequest } from '../api.js'
 import type { VaultContext } from '../context.js'
-import { inEnvironmentAs, listSecretOverview } from '../human-admin.js'
+import { inEnvironmentAs, listSecretOverview } from '../human-secrets.js'
 import type { HumanSession } from '../humans/session.js'
 import { listIdentities } from '../identities.js'
 import type { Resource } from '../router.js'

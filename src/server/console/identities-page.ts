@@ -5,11 +5,11 @@
 import type { ApiRequest } from '../api.js'
 import type { VaultContext } from '../context.js'
 import {
-  createIdentityAs,
-  listIdentitiesOf,
-  revokeIdentityAs,
-  rotateIdentitySecretAs,
-} from '../human-admin.js'
+  createIdentityOp,
+  listIdentitiesOp,
+  revokeIdentityOp,
+  rotateIdentitySecretOp,
+} from '../operations/identities.js'
 import type { HumanSession } from '../humans/session.js'
 import type { Resource } from '../router.js'
 import { checkedForm, requireConfirmation } from './guard.js'
@@ -17,7 +17,7 @@ import { pageResponse, redirect } from './headers.js'
 import { html } from './html.js'
 import { confirmPage, csrfField, layout, notice, table } from './layout.js'
 import { paths } from './paths.js'
-import { actorOf, sessionPage } from './respond.js'
+import { callOf, sessionPage } from './respond.js'
 
 const trailOf = (project: string): [string, string][] => [
   ['Projects', paths.projects],
@@ -51,7 +51,7 @@ function shownOnce(
 
 async function listPage(context: VaultContext, request: ApiRequest, session: HumanSession) {
   const project = request.params.project!
-  const identities = await listIdentitiesOf(context, project)
+  const identities = await listIdentitiesOp(callOf(context, request, session), { project })
   const done = request.url.searchParams.get('revoked')
   const rows = identities.map((identity) => [
     identity.name,
@@ -139,13 +139,13 @@ export function identityResources(context: VaultContext): Resource[] {
           async (request, session) => {
             const form = await checkedForm(request, session)
             const project = request.params.project!
-            const created = await createIdentityAs(actorOf(context, request, session), {
+            const created = await createIdentityOp(callOf(context, request, session), {
               project,
               name: form.name ?? '',
               permissions: form.permissions ?? '',
             })
             return shownOnce(session, project, {
-              clientId: created.identity.clientId,
+              clientId: created.clientId,
               clientSecret: created.clientSecret,
             })
           },
@@ -162,11 +162,10 @@ export function identityResources(context: VaultContext): Resource[] {
           async (request, session) => {
             requireConfirmation(await checkedForm(request, session))
             const { project, identity } = request.params as { project: string; identity: string }
-            const rotated = await rotateIdentitySecretAs(
-              actorOf(context, request, session),
+            const rotated = await rotateIdentitySecretOp(callOf(context, request, session), {
               project,
               identity,
-            )
+            })
             return shownOnce(session, project, rotated)
           },
           admin,
@@ -182,7 +181,7 @@ export function identityResources(context: VaultContext): Resource[] {
           async (request, session) => {
             requireConfirmation(await checkedForm(request, session))
             const { project, identity } = request.params as { project: string; identity: string }
-            await revokeIdentityAs(actorOf(context, request, session), project, identity)
+            await revokeIdentityOp(callOf(context, request, session), { project, identity })
             return redirect(`${paths.identities(project)}?revoked=${encodeURIComponent(identity)}`)
           },
           admin,

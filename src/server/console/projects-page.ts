@@ -1,12 +1,12 @@
 /** The projects page: every project with its environments, and (for admins) its identities, webhooks and audit. */
 import type { VaultContext } from '../context.js'
-import { listProjects } from '../human-admin.js'
+import { listProjectsOp } from '../operations/projects.js'
 import type { Resource } from '../router.js'
 import { pageResponse } from './headers.js'
 import { html } from './html.js'
 import { layout } from './layout.js'
 import { paths } from './paths.js'
-import { sessionPage } from './respond.js'
+import { callOf, sessionPage } from './respond.js'
 
 /** The projects resource. */
 export function projectResources(context: VaultContext): Resource[] {
@@ -14,8 +14,8 @@ export function projectResources(context: VaultContext): Resource[] {
     {
       path: paths.projects,
       methods: {
-        GET: sessionPage(context, async (_request, session) => {
-          const projects = await listProjects(context)
+        GET: sessionPage(context, async (request, session) => {
+          const projects = await listProjectsOp(callOf(context, request, session))
           const admin = session.role === 'admin'
           return pageResponse(
             200,
@@ -31,8 +31,8 @@ export function projectResources(context: VaultContext): Resource[] {
                           Environments:
                           ${project.environments.map(
                             (environment) =>
-                              html`<a class="chip" href="${paths.environment(project.name, environment.slug)}"
-                                >${environment.name}</a
+                              html`<a class="chip" href="${paths.environment(project.name, environment)}"
+                                >${environment}</a
                               > `,
                           )}
                         </p>

@@ -7,7 +7,9 @@ import type { ApiRequest, ApiResponse, Handler } from '../api.js'
 import type { VaultContext } from '../context.js'
 import { ConflictError, IntegrityError, NotFoundError, UsageError, VaultError } from '../../errors.js'
 import { ApiError } from '../http.js'
-import type { HumanActor } from '../human-admin.js'
+import type { HumanActor } from '../human-secrets.js'
+import { actingAs, ForbiddenError } from '../humans/actor.js'
+import type { AdminCall } from '../operations/call.js'
 import { humanActorLabel, type HumanSession } from '../humans/session.js'
 import { pageResponse, redirect } from './headers.js'
 import { html } from './html.js'
@@ -17,6 +19,7 @@ import { requireSession, SignInRequired } from './guard.js'
 
 function statusOf(error: unknown): number {
   if (error instanceof ApiError) return error.status
+  if (error instanceof ForbiddenError) return 403
   if (error instanceof NotFoundError) return 404
   if (error instanceof ConflictError) return 409
   if (error instanceof UsageError) return 400
@@ -84,5 +87,14 @@ export function actorOf(context: VaultContext, request: ApiRequest, session: Hum
     actor: humanActorLabel(session),
     requestId: request.origin.requestId,
     ip: request.origin.ip,
+  }
+}
+
+/** The admin-operation call of a human's request (operations/ check the role and audit it). */
+export function callOf(context: VaultContext, request: ApiRequest, session: HumanSession): AdminCall {
+  return {
+    vault: context,
+    actor: actingAs(session),
+    origin: { requestId: request.origin.requestId, ip: request.origin.ip },
   }
 }

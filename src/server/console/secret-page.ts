@@ -5,7 +5,7 @@
  */
 import type { ApiRequest } from '../api.js'
 import type { VaultContext } from '../context.js'
-import { inEnvironmentAs } from '../human-admin.js'
+import { inEnvironmentAs } from '../human-secrets.js'
 import type { HumanSession } from '../humans/session.js'
 import type { Resource } from '../router.js'
 import { checkedName } from '../routes/secrets.js'

@@ -3,14 +3,14 @@
  * shown once, on a `no-store` page) and stopping one after a confirm page.
  */
 import type { VaultContext } from '../context.js'
-import { createWebhookAs, disableWebhookAs, listWebhooksOf } from '../human-admin.js'
+import { createWebhookOp, deleteWebhookOp, listWebhooksOp } from '../operations/webhooks.js'
 import type { Resource } from '../router.js'
 import { checkedForm, requireConfirmation } from './guard.js'
 import { pageResponse, redirect } from './headers.js'
 import { html } from './html.js'
 import { confirmPage, csrfField, layout, notice, table } from './layout.js'
 import { paths } from './paths.js'
-import { actorOf, sessionPage } from './respond.js'
+import { callOf, sessionPage } from './respond.js'
 
 const admin = { adminOnly: true }
 
@@ -24,7 +24,7 @@ export function webhookResources(context: VaultContext): Resource[] {
           context,
           async (request, session) => {
             const project = request.params.project!
-            const hooks = await listWebhooksOf(context, project)
+            const hooks = await listWebhooksOp(callOf(context, request, session), { project })
             const stopped = request.url.searchParams.get('stopped')
             const rows = hooks.map((hook) => [
               html`<code>${hook.id}</code>`,
@@ -71,7 +71,11 @@ export function webhookResources(context: VaultContext): Resource[] {
           async (request, session) => {
             const form = await checkedForm(request, session)
             const project = request.params.project!
-            const created = await createWebhookAs(actorOf(context, request, session), project, form.url ?? '')
+            const created = await createWebhookOp(callOf(context, request, session), {
+              project,
+              url: form.url ?? '',
+              allowPrivate: context.allowPrivateWebhooks,
+            })
             return pageResponse(
               200,
               layout({
@@ -131,7 +135,7 @@ export function webhookResources(context: VaultContext): Resource[] {
           async (request, session) => {
             requireConfirmation(await checkedForm(request, session))
             const { project, id } = request.params as { project: string; id: string }
-            await disableWebhookAs(actorOf(context, request, session), project, id)
+            await deleteWebhookOp(callOf(context, request, session), { project, id })
             return redirect(`${paths.webhooks(project)}?stopped=${encodeURIComponent(id)}`)
           },
           admin,
