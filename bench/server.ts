@@ -7,11 +7,17 @@
  * Each cell also shows the CPU time per request of the server process and of this load generator
  * (from /proc and process.cpuUsage; for the baseline both sides share this process), which says which
  * side is the limit on a 2-core machine. Each cell is bounded to 3 seconds and 5,000 requests.
- * Targets: list >= 2,000 req/s, PATCH >= 300 req/s.
+ * PostgreSQL also runs as two replicas (two server processes on one database, the 16 clients split
+ * between them; server CPU is the sum of both). BENCH_BASE_REPO names another checkout (e.g. an export
+ * of main with this one's node_modules linked in); its server is then measured in the same run, on
+ * the same databases, as the `(base)` rows: the before/after of a change.
+ * Targets (issue 20, PostgreSQL at 16 clients): list >= 2,000 req/s, PATCH >= 1,000 req/s, server CPU
+ * per list <= 400 µs; SQLite not below its base.
  */
 import { readFileSync } from 'node:fs'
 import { Agent, createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { loadavg } from 'node:os'
 import pg from 'pg'
 import { postgresUnavailableReason, startPostgres, stopPostgres } from '../test/harness/postgres.js'
 import { spawnVaultProcess, startVaultServer } from '../test/helpers/vault-server.js'
@@ -20,6 +26,7 @@ import { median, printTable, quantile } from './lib/timing.js'
 const cellSeconds = 3
 const cellRequests = 5000
 const secretCount = 100
+const baseRoot = process.env.BENCH_BASE_REPO
 
 interface Target {
   base: string
@@ -64,10 +71,11 @@ async function measure(
   target: Target,
   clients: number,
   operation: (agent: Agent, client: number, index: number) => Promise<number>,
-  serverPid?: number,
+  serverPids: (number | undefined)[] = [],
 ) {
   const agent = new Agent({ keepAlive: true, maxSockets: clients })
-  const serverCpuBefore = processCpuSeconds(serverPid)
+  const serverCpu = (): number => serverPids.reduce<number>((sum, pid) => sum + processCpuSeconds(pid), 0)
+  const serverCpuBefore = serverCpu()
   const ownCpuBefore = process.cpuUsage()
   const latencies: number[] = []
   const deadline = performance.now() + cellSeconds * 1000
@@ -87,7 +95,7 @@ async function measure(
   )
   const seconds = (performance.now() - start) / 1000
   const ownCpu = process.cpuUsage(ownCpuBefore)
-  const serverCpu = processCpuSeconds(serverPid) - serverCpuBefore
+  const serverSeconds = serverCpu() - serverCpuBefore
   agent.destroy()
   if (failures > 0) throw new Error(`${failures} requests failed`)
   const perRequest = (cpuSeconds: number) =>
@@ -96,7 +104,7 @@ async function measure(
     rps: latencies.length / seconds,
     p50: median(latencies),
     p99: quantile(latencies, 0.99),
-    serverCpu: perRequest(serverCpu),
+    serverCpu: serverPids.length === 0 ? '-' : perRequest(serverSeconds),
     clientCpu: perRequest((ownCpu.user + ownCpu.system) / 1e6),
   }
 }
@@ -107,7 +115,8 @@ function cells(result: Awaited<ReturnType<typeof measure>>): (string | number)[]
   return [Math.round(result.rps), result.p50, result.p99, result.serverCpu, result.clientCpu]
 }
 
-async function benchVault(engine: string, dbUrl: string | undefined) {
+/** A vault on `dbUrl` seeded with the secrets the cells read and write. */
+async function seedVault(dbUrl: string | undefined) {
   const seeded = await startVaultServer({ dbUrl })
   const token = await seeded.token(seeded.deploymentCredentials)
   for (let i = 0; i < secretCount; i++) {
@@ -119,34 +128,64 @@ async function benchVault(engine: string, dbUrl: string | undefined) {
     if (response.status !== 201) throw new Error(`seeding failed: HTTP ${response.status}`)
   }
   await seeded.running.close()
-  const server = await spawnVaultProcess(seeded)
+  return seeded
+}
+
+type Seeded = Awaited<ReturnType<typeof seedVault>>
+
+/**
+ * The list and PATCH cells of `replicas` server processes (of `root`, default this checkout) on the
+ * seeded database; client n talks to process n mod replicas.
+ */
+async function benchVault(
+  engine: string,
+  seeded: Seeded,
+  options: { root?: string; replicas?: number } = {},
+) {
+  const replicas = options.replicas ?? 1
+  const servers = await Promise.all(
+    Array.from({ length: replicas }, () => spawnVaultProcess({ ...seeded, root: options.root })),
+  )
   try {
-    const target = { base: server.url, token: await seeded.token(seeded.deploymentCredentials, server.url) }
-    for (const clients of [1, 16]) {
+    const token = await seeded.token(seeded.deploymentCredentials, servers[0]!.url)
+    const targets = servers.map((server) => ({ base: server.url, token }))
+    const pids = servers.map((server) => server.child.pid)
+    for (const clients of replicas > 1 ? [16] : [1, 16]) {
       const list = await measure(
-        target,
+        targets[0]!,
         clients,
-        (agent) => send(agent, target, 'GET', '/api/v1/secrets?environment=dev'),
-        server.child.pid,
+        (agent, client) => send(agent, targets[client % replicas]!, 'GET', '/api/v1/secrets?environment=dev'),
+        pids,
       )
       rows.push([engine, 'list 100 secrets', clients, ...cells(list)])
       const patch = await measure(
-        target,
+        targets[0]!,
         clients,
         (agent, client, index) =>
           send(
             agent,
-            target,
+            targets[client % replicas]!,
             'PATCH',
             `/api/v1/secrets/BENCH_${client}?environment=dev`,
             JSON.stringify({ value: `new-${index}` }),
           ),
-        server.child.pid,
+        pids,
       )
       rows.push([engine, 'PATCH', clients, ...cells(patch)])
     }
   } finally {
-    await server.stop()
+    await Promise.all(servers.map((server) => server.stop()))
+  }
+}
+
+/** The rows of one engine: the base build first (when given), then this one, then its replicas. */
+async function benchEngine(engine: string, dbUrl: string | undefined, replicas: boolean) {
+  const seeded = await seedVault(dbUrl)
+  try {
+    if (baseRoot) await benchVault(`${engine} (base)`, seeded, { root: baseRoot })
+    await benchVault(engine, seeded)
+    if (replicas) await benchVault(`${engine}, 2 replicas`, seeded, { replicas: 2 })
+  } finally {
     await seeded.stop()
   }
 }
@@ -175,8 +214,9 @@ async function benchBaseline() {
   server.close()
 }
 
+const loadAtStart = loadavg()
 await benchBaseline()
-await benchVault('sqlite (synchronous=FULL)', undefined)
+await benchEngine('sqlite (synchronous=FULL)', undefined, false)
 const pgReason = postgresUnavailableReason()
 if (pgReason) {
   process.stderr.write(`PostgreSQL skipped: ${pgReason}\n`)
@@ -187,7 +227,7 @@ if (pgReason) {
     await admin.connect()
     await admin.query('CREATE DATABASE vault_server_bench')
     await admin.end()
-    await benchVault('postgres', cluster.url.replace(/\/postgres$/, '/vault_server_bench'))
+    await benchEngine('postgres', cluster.url.replace(/\/postgres$/, '/vault_server_bench'), true)
   } finally {
     await stopPostgres(cluster)
   }
@@ -195,4 +235,8 @@ if (pgReason) {
 printTable(
   ['engine', 'operation', 'clients', 'req/s', 'p50 ms', 'p99 ms', 'server cpu µs/req', 'load-gen cpu µs/req'],
   rows,
+)
+const load = (figures: number[]) => figures.map((figure) => figure.toFixed(2)).join(' ')
+process.stdout.write(
+  `load average (1, 5, 15 min): ${load(loadAtStart)} at start, ${load(loadavg())} at end\n`,
 )

@@ -82,7 +82,7 @@ export function eventHash(
 }
 
 /** The stored form of an event: absent fields null, request-borne text with its controls escaped. */
-function complete(event: AuditEvent): Required<AuditEvent> {
+export function complete(event: AuditEvent): Required<AuditEvent> {
   return {
     projectId: event.projectId,
     environment: escapeNullable(event.environment ?? null),
@@ -111,8 +111,15 @@ export function eventOfRow(row: SqlRow): Required<AuditEvent> {
   }
 }
 
-/** Appends one event inside the caller's transaction (so it commits or rolls back with the change). */
-export async function appendAudit(tx: SqlExecutor, key: Buffer, event: AuditEvent): Promise<number> {
+/**
+ * Appends one event inside the caller's transaction (so it commits or rolls back with the change);
+ * on an engine that group-commits the chain, the event joins the commit's one chain update.
+ */
+export async function appendAudit(tx: SqlExecutor, key: Buffer, event: AuditEvent): Promise<void> {
+  if (tx.deferAudit) {
+    tx.deferAudit(key, complete(event))
+    return
+  }
   const [head] = await tx.lockRows<{ seq: number; hash: string }>(
     `SELECT seq, hash FROM audit_head WHERE id = 1`,
   )
@@ -149,11 +156,16 @@ export async function appendAudit(tx: SqlExecutor, key: Buffer, event: AuditEven
     hash,
     auditHeadMac(key, seq, hash),
   ])
-  return seq
+}
+
+/** The sequence number of the newest committed event (0 for an empty log). */
+export async function auditHeadSeq(tx: SqlExecutor): Promise<number> {
+  const [head] = await tx.all<{ seq: number }>(`SELECT seq FROM audit_head WHERE id = 1`)
+  return Number(head?.seq ?? 0)
 }
 
 /** Appends one event in its own transaction (denials and failed logins, which change nothing else). */
-export function recordAudit(driver: SqlDriver, key: Buffer, event: AuditEvent): Promise<number> {
+export function recordAudit(driver: SqlDriver, key: Buffer, event: AuditEvent): Promise<void> {
   return driver.transaction((tx) => appendAudit(tx, key, event))
 }
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { appendAudit } from './audit.js'
 import type { InTransaction } from './context.js'
 import { ApiError } from './http.js'
-import { sealRow } from './row-mac.js'
+import { rowMac } from './row-mac.js'
 import type { SecretMetadata, SecretScope } from './secrets.js'
 import type { SqlExecutor } from './store/index.js'
 
@@ -188,14 +188,14 @@ export async function appendVersion(
       now,
     ],
   )
-  await tx.run(`UPDATE secrets SET version = ?, deleted = ?, created_at = ?, updated_at = ? WHERE id = ?`, [
-    version,
-    value === null ? 1 : 0,
-    createdAt,
-    now,
-    secretId!,
-  ])
-  await sealRow(tx, context.keyring.rowMacKey, 'secrets', secretId!)
+  const deleted = value === null ? 1 : 0
+  const covered = { id: secretId!, project_id: scope.projectId, environment: scope.environment, name }
+  const mac = rowMac(context.keyring.rowMacKey, 'secrets', { ...covered, version, deleted })
+  // the row was found by (project_id, environment, name), so the MAC is computed here, not re-read
+  await tx.run(
+    `UPDATE secrets SET version = ?, deleted = ?, created_at = ?, updated_at = ?, row_mac = ? WHERE id = ?`,
+    [version, deleted, createdAt, now, mac, secretId!],
+  )
   return {
     row: { name, version, createdAt, updatedAt: now },
     created: !current || Boolean(Number(current.deleted)),

@@ -160,17 +160,20 @@ export async function spawnVaultProcess(env: {
   dbUrl: string
   encryptionKey: string
   jwtSecret: string
+  /** Another checkout to run the server of (a benchmark's baseline build); default this one. */
+  root?: string
 }): Promise<VaultProcess> {
+  const root = env.root ?? repoRoot
   const child = spawn(
     process.execPath,
     [
       ...(process.env.VAULT_SERVER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []),
       '--import',
       'tsx',
-      join(repoRoot, 'src/server/main.ts'),
+      join(root, 'src/server/main.ts'),
     ],
     {
-      cwd: repoRoot,
+      cwd: root,
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,

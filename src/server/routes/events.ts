@@ -5,7 +5,7 @@
  * A stream resumes after the `Last-Event-ID` it sends; without one it starts at the present. Streams
  * are capped per identity and per client address; the per-source request rate limit applies too.
  */
-import { appendAudit } from '../audit.js'
+import { appendAudit, auditHeadSeq } from '../audit.js'
 import { header, type ApiRequest, type ApiResponse } from '../api.js'
 import type { createAuthorizer } from '../authorize.js'
 import { defaultFeedTiming, streamChanges, type FeedTiming } from '../change-feed.js'
@@ -55,7 +55,8 @@ export function eventResources(
   async function subscribe(request: ApiRequest): Promise<ApiResponse> {
     const resumeAfter = lastEventId(request)
     const opened = await authorizer.inEnvironment(request, 'read', async ({ tx, scope }) => {
-      const seq = await appendAudit(tx, context.keyring.auditKey, {
+      const seq = await auditHeadSeq(tx)
+      await appendAudit(tx, context.keyring.auditKey, {
         projectId: scope.projectId,
         environment: scope.environment,
         actor: scope.actor,

@@ -4,6 +4,8 @@
  * set of statements serve SQLite and PostgreSQL, and every table exports as plain JSON rows.
  */
 
+import type { AuditEvent } from '../audit.js'
+
 export type SqlValue = string | number | null
 export type SqlRow = Record<string, SqlValue>
 
@@ -17,6 +19,12 @@ export interface SqlExecutor {
   run(sql: string, params?: SqlValue[]): Promise<number>
   /** Like `all`, holding a write lock on the selected rows until the transaction ends. */
   lockRows<T extends SqlRow = SqlRow>(sql: string, params?: SqlValue[]): Promise<T[]>
+  /**
+   * Present on an engine that group-commits the audit chain (PostgreSQL): takes a completed audit
+   * event, which is hashed, chained and committed with the events of concurrent transactions, in
+   * the same commit as this transaction's changes, before the transaction's promise resolves.
+   */
+  deferAudit?: (key: Buffer, event: Required<AuditEvent>) => void
 }
 
 export interface SqlDriver {

@@ -1,48 +1,47 @@
 /**
- * PostgreSQL adapter (pg): a connection pool, one client per transaction, `?` placeholders rewritten
- * to `$n`, row locks with FOR UPDATE and transaction-scoped advisory locks for one-time work.
+ * PostgreSQL adapter (pg): a connection pool; transactions group-committed with their audit events
+ * (pg-transaction.ts, pg-batch.ts); named prepared statements (pg-query.ts); exclusive work on its own
+ * connection under a transaction-scoped advisory lock, appending its audit events itself.
  */
 import { createHash } from 'node:crypto'
 import pg from 'pg'
-import type { SqlDriver, SqlExecutor, SqlRow, SqlValue } from './driver.js'
+import type { SqlDriver, SqlExecutor } from './driver.js'
+import { GroupCommit } from './pg-batch.js'
+import { clientExecutor } from './pg-query.js'
+import { PgTransaction } from './pg-transaction.js'
 
-const placeholderCache = new Map<string, string>()
-
-function toPostgres(sql: string): string {
-  let converted = placeholderCache.get(sql)
-  if (converted === undefined) {
-    let index = 0
-    converted = sql.replace(/\?/g, () => `$${++index}`)
-    placeholderCache.set(sql, converted)
-  }
-  return converted
-}
+/** Connections per server process (measured: see docs/postgres.md). */
+export const defaultPoolSize = 10
 
 function advisoryKey(name: string): string {
   return createHash('sha256').update(name).digest().readBigInt64BE(0).toString()
 }
 
 /** Opens a pool on the PostgreSQL database at `url`. */
-export function openPostgres(url: string, poolSize = 10): SqlDriver {
+export function openPostgres(url: string, poolSize = defaultPoolSize): SqlDriver {
   const pool = new pg.Pool({ connectionString: url, max: poolSize })
   pool.on('error', () => undefined)
+  const batches = new GroupCommit(pool)
 
-  async function transaction<T>(work: (tx: SqlExecutor) => Promise<T>, lockName?: string): Promise<T> {
-    const client = await pool.connect()
-    const query = async <R extends SqlRow>(sql: string, params: SqlValue[] = []) =>
-      (await client.query<R>({ text: toPostgres(sql), values: params })).rows
-    const executor: SqlExecutor = {
-      all: query,
-      values: async (sql, params = []) =>
-        (await client.query<SqlValue[]>({ text: toPostgres(sql), values: params, rowMode: 'array' })).rows,
-      run: async (sql, params = []) =>
-        (await client.query({ text: toPostgres(sql), values: params })).rowCount ?? 0,
-      lockRows: (sql, params) => query(`${sql} FOR UPDATE`, params),
+  async function transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const tx = new PgTransaction(pool, batches)
+    let result: T
+    try {
+      result = await work(tx.executor)
+    } catch (error) {
+      await tx.rollback()
+      throw error
     }
+    await tx.commit()
+    return result
+  }
+
+  async function exclusive<T>(name: string, work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const client = await pool.connect()
     try {
       await client.query('BEGIN')
-      if (lockName) await client.query('SELECT pg_advisory_xact_lock($1)', [advisoryKey(lockName)])
-      const result = await work(executor)
+      await client.query('SELECT pg_advisory_xact_lock($1)', [advisoryKey(name)])
+      const result = await work(clientExecutor(client))
       await client.query('COMMIT')
       client.release()
       return result
@@ -55,8 +54,11 @@ export function openPostgres(url: string, poolSize = 10): SqlDriver {
 
   return {
     engine: 'postgres',
-    transaction: (work) => transaction(work),
-    exclusive: (name, work) => transaction(work, name),
-    close: () => pool.end(),
+    transaction,
+    exclusive,
+    close: async () => {
+      await batches.idle()
+      await pool.end()
+    },
   }
 }

@@ -1,0 +1,177 @@
+/**
+ * Group commit on PostgreSQL. Transactions of one process that write, and the audit events of those
+ * that only read, share one database transaction (a batch): a writer takes its turn on the batch's
+ * connection inside a SAVEPOINT (a failing writer rolls back only itself), readers add their events;
+ * when no writer is inside and the previous batch has committed, the batch appends every event to the
+ * chain in one statement, moves the head once and commits (a batch that writes locks the head
+ * first: see lockHead). Only then are its waiters answered; a
+ * failed batch fails every waiter. While one batch commits the next one fills.
+ */
+import type pg from 'pg'
+import { appendChained, type ChainHead, type PendingEvent } from '../audit-batch.js'
+
+interface Batch {
+  client?: pg.PoolClient
+  /** The chain head, locked when the batch's transaction began. */
+  head?: ChainHead
+  events: PendingEvent[]
+  /** Writers that joined, and those of them not yet done. */
+  joined: number
+  active: number
+  /** The end of the queue of writers waiting for their turn. */
+  turns: Promise<void>
+  failure?: unknown
+  done: Promise<void>
+  resolve: () => void
+  reject: (error: unknown) => void
+}
+
+/** A writer's turn on a batch: its connection (inside a SAVEPOINT) until it leaves or abandons. */
+export interface Turn {
+  client: pg.PoolClient
+  /** Ends the turn with the writer's events; resolves when the batch has committed. */
+  leave(events: PendingEvent[]): Promise<void>
+  /** Rolls the writer's statements back and ends the turn. */
+  abandon(): Promise<void>
+}
+
+const ignore = () => undefined
+
+/**
+ * Begins a batch's transaction by locking the chain head (one round trip). Every batch that writes
+ * takes this lock first, so batches of several replicas never hold row locks the other one waits for
+ * (no deadlock): they take turns, and each knows the head it appends to.
+ */
+async function lockHead(client: pg.PoolClient): Promise<ChainHead | undefined> {
+  const results = (await client.query(
+    'BEGIN; SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE',
+  )) as unknown as pg.QueryResult[]
+  const row = results[1]?.rows[0] as { seq: number; hash: string } | undefined
+  return row ? { seq: Number(row.seq), hash: row.hash } : undefined
+}
+
+function newBatch(): Batch {
+  let resolve!: () => void
+  let reject!: (error: unknown) => void
+  const done = new Promise<void>((ok, fail) => {
+    resolve = ok
+    reject = fail
+  })
+  done.catch(ignore)
+  return { events: [], joined: 0, active: 0, turns: Promise.resolve(), done, resolve, reject }
+}
+
+export class GroupCommit {
+  private open: Batch | undefined
+  private committing: Promise<void> | undefined
+  /** The head this process last committed (undefined after a failure or before the first batch). */
+  private head: ChainHead | undefined
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly maxWriters = 32,
+  ) {}
+
+  /** Waits for a writer's turn in the filling batch (BEGIN on its first turn, then a SAVEPOINT). */
+  async enter(): Promise<Turn> {
+    let batch = (this.open ??= newBatch())
+    while (batch.joined >= this.maxWriters) {
+      await batch.done.catch(ignore)
+      batch = this.open ??= newBatch()
+    }
+    batch.joined++
+    batch.active++
+    const previous = batch.turns
+    let release!: () => void
+    batch.turns = new Promise((resolve) => (release = resolve))
+    await previous
+    const leave = (events: PendingEvent[]) => {
+      batch.events.push(...events)
+      batch.active--
+      release()
+      this.settle(batch)
+      return batch.done
+    }
+    try {
+      if (batch.failure !== undefined) throw batch.failure
+      if (!batch.client) {
+        // the batch committing now may still have to move the head: lock it only after that commit
+        while (this.committing) await this.committing
+        batch.client = await this.pool.connect()
+        batch.head = await lockHead(batch.client)
+      }
+      await batch.client.query('SAVEPOINT work')
+    } catch (error) {
+      batch.failure ??= error
+      void leave([])
+      throw error
+    }
+    const client = batch.client
+    return {
+      client,
+      leave,
+      abandon: async () => {
+        await client.query('ROLLBACK TO SAVEPOINT work').catch((error: unknown) => {
+          batch.failure ??= error
+        })
+        void leave([])
+      },
+    }
+  }
+
+  /** Adds the events of a transaction that wrote nothing else; resolves when they are committed. */
+  append(events: PendingEvent[]): Promise<void> {
+    const batch = (this.open ??= newBatch())
+    batch.events.push(...events)
+    this.settle(batch)
+    return batch.done
+  }
+
+  /** Resolves when nothing is filling or committing. */
+  async idle(): Promise<void> {
+    while (this.open || this.committing) {
+      await (this.committing ?? this.open?.done)?.catch(ignore)
+      if (this.open && !this.committing) this.settle(this.open)
+    }
+  }
+
+  private settle(batch: Batch): void {
+    if (batch !== this.open || batch.active > 0 || this.committing) return
+    this.open = undefined
+    this.committing = this.commit(batch).finally(() => {
+      this.committing = undefined
+      if (this.open) this.settle(this.open)
+    })
+  }
+
+  private async commit(batch: Batch): Promise<void> {
+    const { client } = batch
+    try {
+      if (batch.failure !== undefined) throw batch.failure
+      if (batch.events.length > 0) {
+        const runner = client ?? (await this.pool.connect())
+        try {
+          const query = (text: string, values?: unknown[]) => runner.query(text, values)
+          this.head = await appendChained(query, batch.events, {
+            expected: batch.head ?? this.head,
+            inTransaction: client !== undefined,
+          })
+        } finally {
+          if (!client) runner.release()
+        }
+      }
+      if (client) {
+        await client.query('COMMIT')
+        client.release()
+      }
+      batch.resolve()
+    } catch (error) {
+      this.head = undefined
+      if (client) {
+        await client.query('ROLLBACK').catch(ignore)
+        client.release(true)
+      }
+      batch.reject(error)
+    }
+  }
+}
