@@ -4,6 +4,11 @@
  * piped into `wc -c`, round-robin in one run. Target (issue 18): --mask within 1.5 x `cat`. The
  * `--no-mask` row is the CLI's own start-up plus a direct pipe, so `--mask` minus `--no-mask` is the
  * price of masking itself. 100 secrets are in the environment, as in bench/cli.
+ *
+ * Two more rows give the floor of any masking wrapper written in Node, which must start Node and copy
+ * every byte through its own process: `node -e 0` followed by `cat` (process start plus the copy), and
+ * a Node pass-through (Node spawns `cat` and pipes its output to its own stdout, unmasked). `--mask` is
+ * also printed against that pass-through.
  */
 import { spawnSync } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
@@ -46,15 +51,21 @@ try {
     `${quoted(process.execPath)} ${quoted(runJs)} run --env dev ${flag} -- cat ${quoted(output)} | wc -c`
   checkMasked(vaultRun('--mask'), env)
 
-  const [cat, unmasked, masked] = timeInterleaved(
+  const passThrough =
+    "const c = require('node:child_process').spawn('cat', [process.env.MASK_BENCH_FILE], " +
+    "{ stdio: ['ignore', 'pipe', 'inherit'] }); c.stdout.pipe(process.stdout)"
+  const node = quoted(process.execPath)
+  const [cat, started, copied, unmasked, masked] = timeInterleaved(
     [
       ['sh', ['-c', `cat ${quoted(output)} | wc -c`]],
+      ['sh', ['-c', `${node} -e 0 && cat ${quoted(output)} | wc -c`]],
+      ['sh', ['-c', `${node} -e ${quoted(passThrough)} | wc -c`]],
       ['sh', ['-c', vaultRun('--no-mask')]],
       ['sh', ['-c', vaultRun('--mask')]],
     ],
     runs,
-    env,
-  ) as [number[], number[], number[]]
+    { ...env, MASK_BENCH_FILE: output },
+  ) as [number[], number[], number[], number[], number[]]
   const row = (name: string, samples: number[]) => [
     name,
     runs,
@@ -66,6 +77,8 @@ try {
     ['command (output piped to wc -c)', 'runs', 'median ms', 'MB/s', 'x cat'],
     [
       row(`cat (${megabytes} MB)`, cat),
+      row('node -e 0, then cat (process start + copy)', started),
+      row('node spawning cat, piping it through itself', copied),
       row('vault run --no-mask -- cat', unmasked),
       row('vault run --mask -- cat', masked),
     ],
@@ -74,6 +87,10 @@ try {
   console.log(
     `target: vault run --mask <= 1.5x cat -> ${ratio <= 1.5 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}x); ` +
       `masking itself: ${(median(masked) - median(unmasked)).toFixed(0)} ms over --no-mask`,
+  )
+  console.log(
+    `floor of a Node wrapper: the pass-through is ${(median(copied) / median(cat)).toFixed(2)}x cat; ` +
+      `vault run --mask is ${(median(masked) / median(copied)).toFixed(2)}x that pass-through`,
   )
 } finally {
   await served.stop()

@@ -1,14 +1,19 @@
 /**
- * Render cost on a large stack: a generated 500-service compose file (about 5,000 lines, references
- * in environment, labels and image tags), median wall time of `vault render` against
- * `docker-compose config` (the v1 client) in one run. Target (issue 3): at most one tenth. The
- * start-up of the CLI frame alone (`vault pwgen`) is printed too, as the floor of any command.
+ * Render cost, two tables:
+ * - a generated 500-service compose file (about 5,000 lines, references in environment, labels and
+ *   image tags): median wall time of `vault render` against `docker-compose config` (the v1 client) in
+ *   one run. Target (issue 17, item 6): at most one tenth. `vault pwgen` (the full oclif frame) is
+ *   printed too, for reference;
+ * - real compose files of 8-35 KB (the largest of test/fixtures/compose-corpus, each with its SOURCE),
+ *   where start-up dominates: `vault render` against `node -e 0` (the floor of any Node CLI) and, where
+ *   the v1 client can read the file, `docker-compose config`, interleaved. Target (issue 17, item 6):
+ *   at most 100 ms each and at most 3x `node -e 0`.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { median, printTable, quantile, timeCommand } from './lib/timing.js'
+import { median, printTable, quantile, timeCommand, timeInterleaved } from './lib/timing.js'
 
 const runJs = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const composeV1 = '/usr/bin/docker-compose'
@@ -76,3 +81,47 @@ try {
 } finally {
   rmSync(directory, { recursive: true, force: true })
 }
+
+const corpus = fileURLToPath(new URL('../test/fixtures/compose-corpus/', import.meta.url))
+const realStacks = ['temporal-multirole', 'nextcloud-aio', 'mailcow', 'sentry-self-hosted']
+const realRounds = Number(process.env.BENCH_REAL_RUNS ?? 9)
+
+interface CorpusCase {
+  files: string[]
+  env?: Record<string, string>
+  v1?: string
+}
+
+const realRows: (string | number)[][] = []
+let realMet = true
+for (const stack of realStacks) {
+  const directory = join(corpus, stack)
+  const fixture = JSON.parse(readFileSync(join(directory, 'case.json'), 'utf8')) as CorpusCase
+  const file = join(directory, fixture.files[0]!)
+  const env = { PATH: process.env.PATH, ...fixture.env }
+  const commands: [string, string[]][] = [
+    [process.execPath, ['-e', '0']],
+    [process.execPath, [runJs, 'render', '--project-directory', directory, '-f', file]],
+  ]
+  const withV1 = fixture.v1 === undefined && existsSync(composeV1)
+  if (withV1) commands.push([composeV1, ['--project-directory', directory, '-f', file, 'config']])
+  const [node, vault, compose] = timeInterleaved(commands, realRounds, env).map(median)
+  const ok = vault! <= 100 && vault! <= 3 * node!
+  realMet &&= ok
+  realRows.push([
+    `${stack} (${Math.round(statSync(file).size / 1024)} KB)`,
+    node!.toFixed(1),
+    vault!.toFixed(1),
+    (vault! / node!).toFixed(2),
+    compose === undefined ? `- (${fixture.v1 ? 'v1 refuses it' : 'no v1 client'})` : compose.toFixed(1),
+    ok ? 'met' : 'NOT met',
+  ])
+}
+console.log('')
+printTable(
+  ['real file', 'node -e 0 ms', 'vault render ms', 'x node', 'docker-compose config ms', '<=100 ms, <=3x'],
+  realRows,
+)
+console.log(
+  `${realRounds} interleaved rounds, medians; target (<= 100 ms and <= 3x node -e 0) ${realMet ? 'met' : 'NOT met'} on every file`,
+)

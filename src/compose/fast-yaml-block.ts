@@ -50,7 +50,8 @@ export function readBlockScalar(
   for (let index = position.headerLine; index < end; index++) {
     const line = raw[index]!.replace(/\r$/, '')
     if (line.trim() === '') {
-      if (contentIndent !== -1 && line.length > contentIndent) unsupported('blank line with spaces')
+      // before the first content line, YAML refuses spaces past the content's indent: leave those to it
+      if (line.length > (contentIndent === -1 ? 0 : contentIndent)) unsupported('blank line with spaces')
       body.push('')
       continue
     }

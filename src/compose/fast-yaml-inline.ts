@@ -53,7 +53,23 @@ export function parseKey(text: string): string {
   return value === null ? unsupported('null key') : String(value)
 }
 
-function stripComment(text: string): string {
+/** `text` without a trailing ` # comment`, quoted scalars skipped (`"a # b", # c` keeps `"a # b",`). */
+export function stripFlowComment(text: string): string {
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index]
+    if (char === '"' || char === "'") {
+      const end = closingQuote(text, index)
+      if (end === -1) return text
+      index = end
+    } else if (char === '#' && (index === 0 || text[index - 1] === ' ')) {
+      return text.slice(0, index).trimEnd()
+    }
+  }
+  return text.trimEnd()
+}
+
+/** `text` without a trailing ` # comment` (refuses rather than strips a `#` inside quotes). */
+export function stripComment(text: string): string {
   if (!text.includes('#')) return text
   const comment = text.search(/\s#/)
   return (comment === -1 ? text : text.slice(0, comment)).trimEnd()
@@ -71,7 +87,8 @@ export function parseInlineValue(text: string): unknown {
     return first === "'" ? inner.replaceAll("''", "'") : unescapeDouble(inner)
   }
   if (first === '[' || first === '{') return parseFlow(stripComment(text))
-  if (/^[&*!|>%@`]/.test(text)) unsupported('anchor, alias, tag or block scalar')
+  if (/^[&*!|>%@`\]},]/.test(text)) unsupported('anchor, alias, tag, block scalar or flow indicator')
+  if (/^[?:-](\s|$)/.test(text)) unsupported('indicator')
   const plain = stripComment(text).trimEnd()
   if (plain.includes(': ') || plain.endsWith(':') || plain.startsWith('- '))
     unsupported('ambiguous plain scalar')

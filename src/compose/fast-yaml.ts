@@ -1,7 +1,7 @@
 /**
  * A fast reader for the block-style YAML subset compose files are written in (mappings, sequences,
- * plain and quoted one-line scalars, one-line flow collections, comments), with the line of every
- * path, and block-level anchors, aliases and `<<` merge keys (`fast-yaml-anchors.ts`). Anything
+ * plain and quoted one-line scalars, one-line flow collections (also on the line below their key),
+ * comments), with the line of every path, and block-level anchors, aliases and `<<` merge keys (`fast-yaml-anchors.ts`). Anything
  * outside that subset (tags, block scalars, multi-line scalars, duplicate keys, tabs, ...) throws
  * `UnsupportedYaml` and the caller uses the full `yaml` parser,
  * so the result is always the one the full parser gives (a differential test checks this).
@@ -17,7 +17,13 @@ import {
   type MappingEntry,
 } from './fast-yaml-anchors.js'
 import { readBlockScalar } from './fast-yaml-block.js'
-import { findMappingColon, parseInlineValue, parseKey } from './fast-yaml-inline.js'
+import {
+  findMappingColon,
+  parseInlineValue,
+  parseKey,
+  stripComment,
+  stripFlowComment,
+} from './fast-yaml-inline.js'
 
 export { UnsupportedYaml }
 
@@ -111,16 +117,25 @@ function parseSequence(reader: Reader, indent: number, path: string): unknown[] 
       items.push(parseNode(reader, contentIndent, itemPath))
     } else {
       reader.index++
-      items.push(parseInlineValue(content))
-      checkNoContinuation(reader, indent)
+      items.push(parseLineValue(reader, content, indent))
     }
   }
   return items
 }
 
+/**
+ * The block below a key or `-` with no value on its own line: a mapping, a sequence, or a one-line
+ * flow collection on the next line (`command:` then `  ["postgres"]`, as sentry's compose file has).
+ */
 function parseNested(reader: Reader, parentIndent: number, path: string): unknown {
   const next = reader.lines[reader.index]
   if (!next || next.indent <= parentIndent) return null
+  if (next.text.startsWith('[') || next.text.startsWith('{')) {
+    reader.index++
+    const value = parseInlineValue(next.text)
+    checkNoContinuation(reader, parentIndent)
+    return value
+  }
   return parseNode(reader, next.indent, path)
 }
 
@@ -174,7 +189,8 @@ function parseBlockScalar(reader: Reader, header: string, indent: number): strin
 
 /**
  * The value after `key:` or `- `: a block below (`nested`), an alias, or a one-line scalar or flow
- * collection; `&name` before any of them records it as an anchor.
+ * collection (or one whose entries follow line by line); `&name` before any of them records it as an
+ * anchor.
  */
 function parseValue(reader: Reader, text: string, indent: number, nested: () => unknown): unknown {
   let rest = text
@@ -186,10 +202,43 @@ function parseValue(reader: Reader, text: string, indent: number, nested: () => 
   else if (isAlias(rest)) {
     value = resolveAlias(reader.anchors, rest)
     checkNoContinuation(reader, indent)
-  } else {
-    value = parseInlineValue(rest)
-    checkNoContinuation(reader, indent)
-  }
+  } else value = parseLineValue(reader, rest, indent)
   if (anchor !== undefined) reader.anchors.set(anchor, value)
   return value
+}
+
+/** A value written on its key's line: one-line, or a flow collection whose `[` or `{` ends the line. */
+function parseLineValue(reader: Reader, text: string, indent: number): unknown {
+  const open = stripComment(text)
+  const value =
+    open === '[' || open === '{' ? parseMultiLineFlow(reader, open, indent) : parseInlineValue(text)
+  checkNoContinuation(reader, indent)
+  return value
+}
+
+/**
+ * A flow collection with one complete entry per line and its closing bracket on a line of its own
+ * (sentry's healthchecks: `test: [`, `"CMD-SHELL",`, comments, `"wget ..."`, `]`). Entries below the
+ * key, a comma after every entry but the last; anything else (entries sharing or spanning lines, a
+ * scalar folded over lines) is left to the full parser.
+ */
+function parseMultiLineFlow(reader: Reader, open: '[' | '{', indent: number): unknown {
+  const close = open === '[' ? ']' : '}'
+  const entries: string[] = []
+  for (;;) {
+    const line = reader.lines[reader.index]
+    if (!line || line.indent < indent) unsupported('multi-line flow collection')
+    reader.index++
+    const text = stripFlowComment(line!.text)
+    if (text === close) break
+    if (line!.indent <= indent) unsupported('multi-line flow collection')
+    entries.push(text)
+  }
+  const items = entries.map((entry, index) => {
+    const item = entry.endsWith(',') ? entry.slice(0, -1).trimEnd() : entry
+    if (item === '' || (item === entry && index < entries.length - 1)) unsupported('flow entry lines')
+    parseInlineValue(`${open}${item}${close}`)
+    return item
+  })
+  return parseInlineValue(`${open}${items.join(', ')}${close}`)
 }

@@ -44,6 +44,11 @@ const supported = [
   'lit: |\n  one\n\n  # not a comment\n    deeper\nstrip: |-\n  a\n\n\nkeep: |+\n  a\n\n\nnext: 1\n',
   'fold: >\n  one\n  two\n\n  three\nfoldstrip: >-\n  a\n  b\nseq:\n  - |\n    x\n  - >-\n    y\n    z\nempty: |\nlast: |+\n  end\n',
   'cmd: >\n\n  leading\n  blank\n',
+  'command:\n  ["postgres"] # on the next line\nnext: {a: 1}\nseq:\n  -\n    [a, b]\n',
+  'test: [\n    "CMD-SHELL",\n    # a comment between entries\n    "wget -q || exit 1", # and after one\n  ]\nnext: 1\n',
+  "hc:\n  test: [\n      a,\n      'b c'\n  ]\n  interval: 10s\n",
+  'map: {\n  a: 1,\n  "b": x y,\n}\nlist:\n  - [\n    1,\n    2,\n    ]\n  - &f [\n      z\n    ]\n  - *f\n',
+  'a: [\n  1, 2,\n  3\n]\n',
 ]
 
 const unsupported = [
@@ -60,6 +65,11 @@ const unsupported = [
   ['a duplicate key', 'a: 1\na: 2\n'],
   ['a nested flow collection', 'a: [[1], 2]\n'],
   ['a multi-line flow collection', 'a: [1,\n  2]\n'],
+  ['a plain scalar folded over lines of a flow collection', 'a: [\n  one\n  two\n]\n'],
+  ['a quoted scalar over lines of a flow collection', 'a: [\n  "one\n  two"\n]\n'],
+  ['a flow collection never closed', 'a: [\n  one,\nb: 1\n'],
+  ['a nested flow collection over lines', 'a: [\n  [1],\n]\n'],
+  ['a block below a one-line flow collection', 'a:\n  [1]\n  b: 2\n'],
   ['a second document', 'a: 1\n---\nb: 2\n'],
   ['tab indentation', 'a:\n\tb: 1\n'],
   ['a complex key', '? a\n: b\n'],
