@@ -24,7 +24,9 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
     'the command exits 11; --no-rollback keeps the new value. --rotator postgres|mysql changes the password ' +
     'inside the database first (ALTER ROLE / SET PASSWORD with the current one, then a fresh login with the new ' +
     'one), through --rotator-url or the database client inside --rotator-service. --hook runs a command of ' +
-    'your own first with the new value on stdin; when it or the rotator fails nothing changes. --due lists ' +
+    'your own first with the new value on stdin; when it or the rotator fails nothing changes (a failing hook ' +
+    'exits 10). A secret whose name controls the host (DOCKER_HOST, COMPOSE_*, ...) is refused as by vault run ' +
+    '(exit 4) unless --allow-env names it. --due lists ' +
     'secrets older than the recommended ages and exits 10 when one is due.'
   static override examples = [
     {
@@ -42,6 +44,15 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
       description: 'change it inside MySQL/MariaDB first, from this machine',
     },
     {
+      command: '<%= config.bin %> <%= command.id %> APP_SECRET --env prod --allow-env DOCKER_HOST',
+      description: 'rotate in a stack whose engine address (DOCKER_HOST) is itself a vault secret',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> API_TOKEN --env prod --hook ./push-token.sh',
+      description:
+        'hand the new value to a script first (on stdin); a failing hook changes nothing (exit 10)',
+    },
+    {
       command: '<%= config.bin %> <%= command.id %> --due --env prod --max-age "*_PASSWORD=30"',
       description: 'CI check',
     },
@@ -50,6 +61,12 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
   static override args = { name: Args.string({ description: 'secret name (UPPER_SNAKE_CASE)' }) }
   static override flags = {
     ...connectionFlags,
+    'allow-env': Flags.string({
+      summary: 'let a secret whose name controls the host (DOCKER_HOST, COMPOSE_*, ...) reach compose',
+      multiple: true,
+      multipleNonGreedy: true,
+      delimiter: ',',
+    }),
     due: Flags.boolean({ summary: 'list secrets older than their recommended age; exit 10 when one is due' }),
     env: envFlag,
     file: Flags.string({
@@ -133,6 +150,7 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
       stackDir: flags['stack-dir'],
       composeFiles: flags.file,
       profiles: flags.profile,
+      allowEnv: flags['allow-env'],
       waitSeconds: flags.wait,
       stableSeconds: flags.stable,
       rollback: flags.rollback,
@@ -161,6 +179,7 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
         return serviceExec({
           stackDir: flags['stack-dir'],
           composeFiles: flags.file,
+          allowEnv: flags['allow-env'],
           secrets: Object.fromEntries(secrets.map((secret) => [secret.name, secret.value])),
         })
       },

@@ -95,6 +95,7 @@ export default class Run extends BaseCommand<typeof Run> {
         note: (line) => this.note(line),
         composeDir: this.flags['stack-dir'],
         composeFiles: this.flags.file,
+        allowEnv: this.flags['allow-env'],
       })
       return
     }

@@ -19,6 +19,8 @@ export interface ComposeTarget {
   cwd: string
   /** Compose files (`-f`), in order; empty for compose's defaults. */
   files?: string[]
+  /** The project name (`-p`); default: compose's own choice (COMPOSE_PROJECT_NAME, `name:`, directory). */
+  projectName?: string
   /** The environment compose runs with (where interpolated secrets come from). */
   env: Record<string, string>
   /** Values redacted from compose's messages before they are shown. */
@@ -105,10 +107,15 @@ export async function inspectContainers(target: ComposeTarget, ids: string[]): P
   }))
 }
 
+/** Compose's global options for the target: `-p NAME` when named, then `-f FILE` for each file. */
+function globalArgs(target: ComposeTarget): string[] {
+  const project = target.projectName ? ['-p', target.projectName] : []
+  return [...project, ...(target.files ?? []).flatMap((file) => ['-f', file])]
+}
+
 async function compose(target: ComposeTarget, args: string[]): Promise<string> {
   const { execa } = await import('execa')
-  const fileArgs = (target.files ?? []).flatMap((file) => ['-f', file])
-  let composeArgs = [...fileArgs, ...args]
+  let composeArgs = [...globalArgs(target), ...args]
   if (target.client.version === 'v1') {
     const { composeV1Args } = await import('../run/compose-secret-files.js')
     composeArgs = await composeV1Args(composeArgs, target.cwd, target.env)
@@ -152,10 +159,9 @@ export async function execInService(
   input: string,
 ): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   const { execa } = await import('execa')
-  const fileArgs = (target.files ?? []).flatMap((file) => ['-f', file])
   const result = await execa(
     target.client.command,
-    [...target.client.prefix, ...fileArgs, 'exec', '-T', service, ...argv],
+    [...target.client.prefix, ...globalArgs(target), 'exec', '-T', service, ...argv],
     { cwd: target.cwd, env: target.env, extendEnv: false, reject: false, input, timeout: 120_000 },
   )
   const redact = (text: unknown) => redactValues(String(text ?? ''), target.secretValues ?? [])

@@ -15,6 +15,10 @@ export interface RestartPlan {
   client?: ComposeClient
   workingDir: string
   files: string[]
+  /** The compose project name (`-p`), when the stack was started with one. */
+  projectName?: string
+  /** Secrets whose names control the host that may still reach compose (`--allow-env NAME`). */
+  allowEnv?: readonly string[]
 }
 
 export interface ServiceReport {
@@ -34,13 +38,18 @@ export async function planRestart(options: {
   stackDir: string
   composeFiles?: string[]
   profiles?: string[]
+  /** The compose project name (`-p`); default: compose's (COMPOSE_PROJECT_NAME, `name:`, directory). */
+  projectName?: string
+  /** Secrets whose names control the host that may still reach compose (`--allow-env NAME`). */
+  allowEnv?: readonly string[]
 }): Promise<RestartPlan> {
   const { findReferences, loadComposeProject } = await import('../compose/index.js')
-  const env = buildChildEnvironment(process.env, options.secrets)
+  const env = buildChildEnvironment(process.env, options.secrets, { allowEnv: options.allowEnv })
   const project = loadComposeProject({
     cwd: options.stackDir,
     files: options.composeFiles,
     profiles: options.profiles,
+    projectName: options.projectName,
     environment: env,
     collectProblems: true,
   })
@@ -59,7 +68,14 @@ export async function planRestart(options: {
       ([service, environment]) => Object.hasOwn(environment, options.name) && !services.includes(service),
     )
     .map(([service]) => service)
-  const plan = { services, literalUsers, workingDir: project.workingDir, files: project.files }
+  const plan = {
+    services,
+    literalUsers,
+    workingDir: project.workingDir,
+    files: project.files,
+    projectName: options.projectName,
+    allowEnv: options.allowEnv,
+  }
   if (services.length === 0) return plan
   const { detectComposeClient } = await import('../process/compose.js')
   const client = await detectComposeClient(env)
@@ -93,11 +109,12 @@ export async function executeRestart(
   if (plan.services.length === 0 || !plan.client) return { services: [], healthy: true }
   const compose = await import('../process/compose.js')
   const { waitUntilReady } = await import('./readiness.js')
-  const env = buildChildEnvironment(process.env, secrets)
+  const env = buildChildEnvironment(process.env, secrets, { allowEnv: plan.allowEnv })
   const target = {
     client: plan.client,
     cwd: plan.workingDir,
     files: plan.files,
+    projectName: plan.projectName,
     env,
     secretValues: Object.values(secrets),
   }

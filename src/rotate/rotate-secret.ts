@@ -8,8 +8,8 @@
  * services are recreated again. The result always says what the vault holds.
  */
 import type { VaultApi } from '../client/vault-api.js'
-import { VaultError } from '../errors.js'
 import { buildChildEnvironment } from '../process/child-env.js'
+import { HookFailedError, runHook } from '../process/hook.js'
 import type { DatabaseRotator } from './rotators/rotator.js'
 import { newValueFor } from './new-value.js'
 import { executeRestart, planRestart, type RestartPlan, type ServiceReport } from './restart.js'
@@ -29,6 +29,8 @@ export interface RotateOptions {
   composeFiles?: string[]
   /** Compose profiles whose services count too (`--profile`). */
   profiles?: string[]
+  /** Secrets whose names control the host that may still reach compose (`--allow-env NAME`). */
+  allowEnv?: readonly string[]
   /** Seconds to wait for the recreated services. */
   waitSeconds: number
   /** Seconds a service without a health check must run without a restart. */
@@ -73,6 +75,7 @@ export async function rotateSecret(api: VaultApi, options: RotateOptions): Promi
         stackDir: options.stackDir,
         composeFiles: options.composeFiles,
         profiles: options.profiles,
+        allowEnv: options.allowEnv,
       })
     : undefined
   for (const service of plan?.literalUsers ?? [])
@@ -169,7 +172,6 @@ async function loadSecrets(api: VaultApi, environment: string | undefined): Prom
 }
 
 async function runRotationHook(options: RotateOptions, value: string, version: number): Promise<'succeeded'> {
-  const { runHook } = await import('../process/hook.js')
   const env = buildChildEnvironment(process.env, {})
   const code = await runHook(options.hook!, value, {
     name: options.name,
@@ -177,13 +179,6 @@ async function runRotationHook(options: RotateOptions, value: string, version: n
     env,
     cwd: options.stackDir,
   })
-  if (code !== 0) {
-    throw new VaultError(
-      `the hook exited with ${code}: nothing was changed (the vault still holds version ${version})`,
-      {
-        hint: 'fix the hook; it gets the new value on stdin and must exit 0',
-      },
-    )
-  }
+  if (code !== 0) throw new HookFailedError(code, version)
   return 'succeeded'
 }

@@ -12,10 +12,12 @@ export async function serviceExec(options: {
   stackDir: string
   composeFiles?: string[]
   secrets: Record<string, string>
+  /** Secrets whose names control the host that may still reach compose (`--allow-env NAME`). */
+  allowEnv?: readonly string[]
 }): Promise<ServiceExec> {
   const { loadComposeProject } = await import('../compose/index.js')
   const compose = await import('../process/compose.js')
-  const env = buildChildEnvironment(process.env, options.secrets)
+  const env = buildChildEnvironment(process.env, options.secrets, { allowEnv: options.allowEnv })
   const project = loadComposeProject({
     cwd: options.stackDir,
     files: options.composeFiles,

@@ -20,14 +20,17 @@ export function composeWatcher(
 ): WatchMode {
   const stackDir = compose.projectDirectory ?? options.composeDir ?? process.cwd()
   const composeFiles = compose.files.length > 0 ? compose.files : options.composeFiles
-  if (compose.projectName) process.env.COMPOSE_PROJECT_NAME = compose.projectName
+  const { projectName } = compose
 
   async function recreate(names: string[]): Promise<void> {
     const { createSecretLayer } = await import('../client/secret-layer.js')
     const { executeRestart, planRestart } = await import('../rotate/restart.js')
     const secrets = await createSecretLayer(options.settings).load(options.environment ?? '')
     const plans = []
-    for (const name of names) plans.push(await planRestart({ name, secrets, stackDir, composeFiles }))
+    for (const name of names)
+      plans.push(
+        await planRestart({ name, secrets, stackDir, composeFiles, projectName, allowEnv: options.allowEnv }),
+      )
     const services = [...new Set(plans.flatMap((plan) => plan.services))].sort()
     const planned = plans.find((plan) => plan.client)
     if (!planned || services.length === 0) {
@@ -49,7 +52,8 @@ export function composeWatcher(
       const code = await first.start(command, args)
       if (code !== 0 || !compose.detached || options.stopping.aborted) return code
       options.note('watching for changes; stop with Ctrl-C (the stack keeps running)')
-      await new Promise((resolve) => options.stopping.addEventListener('abort', resolve, { once: true }))
+      const { untilAborted } = await import('../delivery/change-watch.js')
+      await untilAborted(options.stopping)
       return 0
     },
     async onChanges(names) {

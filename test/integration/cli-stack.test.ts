@@ -130,7 +130,8 @@ describe.skipIf(!engine)(`vault run and rotate with a real engine (${unavailable
       '--hook',
       'cat > /dev/null; exit 3',
     ])
-    expect(result.exitCode).toBe(1)
+    // a hook that refuses is a finding (exit 10, HookFailedError), not a bug of vault (exit 1)
+    expect(result.exitCode).toBe(10)
     expect(result.stderr).toMatch(/the hook exited with 3: nothing was changed/)
     expect((await vault(['secrets', 'get', 'DATABASE_PASSWORD', '--env', 'dev'])).stdout).toBe(valueBefore)
     expect(ids()).toEqual(before)
@@ -177,5 +178,45 @@ describe.skipIf(!engine)(`vault run and rotate with a real engine (${unavailable
     const stored = (await vault(['secrets', 'get', 'AUTH_JWT_SECRET', '--env', 'dev'])).stdout
     expect(stored).toMatch(/^[0-9a-f]{64}$/)
     expect(execFileSync('cat', [seen]).toString()).toBe(stored)
+  })
+
+  it('rotate refuses a vault DOCKER_HOST (exit 4, nothing changed) unless --allow-env DOCKER_HOST', async () => {
+    // the engine's address is itself a vault secret: compose must reach the engine it names
+    expect(
+      (await vault(['secrets', 'set', 'DOCKER_HOST', '--env', 'dev'], engine!.dockerHost)).exitCode,
+    ).toBe(0)
+    try {
+      const before = ids()
+      const refused = await vault(['rotate', 'AUTH_JWT_SECRET', '--env', 'dev', '--stable', '1'])
+      expect(refused.exitCode).toBe(4)
+      expect(refused.stderr).toContain('refusing to set DOCKER_HOST from the vault')
+      expect(refused.stderr).toContain('--allow-env DOCKER_HOST')
+      expect(ids()).toEqual(before)
+      const version = JSON.parse(
+        (await vault(['secrets', 'get', 'AUTH_JWT_SECRET', '--env', 'dev', '--json'])).stdout,
+      ) as { version: number }
+      const allowed = await vault([
+        'rotate',
+        'AUTH_JWT_SECRET',
+        '--env',
+        'dev',
+        '--stable',
+        '1',
+        '--allow-env',
+        'DOCKER_HOST',
+        '--json',
+      ])
+      expect(allowed.exitCode, allowed.stderr).toBe(0)
+      expect(JSON.parse(allowed.stdout)).toMatchObject({
+        previousVersion: version.version,
+        outcome: 'rotated',
+        restarted: true,
+      })
+      const after = ids()
+      expect(after.app).not.toBe(before.app)
+      expect(after.db).toBe(before.db)
+    } finally {
+      await vault(['secrets', 'delete', 'DOCKER_HOST', '--env', 'dev'])
+    }
   })
 })

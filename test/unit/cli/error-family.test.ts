@@ -35,6 +35,7 @@ const samples: Record<string, (Class: ErrorClass) => Error> = {
     new (C as unknown as new (...a: unknown[]) => Error)('PROXY_RULES', 3, 'no pattern after the methods'),
   ComposeInputError: (C) =>
     new (C as unknown as new (...a: unknown[]) => Error)('compose.yaml', 2, 'mapping values are not allowed'),
+  HookFailedError: (C) => new (C as unknown as new (...a: unknown[]) => Error)(3, 7),
   HostVariableError: (C) => new (C as unknown as new (...a: unknown[]) => Error)(['DOCKER_HOST']),
   RequiredVariableError: (C) =>
     new (C as unknown as new (...a: unknown[]) => Error)('DB', 'compose.yaml', 4, 'required variable DB'),

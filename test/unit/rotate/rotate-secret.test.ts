@@ -110,6 +110,14 @@ describe('rotateSecret', () => {
         hook: 'cat >/dev/null; exit 4',
       }),
     ).rejects.toThrow(/the hook exited with 4: nothing was changed/)
+    await expect(
+      rotateSecret(api, { ...base, rollback: true, hook: 'cat >/dev/null; exit 4' }),
+    ).rejects.toMatchObject({
+      name: 'HookFailedError',
+      code: 'ERR_ROTATE_HOOK',
+      exitCode: 10,
+      hookExitCode: 4,
+    })
     expect(database.calls).toEqual(['apply old-value -> new-value', 'revert new-value -> old-value'])
     expect(calls).toEqual([])
   })
