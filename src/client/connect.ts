@@ -3,7 +3,7 @@
  * warnings on stderr) and build the typed API over a session.
  */
 import { resolveSettings, type ConnectionFlags, type ConnectionSettings } from './settings.js'
-import { createSession } from './session.js'
+import { createSession, type SessionOptions } from './session.js'
 import { VaultApi } from './vault-api.js'
 
 export interface Connection {
@@ -22,7 +22,11 @@ export async function resolveConnectionSettings(
 }
 
 /** Resolves the settings from `flags` and the environment and returns the API client. */
-export async function connect(flags: ConnectionFlags, warn: (line: string) => void): Promise<Connection> {
+export async function connect(
+  flags: ConnectionFlags,
+  warn: (line: string) => void,
+  options: SessionOptions = {},
+): Promise<Connection> {
   const settings = await resolveConnectionSettings(flags, warn)
-  return { api: new VaultApi(createSession(settings)), settings }
+  return { api: new VaultApi(createSession(settings, process.env, options)), settings }
 }

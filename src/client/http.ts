@@ -38,6 +38,12 @@ export interface HttpClientOptions {
   timeoutMs?: number
   /** Retries after the first attempt (default 2). */
   retries?: number
+  /**
+   * Retry a connection that nothing accepted (ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, EAI_AGAIN;
+   * default true). `--fallback` turns it off: an unreachable vault fails at once so the offline copy
+   * is used promptly, while a slow vault that answers still gets its timeout and retries.
+   */
+  retryUnreachable?: boolean
   /** Longest Retry-After honoured, in milliseconds (default 30 s); a longer one fails at once. */
   maxRetryAfterMs?: number
   /** Connect only to loopback addresses of the host's resolution (plain http:// to `*.localhost`). */
@@ -51,6 +57,8 @@ export type HttpClient = <T>(request: HttpRequest) => Promise<HttpResponse<T>>
 
 const idempotent = new Set<string>(['GET', 'HEAD', 'PUT', 'DELETE'])
 const retriedStatuses = new Set([408, 429, 502, 503, 504])
+/** Network failures that mean nothing is listening or no route exists (no server was reached). */
+const unreachableCodes = new Set(['ECONNREFUSED', 'ENETUNREACH', 'EHOSTUNREACH', 'EAI_AGAIN'])
 const retriedNetworkCodes = new Set([
   'ETIMEDOUT',
   'ECONNRESET',
@@ -85,10 +93,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       }
       if (debug)
         logDebug(request, url, outcome instanceof NetworkError ? outcome.reason : outcome.status, started)
-      const delay =
-        attempt > retries
-          ? undefined
-          : retryDelay(request.method, outcome, attempt, options.maxRetryAfterMs ?? 30_000)
+      const giveUp =
+        attempt > retries ||
+        (options.retryUnreachable === false &&
+          outcome instanceof NetworkError &&
+          unreachableCodes.has(outcome.reason))
+      const delay = giveUp
+        ? undefined
+        : retryDelay(request.method, outcome, attempt, options.maxRetryAfterMs ?? 30_000)
       if (delay !== undefined) {
         await sleep(delay)
         continue

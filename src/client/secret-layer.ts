@@ -3,7 +3,7 @@
  * environment, values by name.
  */
 import type { SecretLayer } from '../compose/secret-layer.js'
-import { fetchSecrets, type FallbackRequest } from '../delivery/fallback-request.js'
+import { fetchSecrets, sessionOptionsFor, type FallbackRequest } from '../delivery/fallback-request.js'
 import type { ConnectionSettings } from './settings.js'
 import { createSession } from './session.js'
 import { VaultApi } from './vault-api.js'
@@ -13,7 +13,7 @@ import { VaultApi } from './vault-api.js'
  * server pick the only one the identity reaches. With `fallback`, through the offline copy (--fallback).
  */
 export function createSecretLayer(settings: ConnectionSettings, fallback?: FallbackRequest): SecretLayer {
-  const api = new VaultApi(createSession(settings))
+  const api = new VaultApi(createSession(settings, process.env, sessionOptionsFor(fallback)))
   return {
     async load(environment) {
       const target = { domain: settings.domain, projectId: settings.projectId, environment }

@@ -173,13 +173,24 @@ export class VaultSession {
   }
 }
 
+/** How a session's transport behaves (see HttpClientOptions). */
+export interface SessionOptions {
+  /** Retry a connection nothing accepted (default true; --fallback turns it off). */
+  retryUnreachable?: boolean
+}
+
 /** A session for the settings, with the transport and token store of this machine. */
 export function createSession(
   settings: ConnectionSettings,
   env: NodeJS.ProcessEnv = process.env,
+  options: SessionOptions = {},
 ): VaultSession {
   const baseUrl = vaultBaseUrl(settings)
-  const http = createHttpClient({ baseUrl, loopbackOnly: needsLoopbackResolution(baseUrl, settings) })
+  const http = createHttpClient({
+    baseUrl,
+    loopbackOnly: needsLoopbackResolution(baseUrl, settings),
+    retryUnreachable: options.retryUnreachable,
+  })
   let store: Promise<TokenStore> | undefined
   return new VaultSession(settings, http, () => (store ??= openTokenStore(env)))
 }

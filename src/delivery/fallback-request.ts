@@ -15,6 +15,15 @@ export interface FallbackRequest {
   warn: (line: string) => void
 }
 
+/**
+ * The session options a fetch under `request` wants: with --fallback an unreachable vault (connection
+ * refused, no route) is not retried, so the offline copy is used at once instead of after the
+ * retries' 3 s; a vault that answers slowly still gets its timeout.
+ */
+export function sessionOptionsFor(request: FallbackRequest | undefined): { retryUnreachable?: boolean } {
+  return request?.flags.fallback || request?.flags['fallback-only'] ? { retryUnreachable: false } : {}
+}
+
 /** Whose secrets are fetched: the vault, the project (empty when the token decides) and the environment. */
 export interface FetchTarget {
   domain?: string

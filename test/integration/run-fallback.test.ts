@@ -95,6 +95,30 @@ describe.each(availableBackends())('--fallback with the vault stopped (%s)', (ba
     expect(result.stderr).not.toMatch(/unreachable/)
   })
 
+  it('falls back promptly: one refused attempt, not the retries (about 3 s) a run without --fallback waits', async () => {
+    const timed = async (args: string[]) => {
+      const started = performance.now()
+      const result = await runCli(args, {
+        env: { ...vault.env, DEBUG: 'vault' },
+        cwd: stack,
+        timeout: 60_000,
+      })
+      const attempts = result.stderr.match(/^vault:http [A-Z]+ \S+ -> ECONNREFUSED/gm) ?? []
+      return { result, attempts: attempts.length, ms: performance.now() - started }
+    }
+    const fallback = await timed(['export', '--env', 'dev', '--fallback', '--format', 'json'])
+    const plain = await timed(['export', '--env', 'dev', '--format', 'json'])
+    expect(fallback.result.exitCode, fallback.result.stderr).toBe(0)
+    expect(JSON.parse(fallback.result.stdout)).toMatchObject({ FB_CANARY: canary })
+    expect(plain.result.exitCode).toBe(7)
+    expect([fallback.attempts, plain.attempts]).toEqual([1, 3])
+    // the retries' backoff (1 s + 2 s) is what --fallback no longer waits for
+    expect(plain.ms - fallback.ms).toBeGreaterThan(1500)
+    console.info(
+      `time to fallback (${backend}): --fallback ${fallback.ms.toFixed(0)} ms, without ${plain.ms.toFixed(0)} ms`,
+    )
+  })
+
   it('refuses a tampered copy with exit 8 and shows no value', async () => {
     const [path] = copyFiles()
     const original = readFileSync(path!, 'utf8')

@@ -166,6 +166,55 @@ describe('timeouts', () => {
   })
 })
 
+describe('retryUnreachable: false (--fallback)', () => {
+  /** A 127.0.0.1 port nothing listens on (a server bound, then closed). */
+  async function refusedUrl(): Promise<string> {
+    const closed = await startTinyServer(() => undefined)
+    await closed.close()
+    return closed.url
+  }
+
+  it('a refused connection fails at once (one attempt), where the default retries for about 3 s', async () => {
+    const url = await refusedUrl()
+    const quick = createHttpClient({ baseUrl: new URL(url), retries: 2, retryUnreachable: false })
+    let started = Date.now()
+    await expect(quick({ method: 'GET', path: 'api/v1/x' })).rejects.toMatchObject({
+      exitCode: ExitCode.unreachable,
+      message: expect.stringContaining('ECONNREFUSED'),
+    })
+    expect(Date.now() - started).toBeLessThan(500)
+    started = Date.now()
+    await expect(client(url)({ method: 'GET', path: 'api/v1/x' })).rejects.toMatchObject({
+      message: expect.stringContaining('ECONNREFUSED'),
+    })
+    // the retries' backoff (1 s, then 2 s): the case the option shortens
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2900)
+  })
+
+  it('a slow vault that answers still gets its timeout and its answer', async () => {
+    server = await startTinyServer((_request, response) => {
+      setTimeout(() => sendJson(response, 200, { ok: true }), 400)
+    })
+    const quick = createHttpClient({ baseUrl: new URL(server.url), retryUnreachable: false, timeoutMs: 5000 })
+    const response = await quick<{ ok: boolean }>({ method: 'GET', path: 'api/v1/x' })
+    expect(response.body).toEqual({ ok: true })
+  })
+
+  it('a timeout is still retried (the vault may be slow, not gone)', async () => {
+    server = await startTinyServer(() => undefined)
+    const quick = createHttpClient({
+      baseUrl: new URL(server.url),
+      retries: 1,
+      timeoutMs: 200,
+      retryUnreachable: false,
+    })
+    await expect(quick({ method: 'GET', path: 'api/v1/x' })).rejects.toMatchObject({
+      message: expect.stringContaining('ETIMEDOUT'),
+    })
+    expect(server.requests).toHaveLength(2)
+  })
+})
+
 describe.runIf(hasOpenssl)('https', () => {
   it('verifies the certificate: a self-signed one is refused with exit 7', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'vault-tls-'))
