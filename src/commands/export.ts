@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag, fallbackFlags } from '../base-command.js'
 import { connect } from '../client/connect.js'
-import { fetchSecrets } from '../delivery/fallback-request.js'
+import { fetchSecrets, sessionOptionsFor } from '../delivery/fallback-request.js'
 import { describeCaveats, exportSecrets } from '../export/export-secrets.js'
 import { exportFormats } from '../export/format.js'
 import { escapeLines } from '../ui/terminal-text.js'
@@ -11,20 +11,32 @@ export default class Export extends BaseCommand<typeof Export> {
   static override description =
     'Values are quoted so that compose and a POSIX shell read them back unchanged. Do not run this in ' +
     'untrusted environments: prefer `vault run`, which never writes values anywhere. --output-file is ' +
-    'written atomically with mode 600. --format shell (for eval) refuses a secret whose name controls the ' +
-    'host (PATH, BASH_ENV, LD_*, DOCKER_*, ... as `vault run` does; exit 4) unless --allow-env names it.'
+    'written atomically with mode 600. Output the host reads as its own configuration refuses a secret whose ' +
+    'name controls the host (PATH, BASH_ENV, LD_*, DOCKER_*, COMPOSE_*, ... as `vault run` does; exit 4) ' +
+    'unless --allow-env names it: --format shell (for eval), and dotenv on stdout or into a file named .env ' +
+    '(compose reads DOCKER_HOST and COMPOSE_* from it); dotenv into any other file only warns.'
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %> --env dev', description: 'dotenv on stdout' },
     {
       command: '<%= config.bin %> <%= command.id %> --env prod --format json --output-file secrets.json',
       description: 'a mode-600 JSON file',
     },
+    {
+      command:
+        '<%= config.bin %> <%= command.id %> --env prod --output-file .env --allow-env COMPOSE_PROJECT_NAME',
+      description: "a .env for compose that sets compose's own project name",
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> --env prod --fallback > app.env',
+      description: 'use the offline copy at once when the vault is down',
+    },
   ]
   static override flags = {
     ...connectionFlags,
     ...fallbackFlags,
     'allow-env': Flags.string({
-      summary: 'with --format shell: let a secret whose name controls the host be exported',
+      summary:
+        'let a secret whose name controls the host into shell output, stdout dotenv or a .env file (DOCKER_HOST, ...)',
       multiple: true,
       delimiter: ',',
     }),
@@ -41,9 +53,13 @@ export default class Export extends BaseCommand<typeof Export> {
   }
 
   async run(): Promise<void> {
-    const { api, settings } = await connect(this.flags, (line) => this.note(line))
-    const outputFile = this.flags['output-file']
     const fallback = { flags: this.flags, warn: (line: string) => this.note(`Warning: ${line}`) }
+    const { api, settings } = await connect(
+      this.flags,
+      (line) => this.note(line),
+      sessionOptionsFor(fallback),
+    )
+    const outputFile = this.flags['output-file']
     const target = { domain: settings.domain, projectId: settings.projectId, environment: this.flags.env }
     const outcome = await exportSecrets(
       { listSecrets: (environment) => fetchSecrets(fallback, target, () => api.listSecrets(environment)) },
@@ -56,6 +72,10 @@ export default class Export extends BaseCommand<typeof Export> {
     )
     const caveat = describeCaveats(outcome.caveats)
     if (caveat) this.note(`Warning: ${caveat}`)
+    if (outcome.hostVariables.length > 0)
+      this.note(
+        `Warning: ${outcome.hostVariables.join(', ')} ${outcome.hostVariables.length > 1 ? 'control' : 'controls'} the host: do not use ${outputFile} as compose's .env or source it in a shell`,
+      )
     if (outputFile) {
       this.note(`wrote ${outcome.count} secrets to ${outputFile} (mode 600)`)
       return

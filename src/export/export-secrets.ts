@@ -1,11 +1,13 @@
 /**
  * `vault export`: every secret of an environment from one API call, formatted, to stdout or to a
- * mode-600 file written atomically.
+ * mode-600 file written atomically. Where the host reads the output as its own configuration (`eval`
+ * of `shell`, a `.env` compose reads), a secret whose name controls the host is refused.
  */
 import type { EnvFileReader } from './dotenv.js'
 import { formatSecrets, type ExportFormat } from './format.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
-import { refuseHostVariables } from '../process/host-variables.js'
+import { basename } from 'node:path'
+import { controlsHost, refuseHostVariables } from '../process/host-variables.js'
 
 /** Where the secrets come from: the vault API, or the vault through the offline copy. */
 export interface SecretSource {
@@ -16,7 +18,7 @@ export interface ExportOptions {
   environment?: string
   format: ExportFormat
   outputFile?: string
-  /** For `shell`: secrets whose names control the host that may still be exported (`--allow-env`). */
+  /** Secrets whose names control the host that may still be exported where the host reads them (`--allow-env`). */
   allowEnv?: readonly string[]
 }
 
@@ -24,25 +26,38 @@ export interface ExportOutcome {
   text: string
   count: number
   caveats: Record<string, EnvFileReader[]>
+  /** Dotenv output into a file not named `.env`: the secrets in it whose names control the host. */
+  hostVariables: string[]
 }
 
 /**
- * Reads and formats the environment's secrets (sorted by name); writes the file when asked. The shell
- * format, meant for `eval`, refuses a secret whose name controls the host unless `allowEnv` names it.
+ * Whether the output is read as configuration of the host: `shell` (for `eval`), and `dotenv` on stdout
+ * (`vault export > .env`) or into a file named `.env`, which compose reads for its own settings
+ * (DOCKER_HOST, COMPOSE_PROJECT_NAME, COMPOSE_FILE, ...) and for every `${VAR}`.
+ */
+export function feedsTheHost(format: ExportFormat, outputFile: string | undefined): boolean {
+  if (format === 'shell') return true
+  return format === 'dotenv' && (outputFile === undefined || basename(outputFile) === '.env')
+}
+
+/**
+ * Reads and formats the environment's secrets (sorted by name); writes the file when asked. Output the
+ * host reads as its own configuration (feedsTheHost) refuses a secret whose name controls the host
+ * unless `allowEnv` names it; another dotenv file lists such names in `hostVariables` for a warning.
  */
 export async function exportSecrets(api: SecretSource, options: ExportOptions): Promise<ExportOutcome> {
   const secrets = await api.listSecrets(options.environment)
-  if (options.format === 'shell')
-    refuseHostVariables(
-      secrets.map((secret) => secret.name),
-      options.allowEnv,
-    )
+  const names = secrets.map((secret) => secret.name)
+  if (feedsTheHost(options.format, options.outputFile)) refuseHostVariables(names, options.allowEnv)
+  const allowed = new Set(options.allowEnv)
+  const hostVariables =
+    options.format === 'dotenv' ? names.filter((name) => controlsHost(name) && !allowed.has(name)).sort() : []
   const values = Object.fromEntries(
     [...secrets].sort((a, b) => (a.name < b.name ? -1 : 1)).map((secret) => [secret.name, secret.value]),
   )
   const formatted = formatSecrets(values, options.format)
   if (options.outputFile) await writeFileAtomic600(options.outputFile, formatted.text)
-  return { text: formatted.text, count: secrets.length, caveats: formatted.caveats }
+  return { text: formatted.text, count: secrets.length, caveats: formatted.caveats, hostVariables }
 }
 
 /** One line naming the secrets some env-file readers would not read back exactly, or undefined. */

@@ -7,7 +7,7 @@
  * ones meant to be there; without the guard the same run shows all three effects (checked below, so
  * this test can fail).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -159,7 +159,7 @@ describe('secrets that control the host, written by a write-only identity', () =
     })
   })
 
-  it('export --format shell refuses them (exit 4, nothing on stdout to eval); dotenv and json are data', async () => {
+  it('export --format shell refuses them (exit 4, nothing on stdout to eval); json is data', async () => {
     const shell = await runCli(['export', '--env', 'dev', '--format', 'shell'], { env, cwd: work })
     expect(shell.exitCode).toBe(4)
     expect(shell.stdout).toBe('')
@@ -172,6 +172,32 @@ describe('secrets that control the host, written by a write-only identity', () =
     expect(allowed.stdout).toContain("export DOCKER_HOST='tcp://127.0.0.1:")
     const json = await runCli(['export', '--env', 'dev', '--format', 'json'], { env, cwd: work })
     expect(json.exitCode).toBe(0)
+  })
+
+  it('export dotenv on stdout or into .env (which compose reads) refuses them; another file warns', async () => {
+    const stdout = await runCli(['export', '--env', 'dev'], { env, cwd: work })
+    expect(stdout.exitCode).toBe(4)
+    expect(stdout.stdout).toBe('')
+    expect(stdout.stderr).toContain('refusing to set BASH_ENV, DOCKER_HOST, NODE_OPTIONS')
+    const dotEnv = join(work, 'stack', '.env')
+    mkdirSync(join(work, 'stack'), { recursive: true })
+    const intoDotEnv = await runCli(['export', '--env', 'dev', '--output-file', dotEnv], { env, cwd: work })
+    expect(intoDotEnv.exitCode).toBe(4)
+    expect(existsSync(dotEnv)).toBe(false)
+    // compose really would take its engine from such a .env: the refusal is what keeps it away
+    const allowed = await runCli(
+      ['export', '--env', 'dev', '--output-file', dotEnv, '--allow-env', 'BASH_ENV,DOCKER_HOST,NODE_OPTIONS'],
+      { env, cwd: work },
+    )
+    expect(allowed.exitCode, allowed.stderr).toBe(0)
+    expect(readFileSync(dotEnv, 'utf8')).toContain("DOCKER_HOST='tcp://127.0.0.1:")
+    const other = join(work, 'app.env')
+    const intoOther = await runCli(['export', '--env', 'dev', '--output-file', other], { env, cwd: work })
+    expect(intoOther.exitCode, intoOther.stderr).toBe(0)
+    expect(intoOther.stderr).toContain(
+      'Warning: BASH_ENV, DOCKER_HOST, NODE_OPTIONS control the host: do not use',
+    )
+    expect(readFileSync(other, 'utf8')).toContain('APP_TOKEN=')
   })
 
   it('vault secrets set warns when it stores such a name, and stores it', async () => {
