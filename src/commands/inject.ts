@@ -11,7 +11,10 @@ export default class Inject extends BaseCommand<typeof Inject> {
     "References are $NAME and ${NAME...} with compose's syntax, operators and errors (${NAME:-default}, " +
     "${NAME:?message}, $$ for a literal $); the vault's values win over the process environment. The " +
     'file is written atomically with mode 600. --check reports every problem and writes nothing. ' +
-    '--exec runs a shell command after the file is written (to reload a service).'
+    "--exec runs a shell command after the file is written (to reload a service), without vault's " +
+    'credentials in its environment. --watch keeps running: when a secret the template uses changes, ' +
+    'the file is rendered again, and rewritten and --exec run only when its content changed; a failed ' +
+    'load or render keeps the file as it was. Ctrl-C or SIGTERM stops it.'
   static override examples = [
     {
       command: '<%= config.bin %> <%= command.id %> -i nginx.conf.tpl -o nginx.conf --env prod',
@@ -26,6 +29,11 @@ export default class Inject extends BaseCommand<typeof Inject> {
         '<%= config.bin %> <%= command.id %> -i haproxy.cfg.tpl -o haproxy.cfg --env prod --exec "systemctl reload haproxy"',
       description: 'render, then reload',
     },
+    {
+      command:
+        '<%= config.bin %> <%= command.id %> -i haproxy.cfg.tpl -o haproxy.cfg --env prod --watch --exec "systemctl reload haproxy"',
+      description: 'render again and reload whenever a secret the template uses changes',
+    },
   ]
   static override enableJsonFlag = true
   static override flags = {
@@ -36,6 +44,11 @@ export default class Inject extends BaseCommand<typeof Inject> {
     exec: Flags.string({ summary: 'shell command to run after the file is written' }),
     input: Flags.file({ char: 'i', summary: 'template file', required: true, exists: true }),
     output: Flags.string({ char: 'o', summary: 'file to write (mode 600, atomic); default: stdout' }),
+    watch: Flags.boolean({
+      summary: 'keep running: render again (and run --exec) when a secret the template uses changes',
+      dependsOn: ['output'],
+      exclusive: ['check'],
+    }),
   }
 
   async run(): Promise<InjectResult> {
@@ -43,12 +56,27 @@ export default class Inject extends BaseCommand<typeof Inject> {
     const warn = (line: string) => this.note(line)
     const settings = await resolveConnectionSettings(flags, warn)
     const fallback = { flags, warn: (line: string) => warn(`Warning: ${line}`) }
-    const secrets = await createSecretLayer(settings, fallback).load(flags.env ?? '')
+    const layer = createSecretLayer(settings, fallback)
+    const { runShellCommand } = await import('../process/child.js')
+    const exec = flags.exec ? () => runShellCommand(flags.exec!) : undefined
+    if (flags.watch) {
+      const { injectWatching } = await import('../delivery/inject-watch.js')
+      return injectWatching({
+        settings,
+        environment: flags.env,
+        note: warn,
+        templatePath: flags.input,
+        outputPath: flags.output!,
+        load: () => layer.load(flags.env ?? ''),
+        hostEnv: process.env,
+        exec,
+      })
+    }
     const { result, text } = await injectTemplate({
       templatePath: flags.input,
       outputPath: flags.output,
       check: flags.check,
-      secrets,
+      secrets: await layer.load(flags.env ?? ''),
       hostEnv: process.env,
     })
     for (const problem of result.problems)
@@ -65,16 +93,10 @@ export default class Inject extends BaseCommand<typeof Inject> {
       if (process.stdout.isTTY) warn('Warning: printing secret values to a terminal')
       process.stdout.write(text)
     }
-    if (flags.exec) {
-      const { runChild } = await import('../process/child.js')
-      const env = Object.fromEntries(
-        Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
-      )
-      const code = await runChild('sh', ['-c', flags.exec], { env })
-      if (code !== 0) {
-        warn(`Warning: --exec exited with ${code}`)
-        process.exitCode = code
-      }
+    const code = await exec?.()
+    if (code !== undefined && code !== 0) {
+      warn(`Warning: --exec exited with ${code}`)
+      process.exitCode = code
     }
     return result
   }

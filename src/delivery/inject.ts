@@ -69,8 +69,10 @@ function describeInvalidLine(line: string): string {
   return JSON.stringify(excerpt)
 }
 
-/** The error to throw for the first error problem (exit 3 for a missing required value, 2 otherwise). */
-function renderingError(problem: TemplateProblem, templatePath: string): Error {
+/** The error for the first error problem (exit 3 for a missing required value, 2 otherwise), if any. */
+export function renderingError(problems: TemplateProblem[], templatePath: string): Error | undefined {
+  const problem = problems.find((candidate) => candidate.level === 'error')
+  if (!problem) return undefined
   if (problem.variable)
     return new RequiredVariableError(problem.variable, undefined, undefined, problem.message)
   return new ComposeInputError(undefined, undefined, problem.message, `fix the reference in ${templatePath}`)
@@ -96,13 +98,18 @@ export interface InjectResult {
   problems: TemplateProblem[]
 }
 
-/**
- * Renders the template and writes it (unless checking). Throws the first error problem when not
- * checking; returns the rendered text beside the result for printing to stdout.
- */
-export async function injectTemplate(
-  options: InjectOptions,
-): Promise<{ result: InjectResult; text: string }> {
+/** A template read and substituted, nothing written yet. */
+export interface RenderedFile {
+  result: InjectResult
+  text: string
+  /** Every name the substitution looked up: the secrets (and host variables) the output depends on. */
+  names: Set<string>
+}
+
+/** Reads the template and substitutes it, collecting every problem; writes nothing. */
+export async function renderTemplateFile(
+  options: Omit<InjectOptions, 'check' | 'outputPath'> & { outputPath?: string },
+): Promise<RenderedFile> {
   let template: string
   try {
     template = await readFile(options.templatePath, 'utf8')
@@ -117,7 +124,6 @@ export async function injectTemplate(
     return Object.hasOwn(options.secrets, name) ? options.secrets[name] : options.hostEnv[name]
   }
   const rendering = renderTemplate(template, options.templatePath, lookup)
-  const firstError = rendering.problems.find((problem) => problem.level === 'error')
   const result: InjectResult = {
     template: options.templatePath,
     output: options.outputPath,
@@ -125,11 +131,23 @@ export async function injectTemplate(
     variables: names.size,
     problems: rendering.problems,
   }
+  return { result, text: rendering.text, names }
+}
+
+/**
+ * Renders the template and writes it (unless checking). Throws the first error problem when not
+ * checking; returns the rendered text beside the result for printing to stdout.
+ */
+export async function injectTemplate(
+  options: InjectOptions,
+): Promise<{ result: InjectResult; text: string }> {
+  const { result, text } = await renderTemplateFile(options)
   if (options.check) return { result, text: '' }
-  if (firstError) throw renderingError(firstError, options.templatePath)
+  const error = renderingError(result.problems, options.templatePath)
+  if (error) throw error
   if (options.outputPath) {
-    await writeFileAtomic600(options.outputPath, rendering.text)
+    await writeFileAtomic600(options.outputPath, text)
     result.written = true
   }
-  return { result, text: rendering.text }
+  return { result, text }
 }

@@ -81,6 +81,15 @@ export async function runChild(command: string, args: string[], options: RunChil
   }
 }
 
+/**
+ * Runs a shell command line (`sh -c`, as `vault inject --exec` does) with the host's environment
+ * without vault's own credentials (the client secret, tokens); resolves with its exit code.
+ */
+export async function runShellCommand(commandLine: string): Promise<number> {
+  const { buildChildEnvironment } = await import('./child-env.js')
+  return runChild('sh', ['-c', commandLine], { env: buildChildEnvironment(process.env, {}) })
+}
+
 /** Starts copying the masked streams; `settle` waits for them (briefly, once the child has exited). */
 async function copyMaskedOutput(
   child: { stdout: Readable | null; stderr: Readable | null },

@@ -4,17 +4,16 @@
  * `vault run` stops the child and ends the run. A refusal of the feed (no read permission left) keeps
  * the command running and says so.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { VaultApi } from '../../src/client/vault-api.js'
-import { runJs } from '../helpers/cli.js'
 import { createDatabase, postgresOrNull } from '../helpers/components.js'
 import { waitForWatchers } from '../helpers/event-feed.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
+import { startWatching, type WatchedRun } from '../helpers/watched-cli.js'
 import { deploymentApi, startVaultServer, type TestVault } from '../helpers/vault-server.js'
 
 const postgres = postgresOrNull()
@@ -23,57 +22,6 @@ const adapters = [
   { adapter: 'postgres', available: postgres !== null },
 ]
 const printer = fileURLToPath(new URL('../fixtures/process/print-env-forever.mjs', import.meta.url))
-
-interface WatchedRun {
-  child: ChildProcess
-  stdout(): string
-  stderr(): string
-  /** Waits (bounded) until stdout matches. */
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>
-  exited: Promise<number | null>
-}
-
-function startWatching(env: Record<string, string>, args: string[]): WatchedRun {
-  const child = spawn(process.execPath, [runJs, ...args], {
-    env: { PATH: process.env.PATH, LANG: 'C.UTF-8', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stdout = ''
-  let stderr = ''
-  const wakers = new Set<() => void>()
-  child.stdout!.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8')
-    for (const wake of wakers) wake()
-  })
-  child.stderr!.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8')
-    for (const wake of wakers) wake()
-  })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  return {
-    child,
-    stdout: () => stdout,
-    stderr: () => stderr,
-    exited,
-    waitFor(pattern, timeoutMs = 30_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const match = pattern.exec(stdout + stderr)
-          if (!match) return
-          wakers.delete(check)
-          clearTimeout(timer)
-          resolve(match)
-        }
-        const timer = setTimeout(() => {
-          wakers.delete(check)
-          reject(new Error(`timed out waiting for ${pattern}:\n${stdout}\n${stderr}`))
-        }, timeoutMs)
-        wakers.add(check)
-        check()
-      })
-    },
-  }
-}
 
 /** Whether `pid` still runs, waiting (bounded) for an exited child to be reaped. */
 async function alive(pid: number): Promise<boolean> {

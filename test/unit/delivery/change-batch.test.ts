@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { createChangeBatcher } from '../../../src/run/change-batch.js'
+import { createChangeBatcher } from '../../../src/delivery/change-batch.js'
 
 describe('createChangeBatcher', () => {
   beforeEach(() => vi.useFakeTimers())

@@ -1,0 +1,88 @@
+/**
+ * The --watch machinery that `vault run --watch` and `vault inject --watch` share: follow the
+ * environment's change feed (src/client/events.ts: backoff, resume, re-login), debounce the changed
+ * names into batches (change-batch.ts), hand each batch to the watcher, and stop cleanly on SIGINT,
+ * SIGTERM or SIGHUP (no new batch starts; one in progress finishes).
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { SecretChange } from '../client/events.js'
+import type { ConnectionSettings } from '../client/settings.js'
+import { createChangeBatcher } from './change-batch.js'
+
+export interface ChangeWatchOptions {
+  settings: ConnectionSettings
+  environment?: string
+  note: (line: string) => void
+  /** How long to wait for the feed to connect before the watcher starts (default 5000 ms). */
+  connectWaitMs?: number
+  /** Debounce: quiet period and longest wait, in milliseconds (default 1000 and 5000). */
+  timing?: { quietMs: number; maxWaitMs: number }
+}
+
+/** What a --watch command does: its main work, and its handling of a batch of changed names. */
+export interface ChangeWatcher<T> {
+  /** The first load and the work itself; resolves with the command's outcome. */
+  run(): Promise<T>
+  onChanges(names: string[]): Promise<void>
+}
+
+const stopSignals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
+
+/**
+ * Runs the watcher `create` builds (it receives the signal that aborts when the command is stopped)
+ * while following the feed. The feed is connected before `run` starts, so no change between the first
+ * load and the subscription is missed; when it cannot connect within `connectWaitMs`, the watcher
+ * starts anyway and says so. A refusal of the feed leaves the work running without --watch.
+ */
+export async function watchChanges<T>(
+  options: ChangeWatchOptions,
+  create: (stopping: AbortSignal) => Promise<ChangeWatcher<T>>,
+): Promise<T> {
+  const stopping = new AbortController()
+  const onSignal = () => stopping.abort()
+  for (const signal of stopSignals) process.on(signal, onSignal)
+  try {
+    const watcher = await create(stopping.signal)
+    const batcher = createChangeBatcher(
+      (names) => watcher.onChanges(names),
+      options.timing ?? { quietMs: 1000, maxWaitMs: 5000 },
+    )
+    const { followChanges } = await import('../client/events.js')
+    let connected: () => void = () => undefined
+    const ready = new Promise<void>((resolve) => (connected = resolve))
+    const following = followChanges(options.settings, {
+      environment: options.environment,
+      signal: stopping.signal,
+      onChange: (change: SecretChange) => batcher.add(change.name),
+      onReady: () => connected(),
+      note: options.note,
+    })
+    const feedDone = following.catch((error: unknown) =>
+      options.note(`Warning: ${(error as Error).message}; the command keeps running without --watch`),
+    )
+    try {
+      const waited = await Promise.race([
+        ready.then(() => true),
+        feedDone.then(() => false),
+        sleep(options.connectWaitMs ?? 5000, false, { ref: false }),
+      ])
+      if (!waited)
+        options.note(
+          'Warning: the change feed is not connected yet; changes made before it connects are missed',
+        )
+      return await watcher.run()
+    } finally {
+      stopping.abort()
+      await batcher.close()
+      await feedDone
+    }
+  } finally {
+    for (const signal of stopSignals) process.off(signal, onSignal)
+  }
+}
+
+/** Resolves when `signal` aborts (at once when it already has). */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve()
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))
+}
