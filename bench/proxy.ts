@@ -1,9 +1,11 @@
 /**
  * Benchmark of `vault proxy serve`, in one run, side by side with the direct socket and CetusGuard:
- * the same keep-alive load (1 and 16 connections; GET /_ping and GET /containers/json, a 64 KB list)
- * against a fake engine (bench/lib/fake-engine.ts) on a unix socket, straight and through each proxy on
- * 127.0.0.1 with the same rule. Prints requests per second, p50 and p99 latency, the p50 each proxy
- * adds at one connection, vault's throughput against CetusGuard's at 16, and peak RSS of each proxy.
+ * the same keep-alive load (1 and 16 connections; GET /_ping and GET /containers/json, a 64 KB list; the
+ * lean load generator of bench/lib/load.ts) against a fake engine (bench/lib/fake-engine.ts) on a unix
+ * socket, straight and through each proxy on 127.0.0.1 with the same rule. Prints requests per second,
+ * p50 and p99 latency, the CPU time each proxy's process spent per request (the figure that the machine's
+ * other load disturbs least), the p50 each proxy adds at one connection, vault's throughput against
+ * CetusGuard's at 16, peak RSS of each proxy, and the load average.
  * CetusGuard runs when CETUSGUARD_BIN names its binary; otherwise its rows say it was skipped.
  * VAULT_BASELINE=/path/to/another/checkout (built) adds that vault as a row, for before/after figures.
  * Run: npx tsx bench/proxy.ts [seconds-per-case]   (needs `make build`)
@@ -14,59 +16,88 @@ import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '../test/harness/ports.js'
+import { runLoad, type Endpoint } from './lib/load.js'
 import { printTable, quantile } from './lib/timing.js'
 
 const secondsPerCase = Number(process.argv[2] ?? 4)
 const maxRequestsPerCase = 400_000
+const slicesPerCase = 4
 const runJs = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 
 interface Target {
   name: string
   options: http.RequestOptions
+  endpoint: Endpoint
 }
 
 interface CaseResult {
   rps: number
   p50: number
   p99: number
+  /** CPU time (user + system, all threads) the serving process spent per request, µs. */
+  cpuPerRequest?: number
 }
 
-async function runCase(target: Target, path: string, connections: number): Promise<CaseResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections })
-  const latencies: number[] = []
-  const deadline = performance.now() + secondsPerCase * 1000
-  let errors = 0
-  const once = () =>
-    new Promise<void>((resolve) => {
-      const start = process.hrtime.bigint()
-      const req = http.request({ ...target.options, path, agent }, (res) => {
-        res.resume()
-        res.on('end', () => {
-          if (res.statusCode !== 200) errors++
-          latencies.push(Number(process.hrtime.bigint() - start) / 1000)
-          resolve()
-        })
-      })
-      req.on('error', () => {
-        errors++
-        resolve()
-      })
-      req.end()
+const clockTicksPerSecond = 100
+
+/** CPU time (user + system) of a process so far, in µs (/proc/PID/stat, 10 ms resolution). */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicksPerSecond
+}
+
+/** A target under load, and the process whose CPU time is counted (none for the direct socket). */
+interface Measured {
+  target: Target
+  pid?: number
+}
+
+/**
+ * Runs one case against every target, interleaved: `slicesPerCase` rounds, each giving every target
+ * an equal slice of the case's time in turn (each round starting with the next target), so that all of
+ * them see the same background load.
+ */
+async function runCase(measured: Measured[], path: string, connections: number): Promise<CaseResult[]> {
+  const totals = measured.map(() => ({ latencies: [] as number[], seconds: 0, cpu: 0 }))
+  for (const { target } of measured) {
+    const warmUp = await runLoad({
+      endpoint: target.endpoint,
+      path,
+      connections: 1,
+      durationMs: 1_000,
+      maxRequests: 200,
     })
-  const worker = async () => {
-    while (performance.now() < deadline && latencies.length < maxRequestsPerCase) await once()
+    if (warmUp.errors > 0) throw new Error(`failed requests against ${target.name}${path}`)
   }
-  for (let i = 0; i < 200; i++) await once()
-  latencies.length = 0
-  const started = performance.now()
-  await Promise.all(Array.from({ length: connections }, worker))
-  const elapsed = (performance.now() - started) / 1000
-  agent.destroy()
-  if (errors > 0) throw new Error(`${errors} failed requests against ${target.name}${path}`)
-  return { rps: latencies.length / elapsed, p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99) }
+  for (let slice = 0; slice < slicesPerCase; slice++) {
+    // Each round starts one target later, so that no target always runs right after the same one.
+    for (let turn = 0; turn < measured.length; turn++) {
+      const index = (slice + turn) % measured.length
+      const { target, pid } = measured[index]!
+      const total = totals[index]!
+      const cpuBefore = pid === undefined ? 0 : cpuMicros(pid)
+      const result = await runLoad({
+        endpoint: target.endpoint,
+        path,
+        connections,
+        durationMs: (secondsPerCase * 1000) / slicesPerCase,
+        maxRequests: maxRequestsPerCase / slicesPerCase,
+      })
+      if (result.errors > 0) throw new Error(`${result.errors} failed requests against ${target.name}${path}`)
+      if (pid !== undefined) total.cpu += cpuMicros(pid) - cpuBefore
+      total.latencies.push(...result.latencies)
+      total.seconds += result.elapsedSeconds
+    }
+  }
+  return totals.map(({ latencies, seconds, cpu }, index) => ({
+    rps: latencies.length / seconds,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    cpuPerRequest: measured[index]!.pid === undefined ? undefined : cpu / latencies.length,
+  }))
 }
 
 function statusMb(pid: number, field: string): number {
@@ -122,7 +153,7 @@ async function startVault(socket: string, name = 'vault proxy serve', run = runJ
   const child = spawn(process.execPath, [run, ...args, '--rules', rule, '--log-level', '3'], {
     stdio: ['ignore', 'inherit', 'inherit'],
   })
-  const target: Target = { name, options: { host: '127.0.0.1', port } }
+  const target: Target = { name, options: { host: '127.0.0.1', port }, endpoint: { host: '127.0.0.1', port } }
   await waitFor(target.options, target.name)
   // One process: `vault proxy serve` replaces itself (process.execve) with the lean server.
   return { name: target.name, target, process: child, servingPid: () => child.pid }
@@ -136,7 +167,11 @@ async function startCetusGuard(socket: string): Promise<Proxy> {
   const child = spawn(binary, [...args, '-rules', rule, '-log-level', '3'], {
     stdio: ['ignore', 'inherit', 'inherit'],
   })
-  const target: Target = { name: 'CetusGuard', options: { host: '127.0.0.1', port } }
+  const target: Target = {
+    name: 'CetusGuard',
+    options: { host: '127.0.0.1', port },
+    endpoint: { host: '127.0.0.1', port },
+  }
   await waitFor(target.options, target.name)
   return { name: target.name, target, process: child, servingPid: () => child.pid }
 }
@@ -153,7 +188,11 @@ async function main(): Promise<void> {
   const engine = spawn(process.execPath, [fakeEngine, socket], { stdio: ['ignore', 'ignore', 'inherit'] })
   const proxies: Proxy[] = []
   try {
-    const direct: Target = { name: 'direct unix socket', options: { socketPath: socket } }
+    const direct: Target = {
+      name: 'direct unix socket',
+      options: { socketPath: socket },
+      endpoint: { socketPath: socket },
+    }
     await waitFor(direct.options, 'the fake engine')
     proxies.push(await startCetusGuard(socket), await startVault(socket))
     const baseline = process.env.VAULT_BASELINE
@@ -164,44 +203,58 @@ async function main(): Promise<void> {
     })
     const rows: (string | number)[][] = []
     const summary: string[] = []
+    const loadBefore = loadavg()
     for (const [path, label] of [
       ['/_ping', 'GET /_ping'],
       ['/v1.47/containers/json', 'GET /containers/json (64 KB)'],
     ] as const) {
       for (const connections of [1, 16]) {
-        const base = await runCase(direct, path, connections)
-        rows.push([label, connections, direct.name, Math.round(base.rps), base.p50, base.p99])
+        const running = proxies.filter((proxy) => proxy.target)
+        const [base, ...measuredProxies] = await runCase(
+          [
+            { target: direct },
+            ...running.map((proxy) => ({ target: proxy.target!, pid: proxy.servingPid?.() })),
+          ],
+          path,
+          connections,
+        )
+        rows.push([label, connections, direct.name, Math.round(base!.rps), base!.p50, base!.p99, ''])
         const results = new Map<string, CaseResult>()
+        running.forEach((proxy, index) => results.set(proxy.name, measuredProxies[index]!))
         for (const proxy of proxies) {
-          if (!proxy.target) {
-            rows.push([label, connections, proxy.name, proxy.skipped!, '', ''])
+          const result = results.get(proxy.name)
+          if (!result) {
+            rows.push([label, connections, proxy.name, proxy.skipped!, '', '', ''])
             continue
           }
-          const result = await runCase(proxy.target, path, connections)
-          results.set(proxy.name, result)
-          rows.push([label, connections, proxy.name, Math.round(result.rps), result.p50, result.p99])
+          const cpu = result.cpuPerRequest === undefined ? '' : Math.round(result.cpuPerRequest)
+          rows.push([label, connections, proxy.name, Math.round(result.rps), result.p50, result.p99, cpu])
         }
         const vault = results.get('vault proxy serve')!
+        const cpu = (result: CaseResult) => `${result.cpuPerRequest!.toFixed(0)} µs`
         const cetus = results.get('CetusGuard')
         if (connections === 1) {
-          const added = (result: CaseResult) => `${(result.p50 - base.p50).toFixed(0)} µs`
+          const added = (result: CaseResult) => `${(result.p50 - base!.p50).toFixed(0)} µs`
           summary.push(
             `${label}, 1 connection: added p50 vault ${added(vault)}` +
               (cetus ? `, CetusGuard ${added(cetus)} (goal: vault <= CetusGuard)` : ' (CetusGuard skipped)'),
           )
         } else {
           summary.push(
-            `${label}, 16 connections: vault ${((vault.rps / base.rps) * 100).toFixed(1)}% of direct` +
+            `${label}, 16 connections: vault ${((vault.rps / base!.rps) * 100).toFixed(1)}% of direct` +
               (cetus
-                ? `, ${(vault.rps / cetus.rps).toFixed(2)} x CetusGuard (goal >= 1.5)`
+                ? `, ${(vault.rps / cetus.rps).toFixed(2)} x CetusGuard (goal >= 1.5); CPU per request ` +
+                  `vault ${cpu(vault)}, CetusGuard ${cpu(cetus)}`
                 : ' (CetusGuard skipped)'),
           )
         }
       }
     }
-    printTable(['request', 'conns', 'target', 'req/s', 'p50 µs', 'p99 µs'], rows)
+    printTable(['request', 'conns', 'target', 'req/s', 'p50 µs', 'p99 µs', 'CPU µs/req'], rows)
     console.log('')
     for (const line of summary) console.log(line)
+    const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(', ')
+    console.log(`load average (1, 5, 15 min) before ${load(loadBefore)}, after ${load(loadavg())}`)
     for (const [index, proxy] of proxies.entries()) {
       const sampler = samplers[index]
       if (!sampler) continue
