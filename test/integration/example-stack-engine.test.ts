@@ -209,7 +209,7 @@ describe.skipIf(!engine)(
       expect(proxyContainer()).not.toBe('')
     })
 
-    it('stays within its 64m under load: the container cgroup memory peak', async () => {
+    it('stays within 40 MiB of its 64m under load: the container cgroup memory peak', async () => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 16 })
       const once = () =>
         new Promise<number>((resolve) => {
@@ -232,12 +232,13 @@ describe.skipIf(!engine)(
       const [peakFile] = globSync(`/sys/fs/cgroup/memory/**/${id}/memory.max_usage_in_bytes`)
       const [peakV2] = peakFile ? [] : globSync(`/sys/fs/cgroup/**/*${id}*/memory.peak`)
       const path = peakFile ?? peakV2
-      if (path === undefined) return console.log('container memory peak: no cgroup memory file found')
-      const peakMb = Number(readFileSync(path, 'utf8')) / 1024 / 1024
+      expect(path, 'the container cgroup memory peak file (v1 or v2)').toBeDefined()
+      const peakMb = Number(readFileSync(path!, 'utf8')) / 1024 / 1024
       console.log(
-        `socket-proxy container: cgroup memory peak ${peakMb.toFixed(1)} MB (limit 64 MB), 2,400 requests`,
+        `socket-proxy container: cgroup memory peak ${peakMb.toFixed(1)} MiB (goal at most 40, limit 64), 2,400 requests`,
       )
-      expect(peakMb).toBeLessThan(64)
+      // Issue 15's goal for the serving process under load, inside the example stack's 64m container.
+      expect(peakMb).toBeLessThanOrEqual(40)
     })
   },
 )
