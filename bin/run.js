@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The vault CLI. `vault proxy serve` replaces this process with the lean proxy (no oclif loaded).
+// The vault CLI. `vault proxy serve` replaces this process with the lean proxy (no oclif loaded);
+// `vault restore` replaces it with itself under the restore's V8 flags (src/backup/restore-launch.ts).
 // Under a Node older than 24 it hands over to the Node 24 that `make setup` installs into
 // .tools/ (forwarding signals and the exit code), or says what to do when there is none.
 import { existsSync } from 'node:fs'
@@ -13,6 +14,14 @@ const argv = process.argv.slice(2)
 /** `vault proxy serve` (not its --help) becomes the lean serving process itself, without oclif. */
 const servesProxy =
   argv[0] === 'proxy' && argv[1] === 'serve' && !argv.some((arg) => arg === '--help' || arg === '-h')
+
+/** `vault restore` (not its --help) re-runs itself under the restore's V8 flags (restore-launch.ts). */
+const restores = argv[0] === 'restore' && !argv.some((arg) => arg === '--help' || arg === '-h')
+
+if (major >= 24 && restores) {
+  const { relaunchForRestore } = await import('../dist/backup/restore-launch.js')
+  relaunchForRestore(fileURLToPath(import.meta.url), argv)
+}
 
 if (major >= 24 && servesProxy) {
   const { serveProxyInPlace } = await import('../dist/proxy/launch.js')

@@ -7,6 +7,7 @@
  */
 import { parseHexKey } from '../crypto/envelope.js'
 import { IntegrityError, NotConfiguredError } from '../errors.js'
+import { paceRows } from '../process/gc-pacer.js'
 import { checkStoreIntegrity, integrityProblems } from '../server/integrity.js'
 import { loadKeyring, type Keyring } from '../server/keyring.js'
 import { type SqlDriver, type SqlExecutor, type SqlRow } from '../server/store/index.js'
@@ -84,7 +85,7 @@ async function decryptEveryVersion(tx: SqlExecutor, keyring: Keyring): Promise<n
         version: Number(row.version),
       }
       try {
-        await keyring.openValue(tx, at, String(row.ciphertext), Number(row.key_version))
+        await keyring.trialOpen(tx, at, String(row.ciphertext), Number(row.key_version))
       } catch (error) {
         throw new IntegrityError(
           `${at.name} version ${at.version} (${at.environment}) does not decrypt under ENCRYPTION_KEY; nothing was changed`,
@@ -93,6 +94,7 @@ async function decryptEveryVersion(tx: SqlExecutor, keyring: Keyring): Promise<n
       }
     }
     count += rows.length
+    paceRows(rows.length)
     if (rows.length < pageSize) return count
     const last = rows.at(-1)!
     after = [String(last.secret_id), Number(last.version)]

@@ -9,6 +9,7 @@ import { createReadStream } from 'node:fs'
 import { StringDecoder } from 'node:string_decoder'
 import { createGunzip } from 'node:zlib'
 import { IntegrityError } from '../errors.js'
+import { paceGarbage } from '../process/gc-pacer.js'
 
 export interface InflateLimits {
   /** Most uncompressed bytes an archive may hold. */
@@ -21,8 +22,8 @@ export interface InflateLimits {
 
 /**
  * The limits `vault restore` and `--verify` apply unless told otherwise (`--max-inflated-mib`): 64 MiB
- * holds about 130,000 audit events and 15,000 secret versions, and keeps a restore of such an archive
- * near 130 MB of memory (README, "Backups").
+ * holds about 130,000 audit events and 15,000 secret versions; a restore of such an archive peaks
+ * near 90 MB, as one of a small archive near 65 MB (README, "Backups"; bench/restore-memory.ts).
  */
 export const defaultInflateLimits: InflateLimits = {
   maxInflatedBytes: 64 * 1024 * 1024,
@@ -71,6 +72,7 @@ export async function* inflateLines(
   try {
     for await (const chunk of gunzip as AsyncIterable<Buffer>) {
       total += chunk.length
+      paceGarbage(chunk.length)
       if (total > limits.maxInflatedBytes) {
         throw new IntegrityError(
           `archive ${path} cannot be used: it inflates to more than ${mebibytes(limits.maxInflatedBytes)} (a gzip bomb?); nothing was changed`,

@@ -5,6 +5,7 @@
  * chunk and a page, whatever the archive's size.
  */
 import { IntegrityError } from '../errors.js'
+import { paceRows } from '../process/gc-pacer.js'
 import { tablesInOrder, type SqlExecutor, type SqlRow, type SqlValue } from '../server/store/index.js'
 import { readArchiveRows, type AuthenticatedArchive } from './archive-read.js'
 import { insertRows, type LoadProgress } from './insert-rows.js'
@@ -71,6 +72,7 @@ export async function checkSameContent(tx: SqlExecutor, loaded: LoadedDigests): 
           [...(after ?? []), pageSize],
         )
         for (const row of rows) actual.add(row)
+        paceRows(rows.length)
         if (rows.length < pageSize) break
         const last = rows.at(-1)!
         after = columns.map((column) => last[column] ?? null)

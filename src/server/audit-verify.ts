@@ -4,6 +4,7 @@
  */
 import { timingSafeEqual } from 'node:crypto'
 import { auditColumns, auditHeadMac, eventHash, eventOfRow, genesisHash } from './audit.js'
+import { paceRows } from '../process/gc-pacer.js'
 import type { SqlDriver, SqlExecutor, SqlRow } from './store/index.js'
 
 export interface AuditVerification {
@@ -33,6 +34,7 @@ export async function verifyAuditChain(driver: SqlDriver, key: Buffer): Promise<
         `SELECT ${auditColumns} FROM audit_events WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT ?`,
         [expectedSeq, limit, pageSize],
       )
+      paceRows(rows.length)
       for (const row of rows) {
         const seq = Number(row.seq)
         if (seq !== expectedSeq)

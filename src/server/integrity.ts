@@ -5,6 +5,7 @@
  * part (row MACs and the audit head) at start-up and refuses to serve a database edited in SQL.
  */
 import { IntegrityError } from '../errors.js'
+import { paceRows } from '../process/gc-pacer.js'
 import { checkAuditHead, verifyAuditChain, type AuditVerification } from './audit-verify.js'
 import { findTamperedRows, type RowMacFailure } from './row-mac.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
@@ -31,6 +32,7 @@ export interface IntegrityReport {
 }
 
 const writeActions = ['secret.create', 'secret.update', 'secret.delete', 'secret.rollback']
+const pageSize = 1000
 /** `version 3` (create, update, delete) or `to version 1 as version 4` (rollback). */
 const writtenVersion = /(?:^|as )version (\d+)$/
 
@@ -90,31 +92,60 @@ export async function assertStartupIntegrity(driver: SqlDriver, keys: IntegrityK
   }
 }
 
+/**
+ * Versions without the event that wrote them. Both sides are read in pages; what is held is one key
+ * per write event (a few dozen bytes each) and the versions found missing.
+ */
 async function findUnauditedVersions(tx: SqlExecutor): Promise<UnauditedVersion[]> {
   const written = new Set<string>()
-  const events = await tx.values(
-    `SELECT project_id, environment, target, detail FROM audit_events
-      WHERE result = 'ok' AND action IN (${writeActions.map(() => '?').join(', ')})`,
-    writeActions,
-  )
-  for (const [projectId, environment, target, detail] of events) {
-    const match = writtenVersion.exec(String(detail ?? ''))
-    if (match) written.add(`${projectId}\0${environment}\0${target}\0${match[1]}`)
-  }
-  const versions = await tx.values(
-    `SELECT s.project_id, s.environment, s.name, v.version FROM secret_versions v
-       JOIN secrets s ON s.id = v.secret_id ORDER BY s.project_id, s.environment, s.name, v.version`,
-  )
-  const missing: UnauditedVersion[] = []
-  for (const [projectId, environment, name, version] of versions) {
-    if (!written.has(`${projectId}\0${environment}\0${name}\0${Number(version)}`)) {
-      missing.push({
-        projectId: String(projectId),
-        environment: String(environment),
-        name: String(name),
-        version: Number(version),
-      })
+  for (let afterSeq = 0; ;) {
+    const events = await tx.values(
+      `SELECT seq, project_id, environment, target, detail FROM audit_events
+        WHERE seq > ? AND result = 'ok' AND action IN (${writeActions.map(() => '?').join(', ')})
+        ORDER BY seq LIMIT ?`,
+      [afterSeq, ...writeActions, pageSize],
+    )
+    for (const [, projectId, environment, target, detail] of events) {
+      const match = writtenVersion.exec(String(detail ?? ''))
+      if (match) written.add(`${projectId}\0${environment}\0${target}\0${match[1]}`)
     }
+    paceRows(events.length)
+    if (events.length < pageSize) break
+    afterSeq = Number(events.at(-1)![0])
   }
-  return missing
+  const missing: UnauditedVersion[] = []
+  for (let after: [string, number] = ['', 0]; ;) {
+    const versions = await tx.values(
+      `SELECT v.secret_id, v.version, s.project_id, s.environment, s.name FROM secret_versions v
+         JOIN secrets s ON s.id = v.secret_id
+        WHERE v.secret_id > ? OR (v.secret_id = ? AND v.version > ?)
+        ORDER BY v.secret_id, v.version LIMIT ?`,
+      [after[0], after[0], after[1], pageSize],
+    )
+    for (const [, version, projectId, environment, name] of versions) {
+      if (!written.has(`${projectId}\0${environment}\0${name}\0${Number(version)}`)) {
+        missing.push({
+          projectId: String(projectId),
+          environment: String(environment),
+          name: String(name),
+          version: Number(version),
+        })
+      }
+    }
+    paceRows(versions.length)
+    if (versions.length < pageSize) break
+    const last = versions.at(-1)!
+    after = [String(last[0]), Number(last[1])]
+  }
+  return missing.sort(
+    (a, b) =>
+      compare(a.projectId, b.projectId) ||
+      compare(a.environment, b.environment) ||
+      compare(a.name, b.name) ||
+      a.version - b.version,
+  )
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
 }

@@ -24,6 +24,11 @@ export interface Keyring {
   ): Promise<{ ciphertext: string; keyVersion: number }>
   /** Opens a secret value of one exact row; IntegrityError when it was tampered with or moved. */
   openValue(tx: SqlExecutor, at: ValueAddress, ciphertext: string, keyVersion: number): Promise<string>
+  /**
+   * Authenticates and decrypts one value without remembering it (the trial decryption of a restore,
+   * which reads every version once: caching them would only grow memory).
+   */
+  trialOpen(tx: SqlExecutor, at: ValueAddress, ciphertext: string, keyVersion: number): Promise<void>
   /** The value of one exact row when this keyring has opened exactly this ciphertext there before. */
   openedBefore(at: ValueAddress, ciphertext: string, keyVersion: number): string | undefined
   /** Keyed hash of a high-entropy client secret, bound to its identity (a copied hash fails elsewhere). */
@@ -183,6 +188,10 @@ function createKeyring(root: Buffer, fingerprint: string): Keyring {
       ).toString('utf8')
       opened.set(at, ciphertext, keyVersion, value)
       return value
+    },
+    async trialOpen(tx, at, ciphertext, keyVersion) {
+      const key = await dataKey(tx, at.projectId, keyVersion)
+      open(key.key, ciphertext, valueLabel(at), `the value of ${at.name} version ${at.version}`).fill(0)
     },
     rowMacKey: deriveKey(root, 'row-mac'),
     hashClientSecret: (secret, identityId) =>

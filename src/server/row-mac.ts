@@ -7,6 +7,7 @@
  * (`sealRow`) inside its own transaction.
  */
 import { timingSafeEqual } from 'node:crypto'
+import { paceRows } from '../process/gc-pacer.js'
 import { hmacSha256 } from './hmac.js'
 import type { SqlExecutor, SqlRow } from './store/index.js'
 
@@ -79,6 +80,7 @@ export async function findTamperedRows(tx: SqlExecutor, key: Buffer): Promise<Ro
         `SELECT ${protectedColumns[table].join(', ')}, row_mac FROM ${table} WHERE id > ? ORDER BY id LIMIT ?`,
         [after, pageSize],
       )
+      paceRows(rows.length)
       for (const row of rows)
         if (!rowMacMatches(key, table, row)) failures.push({ table, id: String(row.id) })
       if (rows.length < pageSize) break
