@@ -77,7 +77,7 @@ export async function* inflateLines(
         throw new IntegrityError(
           `archive ${path} cannot be used: it inflates to more than ${mebibytes(limits.maxInflatedBytes)} (a gzip bomb?); nothing was changed`,
           {
-            hint: 'if the archive is genuine and that large, raise the cap with --max-inflated-mib (memory grows with it)',
+            hint: 'if the archive is genuine and that large, raise the cap with --max-inflated-mib (time and disk grow with it)',
           },
         )
       }

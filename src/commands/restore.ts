@@ -64,7 +64,8 @@ export default class Restore extends BaseCommand<typeof Restore> {
     'max-inflated-mib': Flags.integer({
       summary: 'refuse an archive that inflates to more than this many MiB (a gzip bomb guard)',
       description:
-        'The default, 64, holds about 130,000 audit events and keeps restore and --verify near 130 MB of memory. ' +
+        'The default, 64, holds about 130,000 audit events; restore and --verify take about 90 MB of memory at that size, ' +
+        'and their memory does not grow with the archive (the cap bounds the time and disk a gzip bomb costs). ' +
         'Raise it only for a genuine archive that vault backup said is larger.',
       default: 64,
       min: 1,
