@@ -31,7 +31,7 @@ export async function runMeasured(args: string[], env: Record<string, string>): 
       env: { PATH: process.env.PATH, LANG: 'C.UTF-8', VAULT_TEST_RSS_FILE: rssFile, ...env },
       extendEnv: false,
       reject: false,
-      timeout: 120_000,
+      timeout: 240_000,
     })
     return {
       exitCode: result.exitCode,
