@@ -24,7 +24,10 @@ show() { printf '$ vault %s\n' "$*" >&2; vault "$@"; }
 
 step "1. Start an embedded vault (vault server --dev, SQLite under $work)"
 mkdir -p "$work/stack"
-node bin/run.js server --dev --data-dir "$work/vault" --port 0 --init-project homelab --write-env "$work/stack" \
+# The console's one-time admin password: 24 random characters from vault pwgen (node:crypto), held in this
+# shell and handed to the server in its environment only (never on a command line, never in a file).
+admin_password=$(vault pwgen --length 24 --charset alnum)
+VAULT_ADMIN_PASSWORD="$admin_password" node bin/run.js server --dev --data-dir "$work/vault" --port 0 --init-project homelab --write-env "$work/stack" \
   2>"$work/server.log" &
 server_pid=$!
 for _ in $(seq 1 150); do
@@ -37,6 +40,8 @@ sed 's/^/  server: /' "$work/server.log" >&2
 printf '  the stack .vault/credentials (mode %s; compose never reads it) holds VAULT_DOMAIN, VAULT_PROJECT_ID, VAULT_CLIENT_ID, VAULT_CLIENT_SECRET\n' \
   "$(stat -c %a "$work/stack/.vault/credentials")" >&2
 export VAULT_STACK_DIR="$work/stack"
+console_url=$(sed -n 's/^console: //p' "$work/server.log")
+printf '  web console: %s  (user admin, one-time password %s; valid while the demo runs)\n' "$console_url" "$admin_password" >&2
 
 step "2. Fill the dev environment with the seed's base secrets (generated passwords and keys, given inputs)"
 install -m 600 /dev/null "$work/inputs.env"
@@ -73,6 +78,11 @@ PUT /containers/web/archive
 GET /v1.41/containers/%2e%2e/images/json
 GET /containers/../volumes/x/../../system/df
 REQUESTS
+
+if [[ -n "${DEMO_HOLD:-}" && -t 0 ]]; then
+  printf '\nThe console stays up at %s (admin / %s): press Enter to stop the demo.\n' "$console_url" "$admin_password" >&2
+  read -r _
+fi
 
 step "7. Stop the vault"
 kill -TERM "$server_pid"

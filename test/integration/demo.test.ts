@@ -25,5 +25,11 @@ describe('scripts/demo.sh', () => {
     expect(output).toContain('deny DELETE /v1.41/containers/web')
     expect(output).toContain('deny POST /v1.41/images/create')
     expect(output).toContain('demo: done')
+    const console =
+      /web console: (http:\/\/127\.0\.0\.1:\d+\/) {2}\(user admin, one-time password ([A-Za-z0-9]{24});/.exec(
+        output,
+      )
+    expect(console, 'the console URL and admin password line').not.toBeNull()
+    expect(output.split(console![2]!).length - 1, 'the password is printed once').toBe(1)
   })
 })

@@ -80,8 +80,8 @@ export default class Server extends BaseCommand<typeof Server> {
           : `dev mode: project ${project} already exists; keeping it`,
       )
     }
-    this.note(`vault server listening on ${vault.url}`)
     this.note(`console: ${vault.url}/`)
+    this.note(`vault server listening on ${vault.url}`)
     await new Promise<void>((resolve) => {
       const stop = () => void vault.close().then(resolve)
       process.once('SIGTERM', stop)

@@ -15,7 +15,8 @@ h2 { font-size: 1.1rem; margin: 1.75rem 0 .5rem; }
 a { color: var(--accent); }
 .trail { margin: 0; color: var(--muted); font-size: .9rem; }
 table { width: 100%; border-collapse: collapse; background: #fff; border: 1px solid var(--line); }
-th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: anywhere; }
+th, td { text-align: left; padding: .45rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; overflow-wrap: break-word; }
+td { font-size: .9rem; }
 th { background: #eef0f4; font-weight: 600; font-size: .85rem; color: var(--muted); }
 form.inline { display: inline; margin: 0; }
 form.stacked, form.sign-in, section.confirm, section.project, section.chain { background: #fff; border: 1px solid var(--line); padding: 1rem 1.25rem; border-radius: 6px; max-width: 640px; }
