@@ -218,6 +218,20 @@ describe.skipIf(!chromiumPath)(`console in chromium (${chromiumUnavailableReason
       expect(new URL(page.url()).pathname).toBe('/console/sign-in')
     })
 
+    it('renders a hostile user name echoed by the sign-in page as inert text', async () => {
+      const fresh = await browser.newPage()
+      const hostile = `"><script>window.pwned=1</script><img src=x onerror="window.pwned=2">\u001b[2J`
+      await fresh.goto(`${server.url}/console/sign-in`)
+      await fresh.getByLabel('User name').fill(hostile)
+      await fresh.getByLabel('Password').fill('whatever it is')
+      await fresh.getByRole('button', { name: 'Sign in' }).click()
+      expect(await fresh.locator('.notice.error').count()).toBe(1)
+      expect(await fresh.evaluate('typeof window.pwned')).toBe('undefined')
+      expect(await fresh.evaluate('document.scripts.length + document.images.length')).toBe(0)
+      expect(await fresh.getByLabel('User name').inputValue()).toBe(hostile.replace('\u001b', '\\x1b'))
+      await fresh.close()
+    })
+
     it('locks sign-in after repeated wrong passwords: then even the right one is refused', async () => {
       const fresh = await browser.newPage()
       await fresh.goto(`${server.url}/console/sign-in`)
