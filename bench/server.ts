@@ -8,7 +8,7 @@
  * (from /proc and process.cpuUsage; for the baseline both sides share this process), which says which
  * side is the limit on a 2-core machine. Each cell is bounded to 3 seconds and 5,000 requests.
  * PostgreSQL also runs as two replicas (two server processes on one database, the 16 clients split
- * between them; server CPU is the sum of both). BENCH_BASE_REPO names another checkout (e.g. an export
+ * between them; server CPU is the sum of both; BENCH_REPLICAS=2,3 adds three). BENCH_BASE_REPO names another checkout (e.g. an export
  * of main with this one's node_modules linked in); its server is then measured in the same run, on
  * the same databases, as the `(base)` rows: the before/after of a change.
  * Targets (issue 20, PostgreSQL at 16 clients): list >= 2,000 req/s, PATCH >= 1,000 req/s, server CPU
@@ -27,6 +27,8 @@ const cellSeconds = 3
 const cellRequests = 5000
 const secretCount = 100
 const baseRoot = process.env.BENCH_BASE_REPO
+/** Replica rows on PostgreSQL: BENCH_REPLICAS, e.g. `2,3` (default 2). */
+const replicaCounts = (process.env.BENCH_REPLICAS ?? '2').split(',').map(Number)
 
 interface Target {
   base: string
@@ -184,7 +186,9 @@ async function benchEngine(engine: string, dbUrl: string | undefined, replicas: 
   try {
     if (baseRoot) await benchVault(`${engine} (base)`, seeded, { root: baseRoot })
     await benchVault(engine, seeded)
-    if (replicas) await benchVault(`${engine}, 2 replicas`, seeded, { replicas: 2 })
+    for (const count of replicas ? replicaCounts : []) {
+      await benchVault(`${engine}, ${count} replicas`, seeded, { replicas: count })
+    }
   } finally {
     await seeded.stop()
   }
