@@ -50,8 +50,9 @@ export default class Render extends BaseCommand<typeof Render> {
       summary: 'compose file (repeatable; default: discovery)',
       multiple: true,
     }),
-    format: Flags.option({ options: ['yaml', 'json'] as const })({
-      summary: 'output format',
+    format: Flags.option({ options: ['yaml', 'json', 'source'] as const })({
+      summary:
+        "output format: compose v2's normalised model as yaml or json, or source (the loaded files, less expanded)",
       default: 'yaml',
     }),
     interpolate: Flags.boolean({

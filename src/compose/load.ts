@@ -78,13 +78,33 @@ export function discoverComposeFiles(
   })
 }
 
+/** compose-go's `NormalizeProjectName`: lower case, only `[a-z0-9_-]`, no leading `_` or `-`. */
+export function normalizeProjectName(raw: string): string {
+  return raw
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]/g, '')
+    .replace(/^[_-]+/, '')
+}
+
+/**
+ * The project name as compose picks it: `-p` or COMPOSE_PROJECT_NAME as given (refused unless
+ * already normalised), else the top-level `name`, else the project directory's name, normalised.
+ */
 function projectNameOf(
   explicit: string | undefined,
   model: Record<string, unknown>,
   directory: string,
 ): string {
-  const raw = explicit ?? (typeof model.name === 'string' ? model.name : basename(directory))
-  return raw.toLowerCase().replace(/[^a-z0-9_-]/g, '')
+  if (explicit) {
+    if (normalizeProjectName(explicit) === explicit) return explicit
+    throw new ComposeInputError(
+      undefined,
+      undefined,
+      `invalid project name ${JSON.stringify(explicit)}: must consist only of lowercase alphanumeric characters, hyphens, and underscores as well as start with a letter or number`,
+    )
+  }
+  const named = typeof model.name === 'string' ? normalizeProjectName(model.name) : ''
+  return named || normalizeProjectName(basename(directory))
 }
 
 /** The merged model's top-level sections other than `services`, in compose's order, `version` dropped. */

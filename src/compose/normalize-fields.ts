@@ -29,16 +29,19 @@ export function normalizeFileMounts(value: unknown): unknown {
   return value.map((entry) => (typeof entry === 'string' ? { source: entry } : entry))
 }
 
-/** `build` with `args` as a map (`KEY=value` lists converted). */
-export function normalizeBuild(value: unknown): unknown {
+/**
+ * `build` with `args` as a map (`KEY=value` lists converted); an argument without a value takes
+ * the project's variable of that name (`resolve`), or is dropped when there is none, as compose-go's
+ * `Normalize` does.
+ */
+export function normalizeBuild(value: unknown, resolve: (name: string) => string | undefined): unknown {
   const build = asRecord(value)
   if (build.args === undefined) return value
-  const args = Object.fromEntries(
-    Object.entries(listToMap(build.args)).map(([key, item]) => [
-      key,
-      item === null || item === undefined ? item : String(item),
-    ]),
-  )
+  const args: Model = {}
+  for (const [key, item] of Object.entries(listToMap(build.args))) {
+    if (item !== null && item !== undefined) args[key] = String(item)
+    else if (resolve(key) !== undefined) args[key] = resolve(key)
+  }
   return { ...build, args }
 }
 

@@ -1,6 +1,6 @@
 /**
  * The normalised service model `docker compose config` prints: `env_file` read into `environment`
- * (which wins), maps instead of `KEY=value` lists, long port syntax, `depends_on`/`networks` as maps,
+ * (which wins; with `--no-interpolate` the `env_file` entries are kept in long form instead), maps instead of `KEY=value` lists, long port syntax, `depends_on`/`networks` as maps,
  * `build` as a mapping with an absolute context.
  */
 import { isIP } from 'node:net'
@@ -52,8 +52,9 @@ function absolutizeVolume(entry: unknown, baseDir: string): unknown {
     return absoluteBindSource(entry.slice(0, colon), baseDir) + entry.slice(colon)
   }
   const record = asRecord(entry)
-  if (record.type !== 'bind' || typeof record.source !== 'string') return entry
-  return { ...record, source: absoluteBindSource(record.source, baseDir) }
+  if (record.type !== 'bind' || typeof record.source !== 'string' || record.source.includes('$')) return entry
+  const source = absoluteBindSource(record.source, baseDir)
+  return { ...record, source: isAbsolute(source) ? source : resolve(baseDir, source) }
 }
 
 /** Makes relative `env_file`, `build` and bind-mount paths of every service absolute against `baseDir`. */
@@ -114,7 +115,7 @@ function resolveEnvironment(name: string, service: Model, context: NormalizeCont
           line: item.line,
         })
       }
-      if (Object.hasOwn(read.values, item.key))
+      if (context.interpolate && Object.hasOwn(read.values, item.key))
         environment[item.key] = maskedIfVault(read.values[item.key]!, item, context)
     }
   }
@@ -218,7 +219,8 @@ export function normalizeService(
   if (service.environment !== undefined || service.env_file !== undefined) {
     result.environment = resolveEnvironment(name, service, context, file)
   }
-  delete result.env_file
+  if (context.interpolate || service.env_file === undefined) delete result.env_file
+  else result.env_file = envFileEntries(service.env_file, '/')
   for (const field of ['labels', 'annotations', 'sysctls']) {
     if (service[field] !== undefined) {
       const entries = Object.entries(listToMap(service[field])).map(([key, value]) => [
@@ -234,7 +236,10 @@ export function normalizeService(
   for (const field of ['secrets', 'configs']) {
     if (service[field] !== undefined) result[field] = normalizeFileMounts(service[field])
   }
-  if (service.build !== undefined) result.build = normalizeBuild(service.build)
+  if (service.build !== undefined)
+    result.build = normalizeBuild(service.build, (key) =>
+      context.maskNames?.has(key) ? maskText : context.lookup(key),
+    )
 
   if (Array.isArray(service.networks)) {
     result.networks = Object.fromEntries(service.networks.map((network) => [String(network), null]))

@@ -5,7 +5,8 @@
  * 1.2 reader reads it back as that same string, and JSON-quoted (valid YAML) otherwise.
  */
 
-export type RenderFormat = 'yaml' | 'json'
+/** `yaml`/`json`: compose v2's normalised model; `source`: the loaded model as YAML, closer to the files. */
+export type RenderFormat = 'yaml' | 'json' | 'source'
 
 function escapeValue(text: string): string {
   return text.includes('$') ? text.replaceAll('$', '$$$$') : text
@@ -21,7 +22,7 @@ export function escapeDollars(node: unknown): unknown {
   return node
 }
 
-/** The model as text in `format`; `escape: false` keeps `$` single (for `--no-interpolate`). */
+/** The model as text (`source` is YAML); `escape: false` keeps `$` single (for `--no-interpolate`). */
 export function formatModel(model: Record<string, unknown>, format: RenderFormat, escape = true): string {
   const value = escape ? escapeValue : (text: string) => text
   if (format === 'json') {

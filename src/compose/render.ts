@@ -4,10 +4,11 @@
  */
 import { checkProject, type CheckResult } from './check.js'
 import { loadComposeProject, type LoadComposeOptions } from './load.js'
+import { composeV2Model } from './normalize-v2.js'
 import { formatModel, type RenderFormat } from './output.js'
 import { findReferences, listVariables, type ReferenceLocation, type VariableSummary } from './references.js'
 import type { SecretLayer } from './secret-layer.js'
-import type { ComposeProblem } from './types.js'
+import type { ComposeProblem, ComposeProject } from './types.js'
 
 export type RenderMode = 'config' | 'check' | 'variables' | 'who-uses'
 
@@ -83,7 +84,11 @@ function renderLoaded(request: RenderRequest): RenderResult {
         references: findReferences(project, request.variable ?? ''),
       }
     case 'config': {
-      const text = formatModel(project.model, request.format ?? 'yaml', request.interpolate !== false)
+      const text = formatModel(
+        printedModel(project, request.format ?? 'yaml'),
+        request.format ?? 'yaml',
+        request.interpolate !== false,
+      )
       const warnings = project.problems.filter((problem) => problem.level === 'warning')
       return {
         kind: 'config',
@@ -95,4 +100,14 @@ function renderLoaded(request: RenderRequest): RenderResult {
       }
     }
   }
+}
+
+/** What `render` prints: compose v2's normalised model, or with `source` the loaded model itself. */
+function printedModel(project: ComposeProject, format: RenderFormat): Record<string, unknown> {
+  if (format === 'source') return project.model
+  return composeV2Model(project.model, {
+    projectName: project.name,
+    workingDir: project.workingDir,
+    json: format === 'json',
+  })
 }

@@ -2,7 +2,8 @@
  * `vault doctor`: the seed's troubleshooting table as checks, each pass, fail or skip with a hint:
  * the stack's credentials file (present, mode 600, ignored by git, nothing left in `.env`), the vault reachable (HTTP HEAD), the
  * credentials accepted, the environment existing, every variable the compose files require present
- * in the vault, a compose client, and the socket proxy when one is configured.
+ * in the vault, a compose client (with docker-compose v1, every key of the compose files it refuses), and
+ * the socket proxy when one is configured.
  */
 import type { ConnectionSettings } from '../client/settings.js'
 import { VaultError } from '../errors.js'
@@ -122,7 +123,14 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
       add('required-variables', 'required variables in the vault', await requiredCheck(options, secrets))
     }
   }
-  add('compose-client', 'compose client present', await composeCheck())
+  const { detectComposeClient } = await import('../process/compose.js')
+  const client = await detectComposeClient()
+  add('compose-client', 'compose client present', composeCheck(client?.version))
+  add(
+    'compose-v1-keys',
+    'compose files readable by the compose client',
+    await v1KeysCheck(options, client?.version),
+  )
   add('proxy', 'socket proxy reachable', await proxyCheck(options.proxy))
   return { ok: checks.every((check) => check.status !== 'fail'), checks }
 }
@@ -167,15 +175,40 @@ async function requiredCheck(
   return fail(`missing in the vault: ${names.join(', ')}`, 'vault secrets set <NAME> --env <slug>')
 }
 
-async function composeCheck(): Promise<Check> {
-  const { detectComposeClient } = await import('../process/compose.js')
-  const client = await detectComposeClient()
-  if (!client)
+function composeCheck(version: 'v1' | 'v2' | undefined): Check {
+  if (!version)
     return fail(
       'neither `docker compose` nor `docker-compose` answers',
       'install the compose plugin or docker-compose',
     )
-  return pass(client.version === 'v2' ? 'docker compose (v2)' : 'docker-compose (v1)')
+  return pass(version === 'v2' ? 'docker compose (v2)' : 'docker-compose (v1)')
+}
+
+/** With docker-compose v1, every key of the compose files (includes too) that v1 refuses, with file and line. */
+async function v1KeysCheck(options: DoctorOptions, version: 'v1' | 'v2' | undefined): Promise<Check> {
+  if (version !== 'v1') return skip(version ? 'the client is compose v2' : 'no compose client')
+  const { loadComposeProject } = await import('../compose/index.js')
+  let project
+  try {
+    project = loadComposeProject({
+      cwd: options.stackDir,
+      files: options.composeFiles,
+      profiles: options.profiles,
+      collectProblems: true,
+      referenceIndex: false,
+      checkV1Keys: true,
+    })
+  } catch (error) {
+    if (error instanceof Error && error.message.startsWith('no configuration file provided'))
+      return skip('no compose file in the stack directory')
+    return failed(error, 'check the compose files (vault render --check)')
+  }
+  const refused = project.problems.filter((problem) => problem.code === 'v1_refused_key')
+  if (refused.length === 0) return pass('docker-compose v1 accepts every key')
+  return fail(
+    `${refused.length} key(s) docker-compose v1 refuses: ${refused.map((problem) => problem.message.replace(/ is not supported by .*$/, '')).join('; ')}`,
+    'install compose v2, or remove those keys (vault render --check lists them)',
+  )
 }
 
 async function proxyCheck(proxy: string | undefined): Promise<Check> {

@@ -1,0 +1,88 @@
+/**
+ * `vault doctor` with docker-compose v1 as the compose client (Debian's 1.29, the only client here):
+ * like `render --check`, it names every key of the compose files, included files too, that v1
+ * refuses, with file and line, and fails the check (exit 10); files v1 reads pass it.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { ExitCode } from '../../src/errors.js'
+import { runCli } from '../helpers/cli.js'
+import { createTempHome } from '../helpers/temp-home.js'
+
+const home = createTempHome()
+const stacks: string[] = []
+afterAll(() => {
+  home.cleanup()
+  for (const stack of stacks) rmSync(stack, { recursive: true, force: true })
+})
+
+function composeV2Answers(): boolean {
+  try {
+    execFileSync('docker', ['compose', 'version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+function stack(files: Record<string, string>): string {
+  const directory = mkdtempSync(join(tmpdir(), 'vault-doctor-v1-'))
+  stacks.push(directory)
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(directory, name), text)
+  return directory
+}
+
+async function doctor(directory: string) {
+  const env = { ...home.env, VAULT_DOMAIN: 'http://127.0.0.1:1' }
+  const result = await runCli(['doctor', '--stack-dir', directory, '--json'], { env, cwd: directory })
+  const report = JSON.parse(result.stdout) as { checks: { id: string; status: string; detail: string }[] }
+  return { exitCode: result.exitCode, check: report.checks.find((check) => check.id === 'compose-v1-keys') }
+}
+
+const v1Only = existsSync('/usr/bin/docker-compose') && !composeV2Answers()
+
+describe.skipIf(!v1Only)('vault doctor with docker-compose v1', () => {
+  it('names every key v1 refuses, with file and line, included files too', async () => {
+    const directory = stack({
+      'compose.yaml': [
+        'name: shop',
+        'include:',
+        '  - extra.yaml',
+        'services:',
+        '  web:',
+        '    image: alpine',
+        '    depends_on:',
+        '      db:',
+        '        condition: service_started',
+        '        required: false',
+        '  db:',
+        '    image: alpine',
+      ].join('\n'),
+      'extra.yaml': ['services:', '  worker:', '    image: alpine', '    develop:', '      watch: []'].join(
+        '\n',
+      ),
+    })
+    const { exitCode, check } = await doctor(directory)
+    expect(exitCode).toBe(ExitCode.findings)
+    expect(check?.status).toBe('fail')
+    expect(check?.detail).toContain('4 key(s) docker-compose v1 refuses')
+    expect(check?.detail).toContain(`${join(directory, 'compose.yaml')}:1: name`)
+    expect(check?.detail).toContain(`${join(directory, 'compose.yaml')}:2: include`)
+    expect(check?.detail).toContain(
+      `${join(directory, 'compose.yaml')}:10: services.web.depends_on.db.required`,
+    )
+    expect(check?.detail).toContain(`${join(directory, 'extra.yaml')}:4: services.worker.develop`)
+  })
+
+  it('passes a file v1 reads', async () => {
+    const directory = stack({
+      'compose.yaml': 'services:\n  web:\n    image: alpine\n    ports: ["8080:80"]\n',
+    })
+    const { check } = await doctor(directory)
+    expect(check).toMatchObject({ status: 'pass', detail: 'docker-compose v1 accepts every key' })
+    execFileSync('/usr/bin/docker-compose', ['config', '-q'], { cwd: directory, stdio: 'ignore' })
+  })
+})
