@@ -25,7 +25,8 @@
  * Everything else (values, merge results, extends, env_file resolution, `$$` escaping) must match.
  * Round trip: vault's output, fed back to the same client with an empty environment, must give the
  * same model again (so every `$` was escaped). The v1 schema knows neither the top-level `name` (removed
- * first) nor a long-syntax port's `host_ip` (such a stack is left out of the round trip).
+ * first) nor a long-syntax port's `host_ip` or a long volume's `bind.selinux` (such a stack is left out of
+the round trip).
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -77,7 +78,10 @@ function longVolume(text: string): Record<string, unknown> {
   if (parts.length === 1) return { type: 'volume', target: parts[0] }
   const [source = '', target = '', mode = ''] = parts
   const volume: Record<string, unknown> = { type: /^[./~]/.test(source) ? 'bind' : 'volume', source, target }
-  if (mode.split(',').includes('ro')) volume.read_only = true
+  const options = mode.split(',')
+  if (options.includes('ro')) volume.read_only = true
+  const selinux = options.find((option) => option === 'z' || option === 'Z')
+  if (selinux) volume.bind = { selinux }
   return volume
 }
 
@@ -194,7 +198,7 @@ describe.skipIf(!existsSync(composeV1))('vault render matches docker-compose con
     expect(result.stderr).not.toMatch(/^Error:/m)
     expect(result.exitCode).toBe(0)
     expect(normalise(v1Shape(parse(result.stdout)))).toEqual(normalise(expected))
-    if (!result.stdout.includes('host_ip:'))
+    if (!/host_ip:|selinux:/.test(result.stdout))
       expect(normalise(roundTrip(result.stdout))).toEqual(normalise(expected))
   })
 })
