@@ -104,6 +104,7 @@ describe('vault doctor without a set-up', () => {
       'environment',
       'required-variables',
       'compose-client',
+      'compose-v1-keys',
       'proxy',
     ])
     expect(json.stdout + json.stderr + text.stdout + text.stderr).not.toContain(canary)

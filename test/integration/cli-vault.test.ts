@@ -381,6 +381,7 @@ describe('vault doctor', () => {
         environment: 'pass',
         'required-variables': 'pass',
         'compose-client': 'pass',
+        'compose-v1-keys': 'pass',
         proxy: 'pass',
       })
       expect(result.exitCode).toBe(0)
