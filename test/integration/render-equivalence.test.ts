@@ -9,8 +9,8 @@
  * - `depends_on` long form: v2 adds `required: true` -> removed.
  * - a service's `networks` entry without options: v1 prints `{}`, v2 `null` -> both `{}`.
  * - a port with a host IP: v1 keeps the short string (`127.0.0.1:9001:9000/tcp`) -> parsed to long form.
- * - short volume syntax: v1 appends the default `:rw` mode and drops a trailing `/` of the paths ->
- *   both removed.
+ * - short volume syntax: v1 appends the default `:rw` mode and drops a trailing `/` of the paths
+ *   (v2 keeps it on an absolute bind source) -> v1's strings in long form, a trailing `/` of a source removed.
  * - `environment` values: v1 keeps YAML numbers and booleans, v2 prints strings -> strings.
  * - top-level `x-` extension fields: v1 drops them -> removed.
  * - what compose v2's normalisation adds and v1 does not print (`v1Shape`, applied to vault's output):
@@ -143,6 +143,10 @@ function normalise(node: unknown, path: string[] = []): unknown {
     if (path[2] === 'ports' && key === 'protocol' && value === 'tcp') continue
     if (path[2] === 'depends_on' && path.length === 4 && key === 'required' && value === true) continue
     if (path[2] === 'build' && path.length === 3 && key === 'dockerfile' && value === 'Dockerfile') continue
+    if (path[2] === 'volumes' && path.length === 3 && key === 'source' && typeof value === 'string') {
+      result[key] = value.replace(/(.)\/$/, '$1')
+      continue
+    }
     const normalised = normalise(value, [...path, key])
     result[key] = path[2] === 'ports' && key === 'published' ? String(normalised) : normalised
   }
