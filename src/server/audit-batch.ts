@@ -6,7 +6,7 @@
  * a database take turns on one chain: no fork (the sequence number is the key), no gap.
  */
 import { IntegrityError } from '../errors.js'
-import { auditColumns, auditHeadMac, eventHash, type AuditEvent } from './audit.js'
+import { auditColumns, auditHeadMac, eventFields, eventHash, type AuditEvent } from './audit.js'
 
 /** An event waiting for its group commit, with the audit key that chains it. */
 export interface PendingEvent {
@@ -42,21 +42,7 @@ function chainAfter(head: ChainHead, pending: PendingEvent[]): { values: unknown
   for (const { key, event } of pending) {
     seq += 1
     const hash = eventHash(key, { previous, seq, at }, event)
-    const row = [
-      seq,
-      at,
-      event.projectId,
-      event.environment,
-      event.actor,
-      event.action,
-      event.target,
-      event.result,
-      event.requestId,
-      event.ip,
-      event.detail,
-      previous,
-      hash,
-    ]
+    const row = [...eventFields(seq, at, event), previous, hash]
     row.forEach((value, index) => columns[index]!.push(value))
     previous = hash
   }

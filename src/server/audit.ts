@@ -65,7 +65,17 @@ export function eventHash(
   { previous, seq, at }: ChainLink,
   event: Required<AuditEvent>,
 ): string {
-  const body = JSON.stringify([
+  const body = JSON.stringify(eventFields(seq, at, event))
+  return hmacSha256(key).update(previous).update('\n').update(body).digest('hex')
+}
+
+/** An event's fields in the order its hash covers them and the audit table stores them. */
+export function eventFields(
+  seq: number,
+  at: string,
+  event: Required<AuditEvent>,
+): (string | number | null)[] {
+  return [
     seq,
     at,
     event.projectId,
@@ -77,8 +87,7 @@ export function eventHash(
     event.requestId,
     event.ip,
     event.detail,
-  ])
-  return hmacSha256(key).update(previous).update('\n').update(body).digest('hex')
+  ]
 }
 
 /** The stored form of an event: absent fields null, request-borne text with its controls escaped. */
