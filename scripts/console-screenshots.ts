@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { chromium } from 'playwright-core'
+import { launchChromium } from '../test/helpers/browser.js'
 
 const root = resolve(import.meta.dirname, '..')
 const work = mkdtempSync(join(tmpdir(), 'vault-screenshots-'))
@@ -48,20 +48,9 @@ async function main(): Promise<void> {
     })
     server.once('exit', () => fail(new Error(`the server stopped:\n${log}`)))
   })
-  const profile = join(work, 'chromium')
-  const browser = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.VAULT_TEST_CHROMIUM ?? '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 1100, height: 720 },
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+  const { browser, close } = await launchChromium(process.env.VAULT_TEST_CHROMIUM ?? '/usr/bin/chromium', {
+    width: 1100,
+    height: 720,
   })
   const page = await browser.newPage()
   const shot = (name: string) =>
@@ -110,7 +99,7 @@ async function main(): Promise<void> {
   await shot('webhooks')
   await page.goto(`${url}/console/projects/homelab/audit`)
   await shot('audit')
-  await browser.close()
+  await close()
 }
 
 await main()

@@ -25,12 +25,13 @@ export function chromiumUnavailableReason(): string {
  */
 export async function launchChromium(
   executablePath: string,
+  viewport: { width: number; height: number } = { width: 1200, height: 800 },
 ): Promise<{ browser: BrowserContext; close(): Promise<void> }> {
   const profile = mkdtempSync(join(tmpdir(), 'vault-chromium-'))
   const browser = await chromium.launchPersistentContext(profile, {
     executablePath,
     headless: true,
-    viewport: { width: 1200, height: 800 },
+    viewport,
     args: [
       '--headless',
       '--no-sandbox',
