@@ -35,46 +35,58 @@ export function exitCodeForStatus(exitCode: number | undefined, signal: string |
   return exitCode ?? 1
 }
 
-/** Runs `command` with `args` and resolves with the exit code the CLI should end with. */
+/** How a child ended: its exit code or signal, or the error that kept it from starting. */
+type ChildEnd = { code: number | null; signal: NodeJS.Signals | null } | { error: NodeJS.ErrnoException }
+
+/** The exit code for a child that could not start: 127 not found, 126 not executable, as a shell. */
+function spawnFailureCode(error: NodeJS.ErrnoException): number {
+  if (error.code === 'ENOENT') return 127
+  if (error.code === 'EACCES') return 126
+  return 1
+}
+
+/**
+ * Runs `command` with `args` and resolves with the exit code the CLI should end with. Spawned with
+ * node:child_process, not execa: this is on the path of every `vault run`, and loading execa costs
+ * 60-78 ms of its start-up (docs/decisions.md).
+ */
 export async function runChild(command: string, args: string[], options: RunChildOptions): Promise<number> {
-  const { execa } = await import('execa')
+  const { spawn } = await import('node:child_process')
   const interactive = options.interactive ?? Boolean(process.stdin.isTTY)
-  const child = execa(command, args, {
+  const child = spawn(command, args, {
     env: options.env,
-    extendEnv: false,
     cwd: options.cwd,
-    stdin: 'inherit',
-    stdout: options.masked?.stdout ? 'pipe' : 'inherit',
-    stderr: options.masked?.stderr ? 'pipe' : 'inherit',
-    buffer: false,
-    reject: false,
-    cleanup: false,
-    windowsHide: true,
-    forceKillAfterDelay: false,
+    stdio: [
+      'inherit',
+      options.masked?.stdout ? 'pipe' : 'inherit',
+      options.masked?.stderr ? 'pipe' : 'inherit',
+    ],
   })
+  const ended = new Promise<ChildEnd>((resolve) => {
+    child.once('error', (error) => resolve({ error }))
+    child.once('exit', (code, signal) => resolve({ code, signal }))
+  })
+  const kill = (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+  }
   const listeners = new Map<NodeJS.Signals, () => void>()
   for (const signal of [...terminalGroupSignals, ...forwardedSignals]) {
     const forward = !interactive || forwardedSignals.includes(signal)
-    const listener = forward ? () => void child.kill(signal) : () => undefined
+    const listener = forward ? () => kill(signal) : () => undefined
     listeners.set(signal, listener)
     process.on(signal, listener)
   }
   const copies = options.masked ? await copyMaskedOutput(child, options.masked) : undefined
   const stopChild = () => {
-    child.kill('SIGTERM')
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref()
+    kill('SIGTERM')
+    setTimeout(() => kill('SIGKILL'), 10_000).unref()
   }
   options.stop?.addEventListener('abort', stopChild, { once: true })
   try {
-    if (copies) {
-      await Promise.race([new Promise((resolve) => child.nodeChildProcess.once('exit', resolve)), child])
-      await copies.settle()
-    }
-    const result = await child
-    const spawnCode = (result as { code?: string }).code
-    if (spawnCode === 'ENOENT') return 127
-    if (spawnCode === 'EACCES') return 126
-    return exitCodeForStatus(result.exitCode, result.signal)
+    const end = await ended
+    if ('error' in end) return spawnFailureCode(end.error)
+    await copies?.settle()
+    return exitCodeForStatus(end.code ?? undefined, end.signal ?? undefined)
   } finally {
     for (const [signal, listener] of listeners) process.off(signal, listener)
     options.stop?.removeEventListener('abort', stopChild)
