@@ -39,6 +39,8 @@ interface CaseResult {
   p99: number
   /** CPU time (user + system, all threads) the serving process spent per request, µs. */
   cpuPerRequest?: number
+  /** CPU time per request of the fake engine and of this load generator together, µs. */
+  harnessCpuPerRequest: number
 }
 
 const clockTicksPerSecond = 100
@@ -60,8 +62,17 @@ interface Measured {
  * an equal slice of the case's time in turn (each round starting with the next target), so that all of
  * them see the same background load.
  */
-async function runCase(measured: Measured[], path: string, connections: number): Promise<CaseResult[]> {
-  const totals = measured.map(() => ({ latencies: [] as number[], seconds: 0, cpu: 0 }))
+async function runCase(
+  measured: Measured[],
+  enginePid: number,
+  path: string,
+  connections: number,
+): Promise<CaseResult[]> {
+  const totals = measured.map(() => ({ latencies: [] as number[], seconds: 0, cpu: 0, harness: 0 }))
+  const harnessCpu = () => {
+    const own = process.cpuUsage()
+    return cpuMicros(enginePid) + own.user + own.system
+  }
   for (const { target } of measured) {
     const warmUp = await runLoad({
       endpoint: target.endpoint,
@@ -79,6 +90,7 @@ async function runCase(measured: Measured[], path: string, connections: number):
       const { target, pid } = measured[index]!
       const total = totals[index]!
       const cpuBefore = pid === undefined ? 0 : cpuMicros(pid)
+      const harnessBefore = harnessCpu()
       const result = await runLoad({
         endpoint: target.endpoint,
         path,
@@ -88,15 +100,17 @@ async function runCase(measured: Measured[], path: string, connections: number):
       })
       if (result.errors > 0) throw new Error(`${result.errors} failed requests against ${target.name}${path}`)
       if (pid !== undefined) total.cpu += cpuMicros(pid) - cpuBefore
+      total.harness += harnessCpu() - harnessBefore
       total.latencies.push(...result.latencies)
       total.seconds += result.elapsedSeconds
     }
   }
-  return totals.map(({ latencies, seconds, cpu }, index) => ({
+  return totals.map(({ latencies, seconds, cpu, harness }, index) => ({
     rps: latencies.length / seconds,
     p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
     cpuPerRequest: measured[index]!.pid === undefined ? undefined : cpu / latencies.length,
+    harnessCpuPerRequest: harness / latencies.length,
   }))
 }
 
@@ -176,6 +190,21 @@ async function startCetusGuard(socket: string): Promise<Proxy> {
   return { name: target.name, target, process: child, servingPid: () => child.pid }
 }
 
+/**
+ * What the CPU time says about the 16-connection ratio when the machine's cores are the limit: each
+ * request then costs the proxy's CPU plus the fake engine's and the load generator's, so throughput
+ * goes as 1 / (sum), and 1.5 x CetusGuard needs vault's own CPU per request below a bound.
+ */
+function cpuBound(vault: CaseResult, cetus: CaseResult): string {
+  const total = (result: CaseResult) => result.cpuPerRequest! + result.harnessCpuPerRequest
+  const needed = total(cetus) / 1.5 - vault.harnessCpuPerRequest
+  return (
+    `CPU-bound prediction: ${(total(cetus) / total(vault)).toFixed(2)} x (engine + load generator + proxy ` +
+    `per request: vault ${total(vault).toFixed(0)} µs, CetusGuard ${total(cetus).toFixed(0)} µs); ` +
+    `1.5 x needs vault at most ${needed.toFixed(0)} µs per request`
+  )
+}
+
 async function stop(child: ReturnType<typeof spawn> | undefined): Promise<void> {
   if (!child || child.exitCode !== null) return
   child.kill('SIGTERM')
@@ -215,20 +244,40 @@ async function main(): Promise<void> {
             { target: direct },
             ...running.map((proxy) => ({ target: proxy.target!, pid: proxy.servingPid?.() })),
           ],
+          engine.pid!,
           path,
           connections,
         )
-        rows.push([label, connections, direct.name, Math.round(base!.rps), base!.p50, base!.p99, ''])
+        const harness = (result: CaseResult) => Math.round(result.harnessCpuPerRequest)
+        rows.push([
+          label,
+          connections,
+          direct.name,
+          Math.round(base!.rps),
+          base!.p50,
+          base!.p99,
+          '',
+          harness(base!),
+        ])
         const results = new Map<string, CaseResult>()
         running.forEach((proxy, index) => results.set(proxy.name, measuredProxies[index]!))
         for (const proxy of proxies) {
           const result = results.get(proxy.name)
           if (!result) {
-            rows.push([label, connections, proxy.name, proxy.skipped!, '', '', ''])
+            rows.push([label, connections, proxy.name, proxy.skipped!, '', '', '', ''])
             continue
           }
           const cpu = result.cpuPerRequest === undefined ? '' : Math.round(result.cpuPerRequest)
-          rows.push([label, connections, proxy.name, Math.round(result.rps), result.p50, result.p99, cpu])
+          rows.push([
+            label,
+            connections,
+            proxy.name,
+            Math.round(result.rps),
+            result.p50,
+            result.p99,
+            cpu,
+            harness(result),
+          ])
         }
         const vault = results.get('vault proxy serve')!
         const cpu = (result: CaseResult) => `${result.cpuPerRequest!.toFixed(0)} µs`
@@ -247,10 +296,14 @@ async function main(): Promise<void> {
                   `vault ${cpu(vault)}, CetusGuard ${cpu(cetus)}`
                 : ' (CetusGuard skipped)'),
           )
+          if (cetus) summary.push(`  ${cpuBound(vault, cetus)}`)
         }
       }
     }
-    printTable(['request', 'conns', 'target', 'req/s', 'p50 µs', 'p99 µs', 'CPU µs/req'], rows)
+    printTable(
+      ['request', 'conns', 'target', 'req/s', 'p50 µs', 'p99 µs', 'CPU µs/req', 'engine+load CPU µs/req'],
+      rows,
+    )
     console.log('')
     for (const line of summary) console.log(line)
     const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(', ')
