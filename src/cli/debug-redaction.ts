@@ -8,7 +8,14 @@ import createDebug from 'debug'
 import { formatWithOptions, inspect } from 'node:util'
 
 /** The flags whose value is a secret (or may hold one, like a database URL with its password). */
-export const secretFlags = ['--value', '--encryption-key', '--new-encryption-key', '--jwt-secret', '--db-url']
+export const secretFlags = [
+  '--value',
+  '--admin-password',
+  '--encryption-key',
+  '--new-encryption-key',
+  '--jwt-secret',
+  '--db-url',
+]
 
 /** The values given to secret flags on this command line (`--value X` and `--value=X`). */
 export function secretArguments(argv: readonly string[]): string[] {

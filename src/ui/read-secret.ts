@@ -15,9 +15,7 @@ export interface ReadSecretOptions {
 /** The value to store; one trailing newline of piped input is dropped (`echo v | vault secrets set`). */
 export async function readSecretValue(options: ReadSecretOptions): Promise<string> {
   if (options.value !== undefined) {
-    options.warn(
-      'Warning: --value puts the secret on the command line, where process listings and shell history show it',
-    )
+    warnCommandLineSecret('--value', options.warn)
     return options.value
   }
   const stdin = options.stdin ?? process.stdin
@@ -29,6 +27,39 @@ export async function readSecretValue(options: ReadSecretOptions): Promise<strin
   )
   if (value === '') throw new UsageError('no value entered', { hint: 'type the value, or pipe it on stdin' })
   return value
+}
+
+/** The one warning for a secret given as a flag (`--value`, `--admin-password`): argv is not private. */
+export function warnCommandLineSecret(flag: string, warn: (line: string) => void): void {
+  warn(
+    `Warning: ${flag} puts the secret on the command line, where process listings and shell history show it`,
+  )
+}
+
+export interface DevAdminPasswordOptions {
+  /** `--admin-password` (kept for compatibility; warned). */
+  flag?: string
+  /** `--admin-password-stdin`. */
+  fromStdin: boolean
+  env: NodeJS.ProcessEnv
+  warn: (line: string) => void
+}
+
+/**
+ * The admin password of `vault server --dev --init-project`: the flag (with the command-line warning),
+ * else stdin with --admin-password-stdin, else VAULT_ADMIN_PASSWORD; undefined for a random one.
+ */
+export async function readDevAdminPassword(options: DevAdminPasswordOptions): Promise<string | undefined> {
+  if (options.flag !== undefined) {
+    warnCommandLineSecret('--admin-password', options.warn)
+    return options.flag
+  }
+  if (options.fromStdin) {
+    const password = await readPipedValue()
+    if (password === '') throw new UsageError('no admin password on stdin (--admin-password-stdin)')
+    return password
+  }
+  return options.env.VAULT_ADMIN_PASSWORD || undefined
 }
 
 /** All of `stream` as text, less one trailing newline (a value piped with `echo`). */

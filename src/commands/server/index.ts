@@ -5,6 +5,7 @@ import { resolveServerConfig } from '../../server/config.js'
 import { configSummary } from '../../server/config-summary.js'
 import { startVault } from '../../server/server.js'
 import { configFromFlags, serverFlags } from '../../server/settings.js'
+import { readDevAdminPassword } from '../../ui/read-secret.js'
 
 export interface ServerResult {
   url?: string
@@ -20,20 +21,31 @@ export default class Server extends BaseCommand<typeof Server> {
     'believed only from --trusted-proxies, and then its right-most untrusted hop is the client. --dev generates ' +
     'keys into a 0600 file of its data directory and keeps a SQLite database there. Prints "vault server ' +
     'listening on URL" on stderr when ready. --print-config shows the effective settings (keys as ' +
-    'fingerprints) and exits.'
+    "fingerprints) and exits. With --init-project, the admin account's console password comes from " +
+    'VAULT_ADMIN_PASSWORD or stdin (--admin-password-stdin); without either it is random and never shown.'
   static override examples = [
     '<%= config.bin %> <%= command.id %> --dev --data-dir ./.vault-dev',
     '<%= config.bin %> <%= command.id %> --dev --init-project homelab --write-env ./stack',
     'DB_URL=postgres://vault@db/vault <%= config.bin %> <%= command.id %> --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem',
     '<%= config.bin %> <%= command.id %> --behind-proxy --trusted-proxies 172.16.0.0/12 --port 8080',
+    {
+      command:
+        'VAULT_ADMIN_PASSWORD="$ADMIN_PASSWORD" <%= config.bin %> <%= command.id %> --dev --init-project homelab',
+      description: "the admin account's console password from the environment",
+    },
+    'printf %s "$ADMIN_PASSWORD" | <%= config.bin %> <%= command.id %> --dev --init-project homelab --admin-password-stdin',
     'VAULT_PORT=9000 <%= config.bin %> <%= command.id %> --dev --print-config --json',
   ]
   static override enableJsonFlag = true
   static override flags = {
     ...serverFlags(),
     'admin-password': Flags.string({
-      env: 'VAULT_ADMIN_PASSWORD',
-      summary: "with --init-project: the admin account's console password (default: random, never shown)",
+      summary: 'the admin password on the command line (visible in process listings: avoid)',
+      dependsOn: ['init-project'],
+      exclusive: ['admin-password-stdin'],
+    }),
+    'admin-password-stdin': Flags.boolean({
+      summary: "with --init-project: read the admin account's console password from stdin",
       dependsOn: ['init-project'],
     }),
     'init-project': Flags.string({
@@ -63,8 +75,16 @@ export default class Server extends BaseCommand<typeof Server> {
         : 'using the keys in'
       this.note(`dev mode: ${what} ${config.devFiles.keyFile} (mode 600); database ${config.dbUrl}`)
     }
-    const vault = await startVault(config)
     const project = flags['init-project']
+    const adminPassword = project
+      ? await readDevAdminPassword({
+          flag: flags['admin-password'],
+          fromStdin: flags['admin-password-stdin'],
+          env: process.env,
+          warn: (line) => this.note(line),
+        })
+      : undefined
+    const vault = await startVault(config)
     if (project) {
       const connection = { dbUrl: config.dbUrl, encryptionKey: config.encryptionKey.toString('hex') }
       const siteUrl = config.siteUrl ?? vault.url
@@ -72,7 +92,7 @@ export default class Server extends BaseCommand<typeof Server> {
         project,
         siteUrl,
         writeEnvDir: flags['write-env'],
-        adminPassword: flags['admin-password'],
+        adminPassword,
       })
       this.note(
         init
