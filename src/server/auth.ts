@@ -12,6 +12,7 @@ import type { VaultContext } from './context.js'
 import { ApiError, readFormOrJson } from './http.js'
 import type { PermissionMap } from './identities.js'
 import type { RateLimiter } from './rate-limiter.js'
+import type { CacheView } from './read-cache.js'
 import type { SqlExecutor } from './store/index.js'
 import {
   findLoginIdentity,
@@ -224,13 +225,17 @@ export async function verifyBearer(context: VaultContext, request: ApiRequest): 
 /**
  * The principal of verified claims inside the caller's transaction, or undefined (audited, coalesced
  * per source) when the token or its identity was revoked, so revocation holds across replicas at once.
+ * With a cache view, a principal found is taken from and kept in the cache of its generation (a
+ * refusal never is: an unknown or revoked token is looked up every time).
  */
 export async function loadPrincipal(
   context: VaultContext,
   tx: SqlExecutor,
-  claims: AccessClaims,
-  origin: Origin,
+  found: { claims: AccessClaims; origin: Origin; view?: CacheView | undefined },
 ): Promise<Principal | undefined> {
+  const { claims, origin, view } = found
+  const cached = view?.principal<Principal>(claims.jti)
+  if (cached) return cached
   const holder = await findTokenHolder(tx, claims.jti)
   if (!holder || holder.tokenRevoked || holder.identityRevoked || holder.projectId !== claims.pid) {
     await context.failedAuth.record(
@@ -247,7 +252,7 @@ export async function loadPrincipal(
     )
     return undefined
   }
-  return {
+  const principal: Principal = Object.freeze({
     identityId: claims.sub,
     actor: `identity:${claims.sub}`,
     projectId: claims.pid,
@@ -255,5 +260,7 @@ export async function loadPrincipal(
     clientId: holder.clientId,
     permissions: holder.permissions,
     jti: claims.jti,
-  }
+  })
+  view?.storePrincipal(claims.jti, principal)
+  return principal
 }

@@ -2,7 +2,9 @@
  * Authorisation of API requests: the bearer's principal, the project check, the environment (given or
  * the only one reachable) and the permission, all inside the operation's own transaction so that a
  * denial's audit event commits and a revoked token is refused at once on every replica. A signed-in
- * human's token (humans/human-principal.ts) names its project with ?project=.
+ * human's token (humans/human-principal.ts) names its project with ?project=. On PostgreSQL a request
+ * first reads the database generation (read-cache.ts) and then takes the principal, the environment
+ * check and a listing from the caches of that generation when they hold it.
  */
 import type { ApiRequest } from './api.js'
 import { appendAudit } from './audit.js'
@@ -11,6 +13,7 @@ import type { InTransaction, VaultContext } from './context.js'
 import { ApiError } from './http.js'
 import { isHumanClaims, loadHumanPrincipal } from './humans/human-principal.js'
 import { environmentExists, type Permission } from './identities.js'
+import type { CacheView } from './read-cache.js'
 import type { SecretScope } from './secrets.js'
 import type { SqlExecutor } from './store/index.js'
 
@@ -49,15 +52,16 @@ export function createAuthorizer(context: VaultContext) {
    */
   async function asPrincipal<T>(
     request: ApiRequest,
-    work: (tx: SqlExecutor, principal: Principal) => Promise<Outcome<T>>,
+    work: (tx: SqlExecutor, principal: Principal, view?: CacheView) => Promise<Outcome<T>>,
   ): Promise<T> {
     const claims = await verifyBearer(context, request)
+    const view = await context.readCache?.view()
     const outcome = await context.driver.transaction(async (tx): Promise<Outcome<T>> => {
       if (isHumanClaims(claims)) {
         const human = await loadHumanPrincipal(context, tx, { claims, request })
-        return 'error' in human ? human : work(tx, human.value)
+        return 'error' in human ? human : work(tx, human.value, view)
       }
-      const principal = await loadPrincipal(context, tx, claims, request.origin)
+      const principal = await loadPrincipal(context, tx, { claims, origin: request.origin, view })
       if (!principal) return { error: unauthorized('the access token was revoked') }
       const project = request.url.searchParams.get('project')
       if (project !== null && project !== principal.projectId) {
@@ -68,7 +72,7 @@ export function createAuthorizer(context: VaultContext) {
           message: `this token does not belong to project ${project.slice(0, 64)}`,
         })
       }
-      return work(tx, principal)
+      return work(tx, principal, view)
     })
     if ('error' in outcome) throw outcome.error
     return outcome.value
@@ -94,12 +98,12 @@ export function createAuthorizer(context: VaultContext) {
     needed: Permission,
     work: (at: InTransaction<SecretScope>) => Promise<T>,
   ): Promise<T> {
-    return asPrincipal(request, async (tx, principal) => {
+    return asPrincipal(request, async (tx, principal, view) => {
       const given = request.url.searchParams.get('environment')
       const chosen = given === null || given === '' ? reachableEnvironment(principal) : { value: given }
       if ('error' in chosen) return chosen
       const environment = chosen.value
-      if (!(await environmentExists(tx, principal.projectId, environment)))
+      if (!(await environmentExists(tx, principal.projectId, environment, view)))
         return {
           error: new ApiError(
             404,
@@ -123,7 +127,7 @@ export function createAuthorizer(context: VaultContext) {
         requestId: request.origin.requestId,
         ip: request.origin.ip,
       }
-      return { value: await work({ context, tx, scope }) }
+      return { value: await work({ context, tx, scope, view }) }
     })
   }
 

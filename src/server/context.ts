@@ -6,6 +6,7 @@ import type { ProxyTrust } from './client-address.js'
 import type { FailedAuthLog } from './failed-auth-log.js'
 import type { Keyring } from './keyring.js'
 import type { LoginThrottle } from './login-throttle.js'
+import type { CacheView, ReadCache } from './read-cache.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
 
 export interface VaultLimits {
@@ -46,6 +47,8 @@ export interface VaultContext {
   loginThrottle: LoginThrottle
   failedAuth: FailedAuthLog
   version: string
+  /** The generation-bound read caches (PostgreSQL only: SQLite reads are cheaper than a generation read). */
+  readCache?: ReadCache
   /** Called after a commit that queued webhook deliveries. */
   onOutbox?: () => void
 }
@@ -55,4 +58,6 @@ export interface InTransaction<Scope> {
   context: VaultContext
   tx: SqlExecutor
   scope: Scope
+  /** The request's view of the read caches, when the engine has them. */
+  view?: CacheView
 }

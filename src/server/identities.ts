@@ -6,6 +6,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { ConflictError, NotFoundError, UsageError } from '../errors.js'
 import type { Keyring } from './keyring.js'
+import type { CacheView } from './read-cache.js'
 import { sealRow } from './row-mac.js'
 import type { SqlExecutor } from './store/index.js'
 
@@ -92,12 +93,20 @@ export async function listEnvironments(
   )
 }
 
-/** Whether environment `slug` exists in the project. */
-export async function environmentExists(tx: SqlExecutor, projectId: string, slug: string): Promise<boolean> {
+/** Whether environment `slug` exists in the project (an existing one is kept in the view's cache). */
+export async function environmentExists(
+  tx: SqlExecutor,
+  projectId: string,
+  slug: string,
+  view?: CacheView,
+): Promise<boolean> {
+  const cached = view?.environmentExists(projectId, slug)
+  if (cached !== undefined) return cached
   const [known] = await tx.all(`SELECT slug FROM environments WHERE project_id = ? AND slug = ?`, [
     projectId,
     slug,
   ])
+  if (known) view?.storeEnvironment(projectId, slug, true)
   return known !== undefined
 }
 

@@ -50,11 +50,36 @@ export interface SecretWrite extends Preconditions {
 
 type InScope = InTransaction<SecretScope>
 
-/** Every live secret of the environment, with values unless `withValues` is false. */
-export async function listSecrets(at: InScope, withValues: boolean) {
+type Listed = SecretMetadata & { value?: string }
+
+/**
+ * Every live secret of the environment, with values unless `withValues` is false; taken from (and
+ * kept in) the view's listing cache when there is one. Each call is audited either way.
+ */
+export async function listSecrets(at: InScope, withValues: boolean): Promise<readonly Listed[]> {
+  const { scope, view } = at
+  const key = [scope.projectId, scope.environment, withValues ? 'values' : 'names']
+  let secrets = view?.listing<readonly Listed[]>(key)
+  if (!secrets) {
+    secrets = Object.freeze(await readListing(at, withValues))
+    const chars = secrets.reduce(
+      (sum, secret) => sum + secret.name.length + (secret.value?.length ?? 0) + 80,
+      0,
+    )
+    view?.storeListing(key, secrets, chars)
+  }
+  await audit(at, {
+    action: 'secret.list',
+    target: null,
+    detail: withValues ? `${secrets.length} secrets with values` : `${secrets.length} secrets`,
+  })
+  return secrets
+}
+
+async function readListing(at: InScope, withValues: boolean): Promise<Listed[]> {
   const { context, tx, scope } = at
   const rows = await liveSecretRows(tx, scope)
-  const secrets: (SecretMetadata & { value?: string })[] = []
+  const secrets: Listed[] = []
   for (const row of rows) {
     const name = String(row[0])
     const version = Number(row[1])
@@ -72,11 +97,6 @@ export async function listSecrets(at: InScope, withValues: boolean) {
       (await context.keyring.openValue(tx, address, ciphertext, keyVersion))
     secrets.push({ name, value, version, createdAt, updatedAt })
   }
-  await audit(at, {
-    action: 'secret.list',
-    target: null,
-    detail: withValues ? `${rows.length} secrets with values` : `${rows.length} secrets`,
-  })
   return secrets
 }
 

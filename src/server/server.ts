@@ -16,6 +16,7 @@ import { assertStartupIntegrity } from './integrity.js'
 import { loadKeyring, type Keyring } from './keyring.js'
 import { LoginThrottle } from './login-throttle.js'
 import { openDriver, type SqlDriver } from './store/index.js'
+import { ReadCache } from './read-cache.js'
 import { migrate } from './store/migrations.js'
 import { appVersion } from './version.js'
 import { startWebhookWorker } from './webhooks.js'
@@ -83,6 +84,7 @@ export function createVaultContext(
     }),
     failedAuth: new FailedAuthLog({ driver: vault.driver, auditKey: vault.keyring.auditKey }),
     version: appVersion(),
+    readCache: vault.driver.readGeneration ? new ReadCache(vault.driver.readGeneration) : undefined,
   }
 }
 

@@ -36,12 +36,8 @@ describe.each(engines)('schema 1 to 3 on $name', (engine) => {
           const root = open(Buffer.from(victim.keyHex, 'hex'), rootRow!.wrapped, 'vault-root-key')
           const unbound = (secret: string) =>
             createHmac('sha256', deriveKey(root, 'client-secret-hash')).update(secret).digest('hex')
-          for (const [id, secret] of [
-            [victim.names.deploymentId, victim.deployment.clientSecret],
-            [victim.names.readerId, victim.reader.clientSecret],
-          ] as const) {
-            await tx.run(`UPDATE identities SET secret_hash = ? WHERE id = ?`, [unbound(secret), id])
-          }
+          // the columns first: PostgreSQL refuses ALTER TABLE on a table whose rows this transaction
+          // changed while their deferred generation triggers are pending (store/pg-generation.ts)
           for (const table of ['identities', 'secrets', 'webhooks']) {
             await tx.run(`ALTER TABLE ${table} DROP COLUMN row_mac`)
           }
@@ -50,6 +46,12 @@ describe.each(engines)('schema 1 to 3 on $name', (engine) => {
           await tx.run(`DROP TABLE human_sessions`)
           await tx.run(`ALTER TABLE admins DROP COLUMN row_mac`)
           await tx.run(`ALTER TABLE admins DROP COLUMN role`)
+          for (const [id, secret] of [
+            [victim.names.deploymentId, victim.deployment.clientSecret],
+            [victim.names.readerId, victim.reader.clientSecret],
+          ] as const) {
+            await tx.run(`UPDATE identities SET secret_hash = ? WHERE id = ?`, [unbound(secret), id])
+          }
           await tx.run(`DELETE FROM schema_migrations WHERE version IN (2, 3)`)
         })
       } finally {

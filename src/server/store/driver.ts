@@ -36,5 +36,10 @@ export interface SqlDriver {
    * PostgreSQL), for migrations and one-time initialisation shared by several processes.
    */
   exclusive<T>(name: string, work: (tx: SqlExecutor) => Promise<T>): Promise<T>
+  /**
+   * Present on an engine whose processes cache reads (PostgreSQL): the current generations, read in a
+   * statement of its own (see pg-generation.ts).
+   */
+  readGeneration?: () => Promise<{ auth: string; content: string }>
   close(): Promise<void>
 }

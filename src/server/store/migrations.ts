@@ -9,6 +9,7 @@ import { IntegrityError, NotConfiguredError } from '../../errors.js'
 import { auditHeadMac, startAuditChain } from '../audit.js'
 import { sealAllRows } from '../row-mac.js'
 import type { SqlDriver, SqlExecutor } from './driver.js'
+import { installGenerations } from './pg-generation.js'
 
 /** The keys a keyed migration step uses (a loaded Keyring provides them). */
 export interface UpgradeKeys {
@@ -151,6 +152,8 @@ export const tablesInOrder = [
  */
 export async function migrate(driver: SqlDriver, keys?: UpgradeKeys): Promise<number> {
   return driver.exclusive('vault:migrate', async (tx) => {
+    // a step may change rows and then ALTER their table: run generation triggers at each statement
+    if (driver.engine === 'postgres') await tx.run(`SET CONSTRAINTS ALL IMMEDIATE`)
     await tx.run(
       `CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)`,
     )
@@ -178,6 +181,7 @@ export async function migrate(driver: SqlDriver, keys?: UpgradeKeys): Promise<nu
         new Date().toISOString(),
       ])
     }
+    if (driver.engine === 'postgres') await installGenerations(tx)
     return schemaVersion
   })
 }

@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto'
 import pg from 'pg'
 import type { SqlDriver, SqlExecutor } from './driver.js'
 import { GroupCommit } from './pg-batch.js'
-import { clientExecutor } from './pg-query.js'
+import { readGenerationSql } from './pg-generation.js'
+import { clientExecutor, statement } from './pg-query.js'
 import { PgTransaction } from './pg-transaction.js'
 
 /** Connections per server process (measured: see docs/postgres.md). */
@@ -52,10 +53,18 @@ export function openPostgres(url: string, poolSize = defaultPoolSize): SqlDriver
     }
   }
 
+  async function readGeneration(): Promise<{ auth: string; content: string }> {
+    const result = await pool.query<{ auth: string; content: string }>(statement(readGenerationSql, []))
+    const row = result.rows[0]
+    if (!row) throw new Error('the vault_generation row is missing')
+    return row
+  }
+
   return {
     engine: 'postgres',
     transaction,
     exclusive,
+    readGeneration,
     close: async () => {
       await batches.idle()
       await pool.end()

@@ -1,0 +1,93 @@
+/**
+ * The database generations of PostgreSQL (read-cache.ts builds on them): a one-row table whose two
+ * counters move in the same transaction as every change of the rows the server caches. `auth` moves
+ * with what decides a principal or a scope (tokens, identities, projects, environments), `content`
+ * with what a listing shows (secrets, their versions, the keys that open them), so a PATCH does not
+ * empty the principal cache. The triggers are deferred to the commit and bump each counter once per
+ * transaction: the counter row is the last lock a transaction takes (after the audit head), so it
+ * adds no deadlock. Every table is classified here; a test fails on a table nobody classified.
+ */
+import { createHash } from 'node:crypto'
+import type { SqlExecutor } from './driver.js'
+
+/** Tables whose changes move a generation, with the statements that move it. */
+export const generationTables: Record<string, { family: 'auth' | 'content'; on: string }> = {
+  projects: { family: 'auth', on: 'INSERT OR UPDATE OR DELETE' },
+  environments: { family: 'auth', on: 'INSERT OR UPDATE OR DELETE' },
+  identities: { family: 'auth', on: 'INSERT OR UPDATE OR DELETE' },
+  // a new token is never cached (only principals found are), so its INSERT changes nothing cached
+  access_tokens: { family: 'auth', on: 'UPDATE OR DELETE' },
+  secrets: { family: 'content', on: 'INSERT OR UPDATE OR DELETE' },
+  secret_versions: { family: 'content', on: 'INSERT OR UPDATE OR DELETE' },
+  data_keys: { family: 'content', on: 'INSERT OR UPDATE OR DELETE' },
+  root_keys: { family: 'content', on: 'INSERT OR UPDATE OR DELETE' },
+}
+
+/** Tables that move no generation, and why nothing cached depends on them. */
+export const tablesWithoutGeneration: Record<string, string> = {
+  meta: 'key fingerprint and settings, read at start-up, never cached',
+  admins: 'human accounts: a human principal is loaded from the store on every request, never cached',
+  human_sessions: 'sign-in sessions: human principals are never cached',
+  audit_events: 'the audit log is appended, never cached',
+  audit_head: 'the audit chain head is locked by every writing batch, never cached',
+  webhooks: 'webhook targets are read by the delivery worker, never cached',
+  webhook_outbox: 'deliveries are read by the delivery worker, never cached',
+  schema_migrations: 'the schema version, read by migrate only',
+  vault_generation: 'the generations themselves',
+}
+
+const bumpFunction = `CREATE OR REPLACE FUNCTION vault_bump_generation() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF current_setting('vault.bumped_' || TG_ARGV[0], true) IS DISTINCT FROM 'on' THEN
+    IF TG_ARGV[0] = 'auth' THEN
+      UPDATE vault_generation SET auth = auth + 1 WHERE id = 1;
+    ELSE
+      UPDATE vault_generation SET content = content + 1 WHERE id = 1;
+    END IF;
+    PERFORM set_config('vault.bumped_' || TG_ARGV[0], 'on', true);
+  END IF;
+  RETURN NULL;
+END
+$$`
+
+function installStatements(): string[] {
+  const statements = [
+    `CREATE TABLE IF NOT EXISTS vault_generation (id INTEGER PRIMARY KEY, auth BIGINT NOT NULL,
+      content BIGINT NOT NULL, layout TEXT NOT NULL)`,
+    bumpFunction,
+  ]
+  for (const [table, { family, on }] of Object.entries(generationTables)) {
+    statements.push(
+      `DROP TRIGGER IF EXISTS vault_generation ON ${table}`,
+      `CREATE CONSTRAINT TRIGGER vault_generation AFTER ${on} ON ${table} DEFERRABLE INITIALLY DEFERRED
+        FOR EACH ROW EXECUTE FUNCTION vault_bump_generation('${family}')`,
+    )
+  }
+  return statements
+}
+
+/** A fingerprint of the triggers this binary installs, so a changed set is reinstalled once. */
+const layout = createHash('sha256').update(installStatements().join('\n')).digest('hex').slice(0, 16)
+
+/**
+ * Installs (or brings up to date) the generation table and triggers; runs inside migrate's exclusive
+ * transaction on PostgreSQL. Not a schema version: SQLite needs none of it, and backups stay portable.
+ */
+export async function installGenerations(tx: SqlExecutor): Promise<void> {
+  const [exists] = await tx.all(`SELECT 1 AS found FROM pg_tables WHERE tablename = 'vault_generation'
+    AND schemaname = current_schema()`)
+  if (exists) {
+    const [row] = await tx.all<{ layout: string }>(`SELECT layout FROM vault_generation WHERE id = 1`)
+    if (row?.layout === layout) return
+  }
+  for (const statement of installStatements()) await tx.run(statement)
+  await tx.run(
+    `INSERT INTO vault_generation (id, auth, content, layout) VALUES (1, 1, 1, ?)
+     ON CONFLICT (id) DO UPDATE SET layout = excluded.layout, auth = vault_generation.auth + 1,
+     content = vault_generation.content + 1`,
+    [layout],
+  )
+}
+
+/** The statement a replica runs to learn the current generations. */
+export const readGenerationSql = `SELECT auth::text AS auth, content::text AS content FROM vault_generation WHERE id = 1`
