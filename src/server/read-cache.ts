@@ -1,6 +1,6 @@
 /**
  * In-process caches of what decides a request on PostgreSQL (a token's principal, whether an
- * environment exists, an environment's listing), each valid for one database generation. The store
+ * environment exists, a project's active webhooks, an environment's listing), each valid for one database generation. The store
  * bumps a generation in the same transaction as every change of the rows a cache is built from
  * (store/pg-generation.ts), so reading the generation before using a cache is enough to see every
  * change committed on any replica. A request uses only a generation read that STARTED after the
@@ -18,6 +18,7 @@ export interface Generation {
 export const readCacheLimits = {
   principals: 10_000,
   environments: 10_000,
+  webhooks: 10_000,
   listings: 256,
   listingChars: 32 << 20,
 }
@@ -56,6 +57,7 @@ export class ReadCache {
   private generation: Generation | undefined
   private readonly principals: BoundedMap<unknown>
   private readonly environments: BoundedMap<boolean>
+  private readonly webhooks: BoundedMap<readonly string[]>
   private readonly listings: BoundedMap<Listing>
   private listingChars = 0
   private queued: Promise<Generation> | undefined
@@ -67,6 +69,7 @@ export class ReadCache {
   ) {
     this.principals = new BoundedMap(limits.principals)
     this.environments = new BoundedMap(limits.environments)
+    this.webhooks = new BoundedMap(limits.webhooks)
     this.listings = new BoundedMap(limits.listings)
   }
 
@@ -94,6 +97,7 @@ export class ReadCache {
     if (current?.auth !== generation.auth) {
       this.principals.clear()
       this.environments.clear()
+      this.webhooks.clear()
     }
     if (current?.auth !== generation.auth || current.content !== generation.content) {
       this.listings.clear()
@@ -126,6 +130,14 @@ export class ReadCache {
     if (this.holds(at, 'auth')) this.environments.set(key, exists)
   }
   /** @internal */
+  webhookIds(at: Generation, projectId: string): readonly string[] | undefined {
+    return this.holds(at, 'auth') ? this.webhooks.get(projectId) : undefined
+  }
+  /** @internal */
+  storeWebhookIds(at: Generation, projectId: string, ids: readonly string[]): void {
+    if (this.holds(at, 'auth')) this.webhooks.set(projectId, ids)
+  }
+  /** @internal */
   listing(at: Generation, key: string): unknown {
     return this.holds(at, 'content') ? this.listings.get(key)?.value : undefined
   }
@@ -141,10 +153,11 @@ export class ReadCache {
   }
 
   /** Entries held, per cache (for tests and diagnostics). */
-  sizes(): { principals: number; environments: number; listings: number } {
+  sizes(): { principals: number; environments: number; webhooks: number; listings: number } {
     return {
       principals: this.principals.size,
       environments: this.environments.size,
+      webhooks: this.webhooks.size,
       listings: this.listings.size,
     }
   }
@@ -169,6 +182,13 @@ export class CacheView {
   }
   storeEnvironment(projectId: string, slug: string, exists: boolean): void {
     this.cache.storeEnvironment(this.generation, key(projectId, slug), exists)
+  }
+  /** The active webhooks of a project, as cached. */
+  webhookIds(projectId: string): readonly string[] | undefined {
+    return this.cache.webhookIds(this.generation, projectId)
+  }
+  storeWebhookIds(projectId: string, ids: readonly string[]): void {
+    this.cache.storeWebhookIds(this.generation, projectId, Object.freeze([...ids]))
   }
   /** The listing cached under `parts` (project, environment, variant). */
   listing<L>(parts: string[]): L | undefined {

@@ -180,10 +180,15 @@ export function startWebhookWorker(options: WebhookWorkerOptions) {
 
 /** Queues one delivery per active webhook of the project in the caller's transaction (no value in it). */
 export async function queueWebhookEvents(
-  { context, tx, scope }: InTransaction<SecretScope>,
+  at: InTransaction<SecretScope>,
   event: { type: string; name: string; version: number },
 ) {
-  const hooks = await activeWebhookIds(tx, scope.projectId)
+  const { context, tx, scope } = at
+  let hooks = at.view?.webhookIds(scope.projectId)
+  if (!hooks) {
+    hooks = await activeWebhookIds(tx, scope.projectId)
+    at.view?.storeWebhookIds(scope.projectId, hooks)
+  }
   if (hooks.length === 0) return
   const now = new Date().toISOString()
   for (const hookId of hooks) {

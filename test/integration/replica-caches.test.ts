@@ -9,6 +9,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { revokeIdentity } from '../../src/server/identities.js'
+import { createWebhook } from '../../src/server/webhooks.js'
 import { generationTables, tablesWithoutGeneration } from '../../src/server/store/pg-generation.js'
 import { runCli } from '../helpers/cli.js'
 import { createDatabase, postgresOrNull, unavailableReason } from '../helpers/components.js'
@@ -162,6 +163,25 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
       expect(patch.status).toBe(200)
       expect(await valueOnB()).toBe(value)
     }
+  })
+
+  it('queues a delivery to a webhook registered on A from the very next PATCH on B', async () => {
+    const token = await vault.token(vault.deploymentCredentials)
+    const patch = () =>
+      call(replicaB.url, token, 'PATCH', '/api/v1/secrets/CACHE_CHANGE?environment=dev', { value: 'hooked' })
+    expect((await patch()).status).toBe(200)
+    expect((await patch()).status).toBe(200)
+    const { driver, keyring } = vault.running.context
+    const hook = await driver.transaction((tx) =>
+      createWebhook(tx, keyring, {
+        projectId: vault.projectId,
+        url: 'http://127.0.0.1:9/hook',
+        allowPrivate: true,
+      }),
+    )
+    expect((await patch()).status).toBe(200)
+    const { rows } = await sql.query(`SELECT body FROM webhook_outbox WHERE webhook_id = $1`, [hook.id])
+    expect(rows).toHaveLength(1)
   })
 
   it('answers 404 for an environment deleted by SQL at the next request to B', async () => {

@@ -38,13 +38,13 @@ export interface Turn {
 const ignore = () => undefined
 
 /**
- * Begins a batch's transaction by locking the chain head (one round trip). Every batch that writes
- * takes this lock first, so batches of several replicas never hold row locks the other one waits for
- * (no deadlock): they take turns, and each knows the head it appends to.
+ * Begins a batch's transaction by locking the chain head, and opens its first writer's SAVEPOINT (one
+ * round trip). Every batch that writes takes this lock first, so batches of several replicas never hold
+ * row locks the other one waits for (no deadlock): they take turns, and each knows the head it appends to.
  */
 async function lockHead(client: pg.PoolClient): Promise<ChainHead | undefined> {
   const results = (await client.query(
-    'BEGIN; SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE',
+    'BEGIN; SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE; SAVEPOINT work',
   )) as unknown as pg.QueryResult[]
   const row = results[1]?.rows[0] as { seq: number; hash: string } | undefined
   return row ? { seq: Number(row.seq), hash: row.hash } : undefined
@@ -99,8 +99,9 @@ export class GroupCommit {
         while (this.committing) await this.committing
         batch.client = await this.pool.connect()
         batch.head = await lockHead(batch.client)
+      } else {
+        await batch.client.query('SAVEPOINT work')
       }
-      await batch.client.query('SAVEPOINT work')
     } catch (error) {
       batch.failure ??= error
       void leave([])

@@ -1,7 +1,8 @@
 /**
  * The database generations of PostgreSQL (read-cache.ts builds on them): a one-row table whose two
  * counters move in the same transaction as every change of the rows the server caches. `auth` moves
- * with what decides a principal or a scope (tokens, identities, projects, environments), `content`
+ * with what decides a principal or a scope (tokens, identities, projects, environments) and with the
+ * project's webhooks (a write queues a delivery to each), `content`
  * with what a listing shows (secrets, their versions, the keys that open them), so a PATCH does not
  * empty the principal cache. The triggers are deferred to the commit and bump each counter once per
  * transaction: the counter row is the last lock a transaction takes (after the audit head), so it
@@ -17,6 +18,8 @@ export const generationTables: Record<string, { family: 'auth' | 'content'; on: 
   identities: { family: 'auth', on: 'INSERT OR UPDATE OR DELETE' },
   // a new token is never cached (only principals found are), so its INSERT changes nothing cached
   access_tokens: { family: 'auth', on: 'UPDATE OR DELETE' },
+  // a PATCH reads the project's active webhooks; they change as rarely as identities
+  webhooks: { family: 'auth', on: 'INSERT OR UPDATE OR DELETE' },
   secrets: { family: 'content', on: 'INSERT OR UPDATE OR DELETE' },
   secret_versions: { family: 'content', on: 'INSERT OR UPDATE OR DELETE' },
   data_keys: { family: 'content', on: 'INSERT OR UPDATE OR DELETE' },
@@ -30,7 +33,6 @@ export const tablesWithoutGeneration: Record<string, string> = {
   human_sessions: 'sign-in sessions: human principals are never cached',
   audit_events: 'the audit log is appended, never cached',
   audit_head: 'the audit chain head is locked by every writing batch, never cached',
-  webhooks: 'webhook targets are read by the delivery worker, never cached',
   webhook_outbox: 'deliveries are read by the delivery worker, never cached',
   schema_migrations: 'the schema version, read by migrate only',
   vault_generation: 'the generations themselves',

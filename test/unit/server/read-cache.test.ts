@@ -103,7 +103,7 @@ describe('ReadCache', () => {
   })
 
   it('keeps every cache within its bounds, whatever a caller with many tokens sends', async () => {
-    const limits = { principals: 3, environments: 2, listings: 2, listingChars: 100 }
+    const limits = { principals: 3, environments: 2, webhooks: 2, listings: 2, listingChars: 100 }
     const cache = new ReadCache(async () => ({ auth: '1', content: '1' }), limits)
     const view = await cache.view()
     for (let i = 0; i < 50; i++) view.storePrincipal(`jti-${i}`, { i })
@@ -111,7 +111,8 @@ describe('ReadCache', () => {
     view.storeListing(['p', 'a'], ['a'], 20)
     view.storeListing(['p', 'b'], ['b'], 20)
     view.storeListing(['p', 'c'], ['c'], 20)
-    expect(cache.sizes()).toEqual({ principals: 3, environments: 2, listings: 2 })
+    for (let i = 0; i < 50; i++) view.storeWebhookIds(`project-${i}`, [`hook-${i}`])
+    expect(cache.sizes()).toEqual({ principals: 3, environments: 2, webhooks: 2, listings: 2 })
     expect(view.principal('jti-49')).toEqual({ i: 49 })
     expect(view.principal('jti-0')).toBeUndefined()
     view.storeListing(['p', 'huge'], ['huge'], 30)
