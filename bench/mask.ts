@@ -9,6 +9,10 @@
  * every byte through its own process: `node -e 0` followed by `cat` (process start plus the copy), and
  * a Node pass-through (Node spawns `cat` and pipes its output to its own stdout, unmasked). `--mask` is
  * also printed against that pass-through.
+ *
+ * BENCH_BASE_REPO names another built checkout (e.g. `git archive main` extracted, node_modules
+ * symlinked, `make build`): its `vault run --no-mask` and `--mask` are timed in the same rounds, as the
+ * "before" of a change.
  */
 import { spawnSync } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
@@ -19,6 +23,8 @@ import { deploymentApi, spawnVaultProcess, startVaultServer } from '../test/help
 import { median, printTable, timeInterleaved } from './lib/timing.js'
 
 const runJs = fileURLToPath(new URL('../bin/run.js', import.meta.url))
+const baseRoot = process.env.BENCH_BASE_REPO
+const baseRunJs = baseRoot ? join(baseRoot, 'bin', 'run.js') : undefined
 const runs = Math.min(Number(process.env.BENCH_RUNS ?? 7), 50)
 const megabytes = Number(process.env.BENCH_MASK_MB ?? 100)
 const secretCount = 100
@@ -47,25 +53,33 @@ try {
   const login = spawnSync(process.execPath, [runJs, 'login'], { env, stdio: 'ignore' })
   if (login.status !== 0) throw new Error(`vault login exited with ${login.status}`)
   const quoted = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
-  const vaultRun = (flag: string) =>
-    `${quoted(process.execPath)} ${quoted(runJs)} run --env dev ${flag} -- cat ${quoted(output)} | wc -c`
+  const vaultRun = (flag: string, cli = runJs) =>
+    `${quoted(process.execPath)} ${quoted(cli)} run --env dev ${flag} -- cat ${quoted(output)} | wc -c`
   checkMasked(vaultRun('--mask'), env)
+  if (baseRunJs) checkMasked(vaultRun('--mask', baseRunJs), env)
+  const baseCommands: [string, string[]][] = baseRunJs
+    ? [
+        ['sh', ['-c', vaultRun('--no-mask', baseRunJs)]],
+        ['sh', ['-c', vaultRun('--mask', baseRunJs)]],
+      ]
+    : []
 
   const passThrough =
     "const c = require('node:child_process').spawn('cat', [process.env.MASK_BENCH_FILE], " +
     "{ stdio: ['ignore', 'pipe', 'inherit'] }); c.stdout.pipe(process.stdout)"
   const node = quoted(process.execPath)
-  const [cat, started, copied, unmasked, masked] = timeInterleaved(
+  const [cat, started, copied, unmasked, masked, baseUnmasked, baseMasked] = timeInterleaved(
     [
       ['sh', ['-c', `cat ${quoted(output)} | wc -c`]],
       ['sh', ['-c', `${node} -e 0 && cat ${quoted(output)} | wc -c`]],
       ['sh', ['-c', `${node} -e ${quoted(passThrough)} | wc -c`]],
       ['sh', ['-c', vaultRun('--no-mask')]],
       ['sh', ['-c', vaultRun('--mask')]],
+      ...baseCommands,
     ],
     runs,
     { ...env, MASK_BENCH_FILE: output },
-  ) as [number[], number[], number[], number[], number[]]
+  ) as [number[], number[], number[], number[], number[], number[]?, number[]?]
   const row = (name: string, samples: number[]) => [
     name,
     runs,
@@ -81,8 +95,18 @@ try {
       row('node spawning cat, piping it through itself', copied),
       row('vault run --no-mask -- cat', unmasked),
       row('vault run --mask -- cat', masked),
+      ...(baseUnmasked && baseMasked
+        ? [
+            row('BASE vault run --no-mask -- cat', baseUnmasked),
+            row('BASE vault run --mask -- cat', baseMasked),
+          ]
+        : []),
     ],
   )
+  if (baseMasked && baseUnmasked)
+    console.log(
+      `BASE is ${baseRoot}: masking itself there: ${(median(baseMasked) - median(baseUnmasked)).toFixed(0)} ms over --no-mask`,
+    )
   const ratio = median(masked) / median(cat)
   console.log(
     `target: vault run --mask <= 1.5x cat -> ${ratio <= 1.5 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}x); ` +

@@ -25,7 +25,7 @@ export async function planMasking(input: MaskPlanInput): Promise<MaskPlan | unde
   const stdout = input.flag ?? !input.stdoutIsTerminal
   const stderr = input.flag ?? !input.stderrIsTerminal
   if (!stdout && !stderr) return undefined
-  const { maskableValues, minimumMaskedLength } = await import('./output-mask.js')
+  const { maskableValues, minimumMaskedLength } = await import('./mask-matcher.js')
   const { masked, tooShort } = maskableValues(input.values)
   const noun = tooShort === 1 ? 'value is' : 'values are'
   const note =

@@ -36,9 +36,10 @@ export function pipeMasked(
       resolve()
     }
     const onData = (chunk: Buffer) => {
-      const masked = masker.push(chunk)
       idle.refresh()
-      if (masked.length > 0 && !target.write(masked)) {
+      let flowing = true
+      for (const piece of masker.pushPieces(chunk)) flowing = target.write(piece)
+      if (!flowing) {
         source.pause()
         target.once('drain', resume)
       }

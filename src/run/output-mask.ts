@@ -12,106 +12,25 @@
  * where no value can begin (for typical 16-64 character secrets, tens of bytes per lookup); the
  * positions it cannot rule out are checked by walking a byte trie of the values, which also picks the
  * longest. Cost is linear in practice; output built to defeat the shift table (long runs of a value's
- * own prefix) costs up to one trie walk per byte.
+ * own prefix) costs up to one trie walk per byte (the matcher itself: src/run/mask-matcher.ts).
+ *
+ * No chunk is copied: the bytes held back are joined only with the next chunk's first bytes (the
+ * seam, where a held value could end), and the output is pieces that are views into the chunk. At
+ * 100 MB of output, copying each chunk into a fresh buffer cost more than the matching (bench/mask.ts).
  */
 
-/** What a masked value is replaced with. */
-export const maskText = '********'
+import { blockHash, maskText, matcherFor, walkTrie, type Matcher } from './mask-matcher.js'
 
-/** Values shorter than this are not masked (they would mask ordinary words and digits). */
-export const minimumMaskedLength = 4
+export { maskableValues, maskText, minimumMaskedLength } from './mask-matcher.js'
 
 const maskBytes = Buffer.from(maskText)
-const blockSize = 3
-const shiftTableBits = 18
-const shiftTableSize = 1 << shiftTableBits
 
-/** The matcher of one set of values. */
-interface Matcher {
-  /** Trie edges of each node, byte -> child (the root, node 0, is never a child). */
-  trie: (Map<number, number> | undefined)[]
-  /** Length of the value ending at a node, 0 when none does. */
-  valueLength: Int32Array
-  /** 1 when the trie continues from the node. */
-  hasChild: Uint8Array
-  /** How far the window may move for the hash of the block that ends it. */
-  shift: Uint8Array
-  /** The shortest value's length: the window size. */
-  window: number
-}
-
-/** The values that will be masked (unique, at least 4 characters) and how many were too short. */
-export function maskableValues(values: Iterable<string>): { masked: string[]; tooShort: number } {
-  const unique = [...new Set(values)].filter((value) => value.length > 0)
-  const masked = unique.filter((value) => value.length >= minimumMaskedLength)
-  return { masked, tooShort: unique.length - masked.length }
-}
-
-function blockHash(b0: number, b1: number, b2: number): number {
-  return Math.imul((b0 << 16) | (b1 << 8) | b2, 0x9e3779b1) >>> (32 - shiftTableBits)
-}
-
-function buildMatcher(patterns: Buffer[]): Matcher {
-  const capacity = patterns.reduce((sum, pattern) => sum + pattern.length, 1)
-  const trie: (Map<number, number> | undefined)[] = [undefined]
-  const valueLength = new Int32Array(capacity)
-  const hasChild = new Uint8Array(capacity)
-  let nodes = 1
-  for (const pattern of patterns) {
-    let node = 0
-    for (const byte of pattern) {
-      let next = trie[node]?.get(byte)
-      if (next === undefined) {
-        next = nodes++
-        trie.push(undefined)
-        ;(trie[node] ??= new Map()).set(byte, next)
-        hasChild[node] = 1
-      }
-      node = next
-    }
-    valueLength[node] = pattern.length
-  }
-  const window = Math.min(255, Math.min(...patterns.map((pattern) => pattern.length)))
-  const shift = new Uint8Array(shiftTableSize).fill(window - blockSize + 1)
-  for (const pattern of patterns) {
-    for (let end = blockSize - 1; end < window; end++) {
-      const hash = blockHash(pattern[end - 2]!, pattern[end - 1]!, pattern[end]!)
-      shift[hash] = Math.min(shift[hash]!, window - 1 - end)
-    }
-  }
-  return { trie, valueLength, hasChild, shift, window }
-}
-
-const matchers = new WeakMap<readonly string[], Matcher | undefined>()
-
-function matcherFor(values: readonly string[]): Matcher | undefined {
-  if (!matchers.has(values)) {
-    const patterns = maskableValues(values).masked.map((value) => Buffer.from(value, 'utf8'))
-    matchers.set(values, patterns.length > 0 ? buildMatcher(patterns) : undefined)
-  }
-  return matchers.get(values)
-}
-
-/** The outcome of the trie walk from one position. */
-type WalkResult = { kind: 'match'; length: number } | { kind: 'none' } | { kind: 'undecided' }
-
-/** The longest value starting at `start`, or undecided when more bytes could make a longer one. */
-function walkTrie(matcher: Matcher, buffer: Buffer, start: number, final: boolean): WalkResult {
-  const { trie, valueLength, hasChild } = matcher
-  let node = 0
-  let longest = 0
-  for (let index = start; ; index++) {
-    if (valueLength[node]! > 0) longest = valueLength[node]!
-    if (!hasChild[node]) break
-    if (index >= buffer.length) {
-      if (!final) return { kind: 'undecided' }
-      break
-    }
-    const next = trie[node]!.get(buffer[index]!)
-    if (next === undefined) break
-    node = next
-  }
-  return longest > 0 ? { kind: 'match', length: longest } : { kind: 'none' }
+/** What one scan covers: `buffer` from `from`, starts decided before `limit`, output into `pieces`. */
+interface ScanSpan {
+  buffer: Buffer
+  from: number
+  limit: number
+  pieces: Buffer[]
 }
 
 /**
@@ -129,15 +48,40 @@ export class OutputMasker {
 
   /** Masks a chunk; bytes that could still begin a value are held back for the next call. */
   push(chunk: Buffer): Buffer {
-    if (!this.matcher) return chunk
-    const buffer = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk
-    return this.scan(this.matcher, buffer, false)
+    const pieces = this.pushPieces(chunk)
+    return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces)
+  }
+
+  /**
+   * `push` without joining: the final bytes as pieces, mostly views into `chunk` (no copy of the
+   * chunk, which is what costs at 100 MB of output), to be written in order.
+   */
+  pushPieces(chunk: Buffer): Buffer[] {
+    const matcher = this.matcher
+    if (!matcher) return [chunk]
+    const pieces: Buffer[] = []
+    const held = this.carry
+    if (held.length === 0) {
+      this.scan({ buffer: chunk, from: 0, limit: chunk.length, pieces }, false)
+      return pieces
+    }
+    if (chunk.length <= matcher.longest) {
+      const joined = Buffer.concat([held, chunk])
+      this.scan({ buffer: joined, from: 0, limit: joined.length, pieces }, false)
+      return pieces
+    }
+    const seam = Buffer.concat([held, chunk.subarray(0, matcher.longest)])
+    const resume = this.scan({ buffer: seam, from: 0, limit: held.length, pieces }, false)
+    this.scan({ buffer: chunk, from: resume - held.length, limit: chunk.length, pieces }, false)
+    return pieces
   }
 
   /** Masks and returns whatever is held back; call once at the end of the stream. */
   end(): Buffer {
     if (!this.matcher) return Buffer.alloc(0)
-    return this.scan(this.matcher, this.carry, true)
+    const pieces: Buffer[] = []
+    this.scan({ buffer: this.carry, from: 0, limit: this.carry.length, pieces }, true)
+    return Buffer.concat(pieces)
   }
 
   /**
@@ -182,12 +126,18 @@ export class OutputMasker {
     return Buffer.concat(pieces)
   }
 
-  private scan(matcher: Matcher, buffer: Buffer, final: boolean): Buffer {
-    const { shift, window } = matcher
-    const pieces: Buffer[] = []
+  /**
+   * Masks `buffer` from `from`, deciding every start before `limit`, and appends the final bytes to
+   * `pieces`. With `limit` below the buffer's length (the seam of held bytes and the next chunk),
+   * returns where the next scan resumes and keeps nothing; otherwise holds back the undecided tail.
+   */
+  private scan(span: ScanSpan, final: boolean): number {
+    const { shift, window } = this.matcher!
+    const { buffer, limit, pieces } = span
+    const seam = limit < buffer.length
     const length = buffer.length
-    let emitted = 0
-    let last = window - 1
+    let emitted = span.from
+    let last = emitted + window - 1
     for (;;) {
       while (last < length) {
         const step = shift[blockHash(buffer[last - 2]!, buffer[last - 1]!, buffer[last]!)]!
@@ -195,28 +145,31 @@ export class OutputMasker {
         last += step
       }
       const start = last - window + 1
+      if (seam && start >= limit) {
+        if (emitted < limit) pieces.push(buffer.subarray(emitted, limit))
+        return Math.max(emitted, limit)
+      }
       if (last >= length) {
         const held = final ? length : Math.min(start, length)
-        pieces.push(buffer.subarray(emitted, held))
-        this.carry = Buffer.from(buffer.subarray(held))
-        break
+        if (held > emitted) pieces.push(buffer.subarray(emitted, held))
+        this.carry = Buffer.from(buffer.subarray(Math.max(held, emitted)))
+        return length
       }
-      const walk = walkTrie(matcher, buffer, start, final)
+      const walk = walkTrie(this.matcher!, buffer, start, final)
       if (walk.kind === 'undecided') {
-        pieces.push(buffer.subarray(emitted, start))
+        if (start > emitted) pieces.push(buffer.subarray(emitted, start))
         this.carry = Buffer.from(buffer.subarray(start))
-        break
+        return length
       }
       if (walk.kind === 'none') {
         last++
         continue
       }
-      pieces.push(buffer.subarray(emitted, start), maskBytes)
+      if (start > emitted) pieces.push(buffer.subarray(emitted, start))
+      pieces.push(maskBytes)
       emitted = start + walk.length
       last = emitted + window - 1
     }
-    if (pieces.length === 1) return pieces[0]!
-    return Buffer.concat(pieces)
   }
 }
 

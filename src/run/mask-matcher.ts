@@ -1,0 +1,108 @@
+/**
+ * The matcher behind output masking (src/run/output-mask.ts): which values are masked, and for a set
+ * of values a Wu-Manber shift table over 3-byte blocks plus a byte trie that finds the longest value
+ * starting at a position. Built once per set of values.
+ */
+
+/** What a masked value is replaced with. */
+export const maskText = '********'
+
+/** Values shorter than this are not masked (they would mask ordinary words and digits). */
+export const minimumMaskedLength = 4
+
+const blockSize = 3
+const shiftTableBits = 18
+const shiftTableSize = 1 << shiftTableBits
+
+/** The matcher of one set of values. */
+export interface Matcher {
+  /** Trie edges of each node, byte -> child (the root, node 0, is never a child). */
+  trie: (Map<number, number> | undefined)[]
+  /** Length of the value ending at a node, 0 when none does. */
+  valueLength: Int32Array
+  /** 1 when the trie continues from the node. */
+  hasChild: Uint8Array
+  /** How far the window may move for the hash of the block that ends it. */
+  shift: Uint8Array
+  /** The shortest value's length: the window size. */
+  window: number
+  /** The longest value's length in bytes. */
+  longest: number
+}
+
+/** The values that will be masked (unique, at least 4 characters) and how many were too short. */
+export function maskableValues(values: Iterable<string>): { masked: string[]; tooShort: number } {
+  const unique = [...new Set(values)].filter((value) => value.length > 0)
+  const masked = unique.filter((value) => value.length >= minimumMaskedLength)
+  return { masked, tooShort: unique.length - masked.length }
+}
+
+/** The shift-table slot of the 3-byte block b0 b1 b2. */
+export function blockHash(b0: number, b1: number, b2: number): number {
+  return Math.imul((b0 << 16) | (b1 << 8) | b2, 0x9e3779b1) >>> (32 - shiftTableBits)
+}
+
+function buildMatcher(patterns: Buffer[]): Matcher {
+  const capacity = patterns.reduce((sum, pattern) => sum + pattern.length, 1)
+  const trie: (Map<number, number> | undefined)[] = [undefined]
+  const valueLength = new Int32Array(capacity)
+  const hasChild = new Uint8Array(capacity)
+  let nodes = 1
+  for (const pattern of patterns) {
+    let node = 0
+    for (const byte of pattern) {
+      let next = trie[node]?.get(byte)
+      if (next === undefined) {
+        next = nodes++
+        trie.push(undefined)
+        ;(trie[node] ??= new Map()).set(byte, next)
+        hasChild[node] = 1
+      }
+      node = next
+    }
+    valueLength[node] = pattern.length
+  }
+  const window = Math.min(255, Math.min(...patterns.map((pattern) => pattern.length)))
+  const shift = new Uint8Array(shiftTableSize).fill(window - blockSize + 1)
+  for (const pattern of patterns) {
+    for (let end = blockSize - 1; end < window; end++) {
+      const hash = blockHash(pattern[end - 2]!, pattern[end - 1]!, pattern[end]!)
+      shift[hash] = Math.min(shift[hash]!, window - 1 - end)
+    }
+  }
+  const longest = Math.max(...patterns.map((pattern) => pattern.length))
+  return { trie, valueLength, hasChild, shift, window, longest }
+}
+
+const matchers = new WeakMap<readonly string[], Matcher | undefined>()
+
+/** The matcher of `values` (the same array gives the same matcher), or undefined when none is masked. */
+export function matcherFor(values: readonly string[]): Matcher | undefined {
+  if (!matchers.has(values)) {
+    const patterns = maskableValues(values).masked.map((value) => Buffer.from(value, 'utf8'))
+    matchers.set(values, patterns.length > 0 ? buildMatcher(patterns) : undefined)
+  }
+  return matchers.get(values)
+}
+
+/** The outcome of the trie walk from one position. */
+type WalkResult = { kind: 'match'; length: number } | { kind: 'none' } | { kind: 'undecided' }
+
+/** The longest value starting at `start`, or undecided when more bytes could make a longer one. */
+export function walkTrie(matcher: Matcher, buffer: Buffer, start: number, final: boolean): WalkResult {
+  const { trie, valueLength, hasChild } = matcher
+  let node = 0
+  let longest = 0
+  for (let index = start; ; index++) {
+    if (valueLength[node]! > 0) longest = valueLength[node]!
+    if (!hasChild[node]) break
+    if (index >= buffer.length) {
+      if (!final) return { kind: 'undecided' }
+      break
+    }
+    const next = trie[node]!.get(buffer[index]!)
+    if (next === undefined) break
+    node = next
+  }
+  return longest > 0 ? { kind: 'match', length: longest } : { kind: 'none' }
+}
