@@ -3,17 +3,16 @@
  * that only read, share one database transaction (a batch): a writer takes its turn on the batch's
  * connection inside a SAVEPOINT (a failing writer rolls back only itself), readers add their events;
  * when no writer is inside and the previous batch has committed, the batch appends every event to the
- * chain in one statement, moves the head once and commits (a batch that writes locks the head
- * first: see lockHead). Only then are its waiters answered; a
- * failed batch fails every waiter. While one batch commits the next one fills.
+ * chain in one statement, moves the head once and commits. Only then are its waiters answered; a
+ * failed batch fails every waiter. Writers take their turns under a fill lock (see beginFill), so the
+ * next batch's writers run while this one commits.
  */
 import type pg from 'pg'
 import { appendChained, type ChainHead, type PendingEvent } from '../audit-batch.js'
+import { advisoryKey } from './pg-query.js'
 
 interface Batch {
   client?: pg.PoolClient
-  /** The chain head, locked when the batch's transaction began. */
-  head?: ChainHead
   events: PendingEvent[]
   /** Writers that joined, and those of them not yet done. */
   joined: number
@@ -37,17 +36,19 @@ export interface Turn {
 
 const ignore = () => undefined
 
+/** The session-level advisory lock a batch holds while its writers take their turns. */
+const fillLock = advisoryKey('vault:batch-fill')
+
 /**
- * Begins a batch's transaction by locking the chain head, and opens its first writer's SAVEPOINT (one
- * round trip). Every batch that writes takes this lock first, so batches of several replicas never hold
- * row locks the other one waits for (no deadlock): they take turns, and each knows the head it appends to.
+ * Begins a batch's transaction under the fill lock and opens its first writer's SAVEPOINT (one round
+ * trip). One batch at a time, across every replica, has writers inside, so the row locks of two
+ * batches' writers never wait for each other in a cycle. The lock is released when the last writer
+ * has left, before the batch appends to the chain (under the head's row lock) and commits: the next
+ * batch's writers run while this one waits for its commit to be durable. Lock order: the fill lock,
+ * rows, then (committing) the chain head, then the generation row (deferred triggers): no cycle.
  */
-async function lockHead(client: pg.PoolClient): Promise<ChainHead | undefined> {
-  const results = (await client.query(
-    'BEGIN; SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE; SAVEPOINT work',
-  )) as unknown as pg.QueryResult[]
-  const row = results[1]?.rows[0] as { seq: number; hash: string } | undefined
-  return row ? { seq: Number(row.seq), hash: row.hash } : undefined
+async function beginFill(client: pg.PoolClient): Promise<void> {
+  await client.query(`BEGIN; SELECT pg_advisory_lock(${fillLock}); SAVEPOINT work`)
 }
 
 function newBatch(): Batch {
@@ -95,10 +96,8 @@ export class GroupCommit {
     try {
       if (batch.failure !== undefined) throw batch.failure
       if (!batch.client) {
-        // the batch committing now may still have to move the head: lock it only after that commit
-        while (this.committing) await this.committing
         batch.client = await this.pool.connect()
-        batch.head = await lockHead(batch.client)
+        await beginFill(batch.client)
       } else {
         await batch.client.query('SAVEPOINT work')
       }
@@ -149,12 +148,13 @@ export class GroupCommit {
     const { client } = batch
     try {
       if (batch.failure !== undefined) throw batch.failure
+      if (client) await client.query(`SELECT pg_advisory_unlock(${fillLock})`)
       if (batch.events.length > 0) {
         const runner = client ?? (await this.pool.connect())
         try {
           const query = (text: string, values?: unknown[]) => runner.query(text, values)
           this.head = await appendChained(query, batch.events, {
-            expected: batch.head ?? this.head,
+            expected: this.head,
             inTransaction: client !== undefined,
           })
         } finally {

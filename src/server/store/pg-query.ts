@@ -4,6 +4,7 @@
  * it (the token, revocation, scope and audit statements run on every request). `SELECT *` stays
  * unnamed: its columns may change under a migration while a connection keeps the old plan.
  */
+import { createHash } from 'node:crypto'
 import type pg from 'pg'
 import type { SqlExecutor, SqlRow, SqlValue } from './driver.js'
 
@@ -47,4 +48,9 @@ export function clientExecutor(client: pg.ClientBase): SqlExecutor {
     run: async (sql, params = []) => (await client.query(statement(sql, params))).rowCount ?? 0,
     lockRows: (sql, params) => query(`${sql} FOR UPDATE`, params),
   }
+}
+
+/** The 64-bit advisory lock key of a lock name (as decimal text, for SQL). */
+export function advisoryKey(name: string): string {
+  return createHash('sha256').update(name).digest().readBigInt64BE(0).toString()
 }

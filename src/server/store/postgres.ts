@@ -3,20 +3,15 @@
  * (pg-transaction.ts, pg-batch.ts); named prepared statements (pg-query.ts); exclusive work on its own
  * connection under a transaction-scoped advisory lock, appending its audit events itself.
  */
-import { createHash } from 'node:crypto'
 import pg from 'pg'
 import type { SqlDriver, SqlExecutor } from './driver.js'
 import { GroupCommit } from './pg-batch.js'
 import { readGenerationSql } from './pg-generation.js'
-import { clientExecutor, statement } from './pg-query.js'
+import { advisoryKey, clientExecutor, statement } from './pg-query.js'
 import { PgTransaction } from './pg-transaction.js'
 
 /** Connections per server process (measured: see docs/postgres.md). */
 export const defaultPoolSize = 10
-
-function advisoryKey(name: string): string {
-  return createHash('sha256').update(name).digest().readBigInt64BE(0).toString()
-}
 
 /** Opens a pool on the PostgreSQL database at `url`. */
 export function openPostgres(url: string, poolSize = defaultPoolSize): SqlDriver {
