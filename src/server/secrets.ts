@@ -59,15 +59,20 @@ type Listed = SecretMetadata & { value?: string }
 export async function listSecrets(at: InScope, withValues: boolean): Promise<readonly Listed[]> {
   const { scope, view } = at
   const key = [scope.projectId, scope.environment, withValues ? 'values' : 'names']
-  let secrets = view?.listing<readonly Listed[]>(key)
+  if (!view) return auditedListing(at, withValues, await readListing(at, withValues))
+  let secrets = view.listing<readonly Listed[]>(key)
   if (!secrets) {
     secrets = Object.freeze(await readListing(at, withValues))
     const chars = secrets.reduce(
       (sum, secret) => sum + secret.name.length + (secret.value?.length ?? 0) + 80,
       0,
     )
-    view?.storeListing(key, secrets, chars)
+    view.storeListing(key, secrets, chars)
   }
+  return auditedListing(at, withValues, secrets)
+}
+
+async function auditedListing(at: InScope, withValues: boolean, secrets: readonly Listed[]) {
   await audit(at, {
     action: 'secret.list',
     target: null,
