@@ -4,6 +4,7 @@
  * connection under a transaction-scoped advisory lock, appending its audit events itself.
  */
 import pg from 'pg'
+import { IntegrityError } from '../../errors.js'
 import type { SqlDriver, SqlExecutor } from './driver.js'
 import { GroupCommit } from './pg-batch.js'
 import { readGenerationSql } from './pg-generation.js'
@@ -51,7 +52,11 @@ export function openPostgres(url: string, poolSize = defaultPoolSize): SqlDriver
   async function readGeneration(): Promise<{ auth: string; content: string }> {
     const result = await pool.query<{ auth: string; content: string }>(statement(readGenerationSql, []))
     const row = result.rows[0]
-    if (!row) throw new Error('the vault_generation row is missing')
+    if (!row) {
+      throw new IntegrityError('the vault_generation row is missing (it was deleted outside the vault)', {
+        hint: 'restart one vault server on this database: its start-up installs the row again',
+      })
+    }
     return row
   }
 
