@@ -7,10 +7,11 @@
  * Each cell also shows the CPU time per request of the server process and of this load generator
  * (from /proc and process.cpuUsage; for the baseline both sides share this process), which says which
  * side is the limit on a 2-core machine. Each cell is bounded to 3 seconds and 5,000 requests.
+ * Every measured server (or set of replicas) starts on a database of its own, seeded the same way.
  * PostgreSQL also runs as two replicas (two server processes on one database, the 16 clients split
  * between them; server CPU is the sum of both; BENCH_REPLICAS=2,3 adds three). BENCH_BASE_REPO names another checkout (e.g. an export
  * of main with this one's node_modules linked in); its server is then measured in the same run, on
- * the same databases, as the `(base)` rows: the before/after of a change.
+ * identically seeded databases, as the `(base)` rows: the before/after of a change.
  * Targets (issue 20, PostgreSQL at 16 clients): list >= 2,000 req/s, PATCH >= 1,000 req/s, server CPU
  * per list <= 400 µs; SQLite not below its base.
  */
@@ -180,17 +181,26 @@ async function benchVault(
   }
 }
 
-/** The rows of one engine: the base build first (when given), then this one, then its replicas. */
-async function benchEngine(engine: string, dbUrl: string | undefined, replicas: boolean) {
-  const seeded = await seedVault(dbUrl)
-  try {
-    if (baseRoot) await benchVault(`${engine} (base)`, seeded, { root: baseRoot })
-    await benchVault(engine, seeded)
-    for (const count of replicas ? replicaCounts : []) {
-      await benchVault(`${engine}, ${count} replicas`, seeded, { replicas: count })
+/**
+ * The rows of one engine: the base build first (when given), then this one, then its replicas. Each
+ * server gets a database of its own, seeded the same way (`freshDbUrl`), so none is measured on a log
+ * the one before it has grown.
+ */
+async function benchEngine(engine: string, freshDbUrl: () => Promise<string | undefined>, replicas: boolean) {
+  const runs: { label: string; root?: string; replicas?: number }[] = [
+    ...(baseRoot ? [{ label: `${engine} (base)`, root: baseRoot }] : []),
+    { label: engine },
+    ...(replicas
+      ? replicaCounts.map((count) => ({ label: `${engine}, ${count} replicas`, replicas: count }))
+      : []),
+  ]
+  for (const run of runs) {
+    const seeded = await seedVault(await freshDbUrl())
+    try {
+      await benchVault(run.label, seeded, { root: run.root, replicas: run.replicas })
+    } finally {
+      await seeded.stop()
     }
-  } finally {
-    await seeded.stop()
   }
 }
 
@@ -220,18 +230,23 @@ async function benchBaseline() {
 
 const loadAtStart = loadavg()
 await benchBaseline()
-await benchEngine('sqlite (synchronous=FULL)', undefined, false)
+await benchEngine('sqlite (synchronous=FULL)', async () => undefined, false)
 const pgReason = postgresUnavailableReason()
 if (pgReason) {
   process.stderr.write(`PostgreSQL skipped: ${pgReason}\n`)
 } else {
   const cluster = await startPostgres()
   try {
-    const admin = new pg.Client({ connectionString: cluster.url })
-    await admin.connect()
-    await admin.query('CREATE DATABASE vault_server_bench')
-    await admin.end()
-    await benchEngine('postgres', cluster.url.replace(/\/postgres$/, '/vault_server_bench'), true)
+    let databases = 0
+    const freshDatabase = async () => {
+      const name = `vault_server_bench_${++databases}`
+      const admin = new pg.Client({ connectionString: cluster.url })
+      await admin.connect()
+      await admin.query(`CREATE DATABASE ${name}`)
+      await admin.end()
+      return cluster.url.replace(/\/postgres$/, `/${name}`)
+    }
+    await benchEngine('postgres', freshDatabase, true)
   } finally {
     await stopPostgres(cluster)
   }
