@@ -74,6 +74,11 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
        WHERE t.tgname = 'vault_generation' ORDER BY c.relname`,
     )
     expect(triggers.map((row) => row.relname)).toEqual(Object.keys(generationTables).sort())
+    const { rows: truncates } = await sql.query<{ relname: string }>(
+      `SELECT c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+       WHERE t.tgname = 'vault_generation_truncate' ORDER BY c.relname`,
+    )
+    expect(truncates.map((row) => row.relname)).toEqual(Object.keys(generationTables).sort())
   })
 
   it('refuses a token revoked on A at the very next request to B', async () => {
@@ -197,6 +202,18 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
     await warm(token, 'doomed')
     await sql.query(`DELETE FROM environments WHERE slug = 'doomed'`)
     expect((await call(replicaB.url, token, 'GET', '/api/v1/secrets?environment=doomed')).status).toBe(404)
+  })
+
+  it('empties the listing on B when a table is truncated by SQL', async () => {
+    const token = await vault.token(vault.deploymentCredentials)
+    const listed = async () => {
+      const response = await call(replicaB.url, token, 'GET', '/api/v1/secrets?environment=dev')
+      return (response.body.secrets as unknown[]).length
+    }
+    await warm(token)
+    expect(await listed()).toBeGreaterThan(0)
+    await sql.query(`TRUNCATE webhook_outbox, secret_versions, secrets`)
+    expect(await listed()).toBe(0)
   })
 
   it('keeps a canary value out of B logs and the chain verifiable after the changes', async () => {

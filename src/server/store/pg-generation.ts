@@ -59,10 +59,14 @@ function installStatements(): string[] {
     bumpFunction,
   ]
   for (const [table, { family, on }] of Object.entries(generationTables)) {
+    // TRUNCATE fires no row trigger: a statement trigger (at once; the vault never truncates) covers it
     statements.push(
       `DROP TRIGGER IF EXISTS vault_generation ON ${table}`,
       `CREATE CONSTRAINT TRIGGER vault_generation AFTER ${on} ON ${table} DEFERRABLE INITIALLY DEFERRED
         FOR EACH ROW EXECUTE FUNCTION vault_bump_generation('${family}')`,
+      `DROP TRIGGER IF EXISTS vault_generation_truncate ON ${table}`,
+      `CREATE TRIGGER vault_generation_truncate AFTER TRUNCATE ON ${table}
+        FOR EACH STATEMENT EXECUTE FUNCTION vault_bump_generation('${family}')`,
     )
   }
   return statements
