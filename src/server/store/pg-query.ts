@@ -1,8 +1,9 @@
 /**
  * Statements for node-postgres: `?` placeholders rewritten to `$n` once per text, and each text given
  * a prepared-statement name, so a connection parses and plans it once and then only binds and runs
- * it (the token, revocation, scope and audit statements run on every request). `SELECT *` stays
- * unnamed: its columns may change under a migration while a connection keeps the old plan.
+ * it (the generation read runs for every few requests, the token, revocation and scope statements on
+ * every cache miss). `SELECT *` stays unnamed: its columns may change under a migration while a
+ * connection keeps the old plan. Also the advisory lock keys of named locks.
  */
 import { createHash } from 'node:crypto'
 import type pg from 'pg'
