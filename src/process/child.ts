@@ -8,14 +8,13 @@
  * supervisor sends to the CLI is forwarded to the child, once.
  */
 import { constants } from 'node:os'
-import type { Readable } from 'node:stream'
 
 export interface RunChildOptions {
   env: Record<string, string>
   cwd?: string
   /** Whether the CLI runs in a terminal's foreground (default: stdin is a TTY). */
   interactive?: boolean
-  /** The child's streams whose output is masked, and the values to mask (src/run/masked-output.ts). */
+  /** The child's streams whose output is masked, and the values to mask (src/run/masked-stdio.ts). */
   masked?: { stdout: boolean; stderr: boolean; values: string[] }
   /** When aborted, the child gets SIGTERM (SIGKILL 10 s later) and the run resolves once it exits. */
   stop?: AbortSignal
@@ -53,15 +52,15 @@ function spawnFailureCode(error: NodeJS.ErrnoException): number {
 export async function runChild(command: string, args: string[], options: RunChildOptions): Promise<number> {
   const { spawn } = await import('node:child_process')
   const interactive = options.interactive ?? Boolean(process.stdin.isTTY)
+  const masked = options.masked
+    ? (await import('../run/masked-stdio.js')).prepareMaskedStdio(options.masked)
+    : undefined
   const child = spawn(command, args, {
     env: options.env,
     cwd: options.cwd,
-    stdio: [
-      'inherit',
-      options.masked?.stdout ? 'pipe' : 'inherit',
-      options.masked?.stderr ? 'pipe' : 'inherit',
-    ],
+    stdio: ['inherit', masked?.stdout ?? 'inherit', masked?.stderr ?? 'inherit'],
   })
+  const copies = masked?.start(child)
   const ended = new Promise<ChildEnd>((resolve) => {
     child.once('error', (error) => resolve({ error }))
     child.once('exit', (code, signal) => resolve({ code, signal }))
@@ -76,7 +75,6 @@ export async function runChild(command: string, args: string[], options: RunChil
     listeners.set(signal, listener)
     process.on(signal, listener)
   }
-  const copies = options.masked ? await copyMaskedOutput(child, options.masked) : undefined
   const stopChild = () => {
     kill('SIGTERM')
     setTimeout(() => kill('SIGKILL'), 10_000).unref()
@@ -100,18 +98,4 @@ export async function runChild(command: string, args: string[], options: RunChil
 export async function runShellCommand(commandLine: string): Promise<number> {
   const { buildChildEnvironment } = await import('./child-env.js')
   return runChild('sh', ['-c', commandLine], { env: buildChildEnvironment(process.env, {}) })
-}
-
-/** Starts copying the masked streams; `settle` waits for them (briefly, once the child has exited). */
-async function copyMaskedOutput(
-  child: { stdout: Readable | null; stderr: Readable | null },
-  masked: NonNullable<RunChildOptions['masked']>,
-): Promise<{ settle(): Promise<void> }> {
-  const { settleCopies, pipeMasked } = await import('../run/masked-output.js')
-  const sources = [
-    masked.stdout && child.stdout ? ([child.stdout, process.stdout] as const) : undefined,
-    masked.stderr && child.stderr ? ([child.stderr, process.stderr] as const) : undefined,
-  ].filter((pair) => pair !== undefined)
-  const copies = sources.map(([source, target]) => pipeMasked(source, target, masked.values))
-  return { settle: () => settleCopies(copies, sources) }
 }

@@ -4,6 +4,9 @@
  */
 import { OutputMasker } from './output-mask.js'
 
+/** How long copies may go on after the child exits (a background grandchild may hold the pipe). */
+const settleGraceMs = 1000
+
 /** After this long without output, bytes held back that cannot begin a value are shown. */
 const idleReleaseMs = 20
 
@@ -64,26 +67,34 @@ export function pipeMasked(
   })
 }
 
-/** How long copies may go on after the child exits (a background grandchild may hold the pipe). */
-const settleGraceMs = 1000
+/** One copy as the settling sees it: how to stop reading, and whether it waits for a slow reader. */
+export interface CopyHandle {
+  stop(): void
+  waitingForReader(): boolean
+}
 
-/** A child's pipe and the CLI stream it is copied to. */
-export type StreamPair = readonly [NodeJS.ReadableStream & { destroy(): void }, NodeJS.WritableStream]
+/** The handle of a pipeMasked copy from `source` to `target`. */
+export function streamCopyHandle(source: { destroy(): void }, target: NodeJS.WritableStream): CopyHandle {
+  return {
+    stop: () => source.destroy(),
+    waitingForReader: () => Boolean((target as { writableNeedDrain?: boolean }).writableNeedDrain),
+  }
+}
 
 /**
  * Waits for the copies to finish. When the child has exited but something still holds its pipe open
  * (the copy is idle, not waiting for a slow reader) for the grace period, stops reading: what was held
  * back is dropped, never shown unmasked.
  */
-export async function settleCopies(copies: Promise<void>[], pairs: StreamPair[]): Promise<void> {
+export async function settleCopies(copies: Promise<void>[], handles: CopyHandle[]): Promise<void> {
   let timer: NodeJS.Timeout | undefined
   const grace = new Promise<void>((resolve) => {
     const check = () => {
-      if (pairs.some(([, target]) => (target as { writableNeedDrain?: boolean }).writableNeedDrain)) {
+      if (handles.some((handle) => handle.waitingForReader())) {
         timer = setTimeout(check, settleGraceMs)
         return
       }
-      for (const [source] of pairs) source.destroy()
+      for (const handle of handles) handle.stop()
       resolve()
     }
     timer = setTimeout(check, settleGraceMs)
