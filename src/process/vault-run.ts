@@ -8,7 +8,8 @@ import type { ConnectionSettings } from '../client/settings.js'
 import type { FallbackRequest } from '../delivery/fallback-request.js'
 import { buildChildEnvironment } from './child-env.js'
 import { runChild } from './child.js'
-import { planMasking } from '../run/mask-plan.js'
+import type { OutputFifo } from '../run/fifo-output.js'
+import { maskedStreams, planMasking } from '../run/mask-plan.js'
 
 export interface RunOptions {
   environment?: string
@@ -37,6 +38,12 @@ export interface PreparedRun {
 /** Loads the secrets and prepares the child's environment. */
 export async function prepareRun(settings: ConnectionSettings, options: RunOptions): Promise<PreparedRun> {
   const environment = options.environment ?? ''
+  const terminals = {
+    flag: options.mask,
+    stdoutIsTerminal: Boolean(process.stdout.isTTY),
+    stderrIsTerminal: Boolean(process.stderr.isTTY),
+  }
+  let fifosAhead = fifosForMasking(maskedStreams(terminals))
   const fetched = await createSecretLayer(settings, options.fallback).load(environment)
   let secrets = fetched
   if (options.onlyReferenced || options.check) {
@@ -61,12 +68,7 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
     projectId: settings.projectId ?? '',
     environment,
   })
-  const masked = await planMasking({
-    flag: options.mask,
-    stdoutIsTerminal: Boolean(process.stdout.isTTY),
-    stderrIsTerminal: Boolean(process.stderr.isTTY),
-    values: Object.values(fetched),
-  })
+  const masked = await planMasking({ ...terminals, values: Object.values(fetched) })
   if (masked?.note) options.warn(masked.note)
   const env = buildChildEnvironment(process.env, secrets, {
     preferHost: options.preferHost,
@@ -74,10 +76,27 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
   })
   return {
     start: async (command, args, stop) => {
-      const start = (finalArgs: string[]) => runChild(command, finalArgs, { env, masked, stop })
+      const start = (finalArgs: string[]) => {
+        const fifos = fifosAhead
+        fifosAhead = undefined
+        return runChild(command, finalArgs, { env, masked: masked && { ...masked, fifos }, stop })
+      }
       if (basename(command) !== 'docker-compose') return start(args)
       const { runWithSecretFiles } = await import('../run/compose-secret-files.js')
       return runWithSecretFiles(command, args, env, start)
     },
   }
+}
+
+/**
+ * Starts making the masked streams' FIFOs while the secrets are fetched (the first child uses them);
+ * undefined when no stream will be masked.
+ */
+function fifosForMasking(streams: {
+  stdout: boolean
+  stderr: boolean
+}): Promise<OutputFifo[] | undefined> | undefined {
+  const count = Number(streams.stdout) + Number(streams.stderr)
+  if (count === 0) return undefined
+  return import('../run/fifo-output.js').then((fifo) => fifo.openOutputFifos(count)).catch(() => undefined)
 }

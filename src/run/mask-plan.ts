@@ -20,10 +20,14 @@ export interface MaskPlan {
   note?: string
 }
 
+/** Which streams are masked: each one that is not a terminal, unless --mask / --no-mask says. */
+export function maskedStreams(input: Omit<MaskPlanInput, 'values'>): { stdout: boolean; stderr: boolean } {
+  return { stdout: input.flag ?? !input.stdoutIsTerminal, stderr: input.flag ?? !input.stderrIsTerminal }
+}
+
 /** The plan for this run, or undefined when no stream is masked. */
 export async function planMasking(input: MaskPlanInput): Promise<MaskPlan | undefined> {
-  const stdout = input.flag ?? !input.stdoutIsTerminal
-  const stderr = input.flag ?? !input.stderrIsTerminal
+  const { stdout, stderr } = maskedStreams(input)
   if (!stdout && !stderr) return undefined
   const { maskableValues, minimumMaskedLength } = await import('./mask-matcher.js')
   const { masked, tooShort } = maskableValues(input.values)

@@ -5,7 +5,7 @@
  */
 import { closeSync } from 'node:fs'
 import type { Readable } from 'node:stream'
-import { copyFifoMasked, openOutputFifos, type OutputFifo } from './fifo-output.js'
+import { closeOutputFifos, copyFifoMasked, openOutputFifos, type OutputFifo } from './fifo-output.js'
 import { pipeMasked, settleCopies, streamCopyHandle, type CopyHandle } from './masked-output.js'
 
 /** Which streams are masked and the values to mask. */
@@ -13,6 +13,8 @@ export interface MaskedStreams {
   stdout: boolean
   stderr: boolean
   values: string[]
+  /** FIFOs made ahead (openOutputFifos, one per masked stream, stdout first); used by one child only. */
+  fifos?: Promise<OutputFifo[] | undefined>
 }
 
 /** What to give `spawn` for stdout and stderr, and how to start the copies once it has run. */
@@ -24,9 +26,13 @@ export interface MaskedStdio {
 }
 
 /** Prepares the masked streams' plumbing before the child is spawned. */
-export function prepareMaskedStdio(masked: MaskedStreams): MaskedStdio {
+export async function prepareMaskedStdio(masked: MaskedStreams): Promise<MaskedStdio> {
   const names = (['stdout', 'stderr'] as const).filter((name) => masked[name])
-  const fifos = openOutputFifos(names.length)
+  let fifos = await (masked.fifos ?? openOutputFifos(names.length))
+  if (fifos && fifos.length !== names.length) {
+    closeOutputFifos(fifos)
+    fifos = await openOutputFifos(names.length)
+  }
   const fifoOf = (name: 'stdout' | 'stderr'): OutputFifo | undefined => fifos?.[names.indexOf(name)]
   const stdioOf = (name: 'stdout' | 'stderr') =>
     masked[name] ? (fifoOf(name)?.writeFd ?? ('pipe' as const)) : ('inherit' as const)
