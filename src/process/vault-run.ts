@@ -90,7 +90,7 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
 
 /**
  * Starts making the masked streams' FIFOs while the secrets are fetched (the first child uses them);
- * undefined when no stream will be masked.
+ * undefined when no stream will be masked or FIFOs are not wanted (VAULT_MASK_FIFO, fifo-output.ts).
  */
 function fifosForMasking(streams: {
   stdout: boolean
@@ -98,5 +98,7 @@ function fifosForMasking(streams: {
 }): Promise<OutputFifo[] | undefined> | undefined {
   const count = Number(streams.stdout) + Number(streams.stderr)
   if (count === 0) return undefined
-  return import('../run/fifo-output.js').then((fifo) => fifo.openOutputFifos(count)).catch(() => undefined)
+  return import('../run/fifo-output.js')
+    .then((fifo) => (fifo.fifoMaskingEnabled(process.env) ? fifo.openOutputFifos(count) : undefined))
+    .catch(() => undefined)
 }

@@ -1,11 +1,17 @@
 /**
- * The child's stdout and stderr when `vault run` masks them: a FIFO per masked stream with the fast
- * copy (src/run/fifo-output.ts), or, where FIFOs cannot be made, Node's pipe with the stream copy
- * (src/run/masked-output.ts). Streams that are not masked are inherited.
+ * The child's stdout and stderr when `vault run` masks them: Node's pipe with the stream copy
+ * (src/run/masked-output.ts), or, with VAULT_MASK_FIFO=1 where FIFOs can be made, a FIFO per masked
+ * stream with the fast copy (src/run/fifo-output.ts). Streams that are not masked are inherited.
  */
 import { closeSync } from 'node:fs'
 import type { Readable } from 'node:stream'
-import { closeOutputFifos, copyFifoMasked, openOutputFifos, type OutputFifo } from './fifo-output.js'
+import {
+  closeOutputFifos,
+  copyFifoMasked,
+  fifoMaskingEnabled,
+  openOutputFifos,
+  type OutputFifo,
+} from './fifo-output.js'
 import { pipeMasked, settleCopies, streamCopyHandle, type CopyHandle } from './masked-output.js'
 
 /** Which streams are masked and the values to mask. */
@@ -28,7 +34,8 @@ export interface MaskedStdio {
 /** Prepares the masked streams' plumbing before the child is spawned. */
 export async function prepareMaskedStdio(masked: MaskedStreams): Promise<MaskedStdio> {
   const names = (['stdout', 'stderr'] as const).filter((name) => masked[name])
-  let fifos = await (masked.fifos ?? openOutputFifos(names.length))
+  const wanted = fifoMaskingEnabled(process.env)
+  let fifos = await (masked.fifos ?? (wanted ? openOutputFifos(names.length) : undefined))
   if (fifos && fifos.length !== names.length) {
     closeOutputFifos(fifos)
     fifos = await openOutputFifos(names.length)

@@ -115,32 +115,37 @@ describe.each(availableBackends())('vault run output masking (%s)', (backend) =>
     expect(result.stdout).toBe('********\n********')
   })
 
-  it('loses and reorders nothing when its own output pipe is full (a reader that stalls)', async () => {
-    // 4 MB through the child's FIFO into a pipe nobody reads for a while: the direct writes hit EAGAIN
-    // (Node's stdout is a non-blocking pipe) and the rest goes through the stream while reading pauses
-    const writer =
-      "const line = 'x'.repeat(200) + ' ' + process.env.MASK_CANARY + ' ' + process.env.OTHER + '\\n';" +
-      'for (let i = 0; i < 16000; i++) process.stdout.write(String(i).padStart(6) + line)'
-    const command =
-      `'${process.execPath}' '${runJs}' run --env dev --mask -- '${process.execPath}' -e "${writer}"` +
-      ` | (sleep 1; cat)`
-    const result = await execa('sh', ['-c', command], {
-      env: { PATH: process.env.PATH, ...vault.env },
-      extendEnv: false,
-      reject: false,
-      timeout: 60_000,
-      maxBuffer: 64 * 1024 * 1024,
+  for (const [path, extra] of [
+    ['stream copy (default)', {}],
+    ['FIFO (VAULT_MASK_FIFO=1)', { VAULT_MASK_FIFO: '1' }],
+  ] as const) {
+    it(`loses and reorders nothing when its own output pipe is full (a reader that stalls): ${path}`, async () => {
+      // 4 MB through the child's FIFO into a pipe nobody reads for a while: the direct writes hit EAGAIN
+      // (Node's stdout is a non-blocking pipe) and the rest goes through the stream while reading pauses
+      const writer =
+        "const line = 'x'.repeat(200) + ' ' + process.env.MASK_CANARY + ' ' + process.env.OTHER + '\\n';" +
+        'for (let i = 0; i < 16000; i++) process.stdout.write(String(i).padStart(6) + line)'
+      const command =
+        `'${process.execPath}' '${runJs}' run --env dev --mask -- '${process.execPath}' -e "${writer}"` +
+        ` | (sleep 1; cat)`
+      const result = await execa('sh', ['-c', command], {
+        env: { PATH: process.env.PATH, ...vault.env, ...extra },
+        extendEnv: false,
+        reject: false,
+        timeout: 60_000,
+        maxBuffer: 64 * 1024 * 1024,
+      })
+      expect(result.exitCode, result.stderr).toBe(0)
+      const lines = result.stdout.split('\n')
+      expect(lines).toHaveLength(16000)
+      lines.forEach((line, i) =>
+        expect(line).toBe(`${String(i).padStart(6)}${'x'.repeat(200)} ******** ********`),
+      )
+      expect(result.stdout).not.toContain(canary)
     })
-    expect(result.exitCode, result.stderr).toBe(0)
-    const lines = result.stdout.split('\n')
-    expect(lines).toHaveLength(16000)
-    lines.forEach((line, i) =>
-      expect(line).toBe(`${String(i).padStart(6)}${'x'.repeat(200)} ******** ********`),
-    )
-    expect(result.stdout).not.toContain(canary)
-  })
+  }
 
-  it("gives the child a pipe (FIFO) for each masked stream, not Node's socketpair", async () => {
+  it("with VAULT_MASK_FIFO=1 gives the child a pipe (FIFO) for each masked stream, not Node's socketpair", async () => {
     const result = await runCli(
       [
         'run',
@@ -152,10 +157,28 @@ describe.each(availableBackends())('vault run output masking (%s)', (backend) =>
         '-c',
         'test -p /dev/stdout && test -p /dev/stderr && echo fifo',
       ],
-      { env: vault.env },
+      { env: { ...vault.env, VAULT_MASK_FIFO: '1' } },
     )
     expect(result.exitCode, result.stderr).toBe(0)
     expect(result.stdout).toBe('fifo\n')
+  })
+
+  it('by default makes no FIFO (no mkfifo on the start-up path): the masked streams are sockets', async () => {
+    const result = await runCli(
+      [
+        'run',
+        '--env',
+        'dev',
+        '--mask',
+        '--',
+        'sh',
+        '-c',
+        'test -S /dev/stdout && test -S /dev/stderr && echo socket',
+      ],
+      { env: vault.env },
+    )
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stdout).toBe('socket\n')
   })
 
   it('exits 127 for a command that does not exist, output masked or not', async () => {
