@@ -155,16 +155,10 @@ async function requiredCheck(
 ): Promise<Check> {
   if (!secrets)
     return skip(options.environment ? 'the secrets could not be read' : 'no environment chosen (--env)')
-  const { checkProject, loadComposeProject } = await import('../compose/index.js')
+  const { checkProject } = await import('../compose/index.js')
   let project
   try {
-    project = loadComposeProject({
-      cwd: options.stackDir,
-      files: options.composeFiles,
-      profiles: options.profiles,
-      secrets,
-      collectProblems: true,
-    })
+    project = await loadStackProject(options, { secrets })
   } catch (error) {
     return failed(error, 'check the compose files (vault render --check)')
   }
@@ -173,6 +167,21 @@ async function requiredCheck(
     return pass(`${new Set(project.references.map((site) => site.name)).size} referenced variables resolved`)
   const names = [...new Set(missing.map((problem) => problem.variable ?? '?'))]
   return fail(`missing in the vault: ${names.join(', ')}`, 'vault secrets set <NAME> --env <slug>')
+}
+
+/** Loads the stack's compose project as the doctor's checks see it (every problem collected). */
+async function loadStackProject(
+  options: DoctorOptions,
+  extra: Omit<Parameters<typeof import('../compose/index.js').loadComposeProject>[0], 'cwd'>,
+) {
+  const { loadComposeProject } = await import('../compose/index.js')
+  return loadComposeProject({
+    cwd: options.stackDir,
+    files: options.composeFiles,
+    profiles: options.profiles,
+    collectProblems: true,
+    ...extra,
+  })
 }
 
 function composeCheck(version: 'v1' | 'v2' | undefined): Check {
@@ -187,17 +196,9 @@ function composeCheck(version: 'v1' | 'v2' | undefined): Check {
 /** With docker-compose v1, every key of the compose files (includes too) that v1 refuses, with file and line. */
 async function v1KeysCheck(options: DoctorOptions, version: 'v1' | 'v2' | undefined): Promise<Check> {
   if (version !== 'v1') return skip(version ? 'the client is compose v2' : 'no compose client')
-  const { loadComposeProject } = await import('../compose/index.js')
   let project
   try {
-    project = loadComposeProject({
-      cwd: options.stackDir,
-      files: options.composeFiles,
-      profiles: options.profiles,
-      collectProblems: true,
-      referenceIndex: false,
-      checkV1Keys: true,
-    })
+    project = await loadStackProject(options, { referenceIndex: false, checkV1Keys: true })
   } catch (error) {
     if (error instanceof Error && error.message.startsWith('no configuration file provided'))
       return skip('no compose file in the stack directory')

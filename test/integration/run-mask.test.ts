@@ -145,41 +145,29 @@ describe.each(availableBackends())('vault run output masking (%s)', (backend) =>
     })
   }
 
-  it("with VAULT_MASK_FIFO=1 gives the child a pipe (FIFO) for each masked stream, not Node's socketpair", async () => {
-    const result = await runCli(
-      [
-        'run',
-        '--env',
-        'dev',
-        '--mask',
-        '--',
-        'sh',
-        '-c',
-        'test -p /dev/stdout && test -p /dev/stderr && echo fifo',
-      ],
-      { env: { ...vault.env, VAULT_MASK_FIFO: '1' } },
-    )
-    expect(result.exitCode, result.stderr).toBe(0)
-    expect(result.stdout).toBe('fifo\n')
-  })
-
-  it('by default makes no FIFO (no mkfifo on the start-up path): the masked streams are sockets', async () => {
-    const result = await runCli(
-      [
-        'run',
-        '--env',
-        'dev',
-        '--mask',
-        '--',
-        'sh',
-        '-c',
-        'test -S /dev/stdout && test -S /dev/stderr && echo socket',
-      ],
-      { env: vault.env },
-    )
-    expect(result.exitCode, result.stderr).toBe(0)
-    expect(result.stdout).toBe('socket\n')
-  })
+  for (const [title, extra, test, word] of [
+    [
+      "with VAULT_MASK_FIFO=1 gives the child a pipe (FIFO) for each masked stream, not Node's socketpair",
+      { VAULT_MASK_FIFO: '1' },
+      '-p',
+      'fifo',
+    ],
+    [
+      'by default makes no FIFO (no mkfifo on the start-up path): the masked streams are sockets',
+      {},
+      '-S',
+      'socket',
+    ],
+  ] as const) {
+    it(title, async () => {
+      const script = `test ${test} /dev/stdout && test ${test} /dev/stderr && echo ${word}`
+      const result = await runCli(['run', '--env', 'dev', '--mask', '--', 'sh', '-c', script], {
+        env: { ...vault.env, ...extra },
+      })
+      expect(result.exitCode, result.stderr).toBe(0)
+      expect(result.stdout).toBe(`${word}\n`)
+    })
+  }
 
   it('exits 127 for a command that does not exist, output masked or not', async () => {
     for (const flag of ['--mask', '--no-mask']) {
