@@ -8,8 +8,8 @@ import type { ConnectionSettings } from '../client/settings.js'
 import type { FallbackRequest } from '../delivery/fallback-request.js'
 import { buildChildEnvironment } from './child-env.js'
 import { runChild } from './child.js'
-import type { OutputFifo } from '../run/fifo-output.js'
 import { maskedStreams, planMasking } from '../run/mask-plan.js'
+import type { OutputChannel } from '../run/output-channel.js'
 
 export interface RunOptions {
   environment?: string
@@ -43,7 +43,7 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
     stdoutIsTerminal: Boolean(process.stdout.isTTY),
     stderrIsTerminal: Boolean(process.stderr.isTTY),
   }
-  let fifosAhead = fifosForMasking(maskedStreams(terminals))
+  let channelsAhead = channelsForMasking(maskedStreams(terminals))
   const fetched = await createSecretLayer(settings, options.fallback).load(environment)
   let secrets = fetched
   if (options.onlyReferenced || options.check) {
@@ -77,9 +77,9 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
   return {
     start: async (command, args, stop) => {
       const start = (finalArgs: string[]) => {
-        const fifos = fifosAhead
-        fifosAhead = undefined
-        return runChild(command, finalArgs, { env, masked: masked && { ...masked, fifos }, stop })
+        const channels = channelsAhead
+        channelsAhead = undefined
+        return runChild(command, finalArgs, { env, masked: masked && { ...masked, channels }, stop })
       }
       if (basename(command) !== 'docker-compose') return start(args)
       const { runWithSecretFiles } = await import('../run/compose-secret-files.js')
@@ -89,16 +89,16 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
 }
 
 /**
- * Starts making the masked streams' FIFOs while the secrets are fetched (the first child uses them);
- * undefined when no stream will be masked or FIFOs are not wanted (VAULT_MASK_FIFO, fifo-output.ts).
+ * Starts making the masked streams' channels (src/run/output-channel.ts) while the secrets are fetched
+ * (the first child uses them); undefined when no stream will be masked.
  */
-function fifosForMasking(streams: {
+function channelsForMasking(streams: {
   stdout: boolean
   stderr: boolean
-}): Promise<OutputFifo[] | undefined> | undefined {
+}): Promise<OutputChannel[] | undefined> | undefined {
   const count = Number(streams.stdout) + Number(streams.stderr)
   if (count === 0) return undefined
-  return import('../run/fifo-output.js')
-    .then((fifo) => (fifo.fifoMaskingEnabled(process.env) ? fifo.openOutputFifos(count) : undefined))
+  return import('../run/output-channel.js')
+    .then((channel) => channel.openOutputChannels(count, process.env))
     .catch(() => undefined)
 }

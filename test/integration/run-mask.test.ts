@@ -116,11 +116,11 @@ describe.each(availableBackends())('vault run output masking (%s)', (backend) =>
   })
 
   for (const [path, extra] of [
-    ['stream copy (default)', {}],
+    ['Unix socket (default)', {}],
     ['FIFO (VAULT_MASK_FIFO=1)', { VAULT_MASK_FIFO: '1' }],
   ] as const) {
     it(`loses and reorders nothing when its own output pipe is full (a reader that stalls): ${path}`, async () => {
-      // 4 MB through the child's FIFO into a pipe nobody reads for a while: the direct writes hit EAGAIN
+      // 4 MB through the child's socket or FIFO into a pipe nobody reads for a while: the direct writes hit EAGAIN
       // (Node's stdout is a non-blocking pipe) and the rest goes through the stream while reading pauses
       const writer =
         "const line = 'x'.repeat(200) + ' ' + process.env.MASK_CANARY + ' ' + process.env.OTHER + '\\n';" +
