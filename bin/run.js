@@ -3,9 +3,11 @@
 // `vault restore` replaces it with itself under the restore's V8 flags (src/backup/restore-launch.ts).
 // Under a Node older than 24 it hands over to the Node 24 that `make setup` installs into
 // .tools/ (forwarding signals and the exit code), or says what to do when there is none.
-import { existsSync } from 'node:fs'
-import * as nodeModule from 'node:module'
-import { fileURLToPath } from 'node:url'
+// No static import of a builtin: each one builds an ES-module facade over all its exports (for
+// node:fs that loads its lazy stream classes), several ms of every command's start-up. Node 24 hands
+// builtins out through process.getBuiltinModule; older ones, which only hand over, import them.
+const builtin = async (name) => process.getBuiltinModule?.(name) ?? (await import(name))
+const { fileURLToPath } = await builtin('node:url')
 
 const major = Number(process.versions.node.split('.')[0])
 const bootstrapped = fileURLToPath(new URL('../.tools/node_modules/.bin/node', import.meta.url))
@@ -27,9 +29,10 @@ if (major >= 24 && servesProxy) {
   const { serveProxyInPlace } = await import('../dist/proxy/launch.js')
   await serveProxyInPlace(argv.slice(2))
 } else if (major >= 24) {
-  nodeModule.enableCompileCache?.()
+  const { enableCompileCache } = await builtin('node:module')
+  enableCompileCache?.()
   import('../dist/cli/main.js').then(({ runCli }) => runCli(import.meta.url))
-} else if (existsSync(bootstrapped)) {
+} else if ((await builtin('node:fs')).existsSync(bootstrapped)) {
   const { spawn } = await import('node:child_process')
   const { constants } = await import('node:os')
   const child = spawn(bootstrapped, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {

@@ -76,17 +76,63 @@ const lazyOclifRequires = [
   ],
 ]
 
+/**
+ * More of the same for the modules a data command loads but uses only when it prints an error, a
+ * spinner or a debug line: `const x_1 = <require>;` becomes a stand-in that requires the module on
+ * its first property access (these modules are used only as `x_1.name`, inside functions). The
+ * `debug` package is not loaded at all on the lean path, which installs a silent oclif logger
+ * (debug output needs DEBUG, which sends a command line to the full path).
+ */
+const lazyModuleRequires = [
+  [/lib[\\/]logger\.js$/, 'const debug_1 = __importDefault(require("debug"));'],
+  [
+    /lib[\\/]errors[\\/]errors[\\/]cli\.js$/,
+    'const clean_stack_1 = __importDefault(require("clean-stack"));',
+  ],
+  [
+    /lib[\\/]errors[\\/]errors[\\/]cli\.js$/,
+    'const indent_string_1 = __importDefault(require("indent-string"));',
+  ],
+  [/lib[\\/]errors[\\/]errors[\\/]cli\.js$/, 'const wrap_ansi_1 = __importDefault(require("wrap-ansi"));'],
+  [/lib[\\/]errors[\\/]errors[\\/]cli\.js$/, 'const screen_1 = require("../../screen");'],
+  [/lib[\\/]errors[\\/]errors[\\/]cli\.js$/, 'const theme_1 = require("../../ux/theme");'],
+  [
+    /lib[\\/]errors[\\/]errors[\\/]pretty-print\.js$/,
+    'const indent_string_1 = __importDefault(require("indent-string"));',
+  ],
+  [
+    /lib[\\/]errors[\\/]errors[\\/]pretty-print\.js$/,
+    'const wrap_ansi_1 = __importDefault(require("wrap-ansi"));',
+  ],
+  [/lib[\\/]errors[\\/]errors[\\/]pretty-print\.js$/, 'const screen_1 = require("../../screen");'],
+  [/lib[\\/]errors[\\/]handle\.js$/, 'const clean_stack_1 = __importDefault(require("clean-stack"));'],
+  [/lib[\\/]ux[\\/]index\.js$/, 'const spinner_1 = __importDefault(require("./action/spinner"));'],
+  [/lib[\\/]command\.js$/, 'const ux_1 = require("./ux");'],
+  [/lib[\\/]parser[\\/]help\.js$/, 'const ux_1 = require("../ux");'],
+  [/lib[\\/]parser[\\/]parse\.js$/, 'const node_readline_1 = require("node:readline");'],
+  [/lib[\\/]parser[\\/]errors\.js$/, 'const list_1 = __importDefault(require("../ux/list"));'],
+  [/lib[\\/]parser[\\/]errors\.js$/, 'const theme_1 = require("../ux/theme");'],
+  [/lib[\\/]util[\\/]fs\.js$/, 'const promises_1 = require("node:fs/promises");'],
+].map(([file, statement]) => {
+  const [, name, expression] = /^const (\w+) = (.*);$/.exec(statement)
+  return [file, statement, `const ${name} = __lazyModule(() => ${expression});`]
+})
+
+const lazyModuleFunction =
+  '\nfunction __lazyModule(load) { let loaded; return new Proxy({}, { get: (_, key) => (loaded ??= load())[key] }); }\n'
+
 const oclifLazyRequires = {
   name: 'oclif-lazy-requires',
   setup(context) {
     context.onLoad({ filter: /@oclif[\\/]core[\\/]lib[\\/].*\.js$/ }, async ({ path }) => {
-      const edits = lazyOclifRequires.filter(([file]) => file.test(path))
+      const edits = [...lazyOclifRequires, ...lazyModuleRequires].filter(([file]) => file.test(path))
       if (edits.length === 0) return undefined
       let source = await readFile(path, 'utf8')
       for (const [, before, after] of edits) {
         if (source.split(before).length !== 2) throw new Error(`${path}: expected one \`${before}\``)
         source = source.replace(before, after)
       }
+      if (source.includes('__lazyModule(')) source += lazyModuleFunction
       return { contents: source, loader: 'js' }
     })
   },
@@ -121,6 +167,11 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   splitting: true,
   plugins: [builtinsThroughRequire, oclifCommandSort, oclifLazyRequires],
+  // The CLI runs under Node 24 only (bin/run.js): its chunks take `require` without an ES import of
+  // node:module, whose module facade costs start-up time.
+  banner: {
+    js: "const require = process.getBuiltinModule('node:module').createRequire(import.meta.url);",
+  },
   // typescript: oclif's optional TS-path support, never used by a built CLI; the rest hold native code.
   external: ['typescript', '@napi-rs/keyring', 'pg-native'],
 })

@@ -13,6 +13,8 @@ import type { Command } from '@oclif/core/command'
 import type { Config } from '@oclif/core/config'
 import { flush } from '@oclif/core/flush'
 import { handle } from '@oclif/core/handle'
+import type { Logger } from '@oclif/core/interfaces'
+import { setLogger } from '@oclif/core/logger'
 import { readFileSync } from 'node:fs'
 import { arch, platform } from 'node:os'
 import { join } from 'node:path'
@@ -45,6 +47,7 @@ export function leanCommandId(argv: readonly string[], env: NodeJS.ProcessEnv): 
 /** Runs command `id` with its `argv` (the words after the id) as oclif's execute() would. */
 export async function runLean(id: string, argv: string[], root: string): Promise<unknown> {
   const { default: CommandClass } = await leanCommands[id]!()
+  setLogger({ logger: silentLogger('oclif'), root })
   try {
     const command = new CommandClass(argv, leanConfig(id, CommandClass, root))
     const result = await (command as unknown as { _run(): Promise<unknown> })._run()
@@ -52,6 +55,24 @@ export async function runLean(id: string, argv: string[], root: string): Promise
     return result
   } catch (error) {
     return handle(error instanceof Error ? error : new Error(String(error)))
+  }
+}
+
+/**
+ * oclif's logger on the lean path. oclif's own writes through the `debug` package, which prints
+ * nothing without DEBUG (and DEBUG sends a command line to the full path): this one is as silent
+ * without loading that package (scripts/bundle.mjs makes oclif's require of it lazy).
+ */
+function silentLogger(namespace: string): Logger {
+  const quiet = () => {}
+  return {
+    child: (child: string) => silentLogger(`${namespace}:${child}`),
+    debug: quiet,
+    error: quiet,
+    info: quiet,
+    namespace,
+    trace: quiet,
+    warn: quiet,
   }
 }
 

@@ -3,7 +3,6 @@
  * (which wins; with `--no-interpolate` the `env_file` entries are kept in long form instead), maps instead of `KEY=value` lists, long port syntax, `depends_on`/`networks` as maps,
  * `build` as a mapping with an absolute context.
  */
-import { isIP } from 'node:net'
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { readEnvFile, type EnvFileResult } from './env-file.js'
@@ -16,6 +15,14 @@ import type { ReferenceSite } from './types.js'
 import { readTextFile } from './yaml-source.js'
 
 type Model = Record<string, unknown>
+
+/**
+ * node:net's isIP, loaded on first use: importing node:net loads Node's whole socket stack, several
+ * ms of every render's start-up, and only a port with a host address needs it.
+ */
+function isIP(text: string): number {
+  return process.getBuiltinModule('node:net').isIP(text)
+}
 
 export interface NormalizeContext {
   lookup: Lookup
