@@ -12,8 +12,8 @@
  * (src/run/fifo-output.ts), off by default for its start-up cost.
  *
  * BENCH_BASE_REPO names another built checkout (e.g. `git archive main` extracted, node_modules
- * symlinked, `make build`): its `vault run --no-mask` and `--mask` are timed in the same rounds, as the
- * "before" of a change.
+ * symlinked, `make build`): its `vault run --no-mask`, `--mask` and `VAULT_MASK_FIFO=1 ... --mask` are
+ * timed in the same rounds, as the "before" of a change. BENCH_MASK_MB=0 times start-up alone.
  */
 import { spawnSync } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
@@ -63,6 +63,7 @@ try {
     ? [
         ['sh', ['-c', vaultRun('--no-mask', baseRunJs)]],
         ['sh', ['-c', vaultRun('--mask', baseRunJs)]],
+        ['sh', ['-c', `VAULT_MASK_FIFO=1 ${vaultRun('--mask', baseRunJs)}`]],
       ]
     : []
 
@@ -70,19 +71,20 @@ try {
     "const c = require('node:child_process').spawn('cat', [process.env.MASK_BENCH_FILE], " +
     "{ stdio: ['ignore', 'pipe', 'inherit'] }); c.stdout.pipe(process.stdout)"
   const node = quoted(process.execPath)
-  const [cat, started, copied, unmasked, masked, fifoMasked, baseUnmasked, baseMasked] = timeInterleaved(
-    [
-      ['sh', ['-c', `cat ${quoted(output)} | wc -c`]],
-      ['sh', ['-c', `${node} -e 0 && cat ${quoted(output)} | wc -c`]],
-      ['sh', ['-c', `${node} -e ${quoted(passThrough)} | wc -c`]],
-      ['sh', ['-c', vaultRun('--no-mask')]],
-      ['sh', ['-c', vaultRun('--mask')]],
-      ['sh', ['-c', `VAULT_MASK_FIFO=1 ${vaultRun('--mask')}`]],
-      ...baseCommands,
-    ],
-    runs,
-    { ...env, MASK_BENCH_FILE: output },
-  ) as [number[], number[], number[], number[], number[], number[], number[]?, number[]?]
+  const [cat, started, copied, unmasked, masked, fifoMasked, baseUnmasked, baseMasked, baseFifo] =
+    timeInterleaved(
+      [
+        ['sh', ['-c', `cat ${quoted(output)} | wc -c`]],
+        ['sh', ['-c', `${node} -e 0 && cat ${quoted(output)} | wc -c`]],
+        ['sh', ['-c', `${node} -e ${quoted(passThrough)} | wc -c`]],
+        ['sh', ['-c', vaultRun('--no-mask')]],
+        ['sh', ['-c', vaultRun('--mask')]],
+        ['sh', ['-c', `VAULT_MASK_FIFO=1 ${vaultRun('--mask')}`]],
+        ...baseCommands,
+      ],
+      runs,
+      { ...env, MASK_BENCH_FILE: output },
+    ) as [number[], number[], number[], number[], number[], number[], number[]?, number[]?, number[]?]
   const row = (name: string, samples: number[]) => [
     name,
     runs,
@@ -99,10 +101,11 @@ try {
       row('vault run --no-mask -- cat', unmasked),
       row('vault run --mask -- cat', masked),
       row('VAULT_MASK_FIFO=1 vault run --mask -- cat', fifoMasked),
-      ...(baseUnmasked && baseMasked
+      ...(baseUnmasked && baseMasked && baseFifo
         ? [
             row('BASE vault run --no-mask -- cat', baseUnmasked),
             row('BASE vault run --mask -- cat', baseMasked),
+            row('BASE VAULT_MASK_FIFO=1 vault run --mask -- cat', baseFifo),
           ]
         : []),
     ],
