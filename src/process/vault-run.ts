@@ -98,7 +98,7 @@ function channelsForMasking(streams: {
 }): Promise<OutputChannel[] | undefined> | undefined {
   const count = Number(streams.stdout) + Number(streams.stderr)
   if (count === 0) return undefined
-  return import('../run/output-channel.js')
-    .then((channel) => channel.openOutputChannels(count, process.env))
+  return import('../run/masked-stdio.js')
+    .then((stdio) => stdio.openOutputChannels(count, process.env))
     .catch(() => undefined)
 }

@@ -29,7 +29,7 @@ export function maskedStreams(input: Omit<MaskPlanInput, 'values'>): { stdout: b
 export async function planMasking(input: MaskPlanInput): Promise<MaskPlan | undefined> {
   const { stdout, stderr } = maskedStreams(input)
   if (!stdout && !stderr) return undefined
-  const { maskableValues, minimumMaskedLength } = await import('./mask-matcher.js')
+  const { maskableValues, minimumMaskedLength } = await import('./masked-stdio.js')
   const { masked, tooShort } = maskableValues(input.values)
   const noun = tooShort === 1 ? 'value is' : 'values are'
   const note =

@@ -3,11 +3,18 @@
  * copy (src/run/output-channel.ts: Unix sockets, or FIFOs with VAULT_MASK_FIFO=1), or, where no
  * channel can be made, Node's pipe with the stream copy (src/run/masked-output.ts). Streams that are
  * not masked are inherited.
+ *
+ * This module is the one entry of the masking code that `vault run` loads at run time (the plan's
+ * value check and the channels made ahead come from here too), so that the bundle loads it as one
+ * chunk and its shared code, not seven small files on the start-up path.
  */
 import type { Socket } from 'node:net'
 import type { Readable } from 'node:stream'
 import { closeOutputChannels, openOutputChannels, type OutputChannel } from './output-channel.js'
 import { pipeMasked, settleCopies, streamCopyHandle, type CopyHandle } from './masked-output.js'
+
+export { maskableValues, minimumMaskedLength } from './mask-matcher.js'
+export { openOutputChannels } from './output-channel.js'
 
 /** Which streams are masked and the values to mask. */
 export interface MaskedStreams {

@@ -5,6 +5,7 @@
  */
 import type { Socket } from 'node:net'
 import type { CopyTarget, FastCopy } from './fast-copy.js'
+import { openOutputSockets } from './socket-output.js'
 
 export interface OutputChannel {
   /** What `spawn` gives the child as its stdout or stderr. */
@@ -29,7 +30,6 @@ export async function openOutputChannels(
     const fifos = await openOutputFifos(count)
     if (fifos) return fifos
   }
-  const { openOutputSockets } = await import('./socket-output.js')
   return openOutputSockets(count)
 }
 
