@@ -13,7 +13,8 @@
  *
  * BENCH_BASE_REPO names another built checkout (e.g. `git archive main` extracted, node_modules
  * symlinked, `make build`): its `vault run --no-mask`, `--mask` and `VAULT_MASK_FIFO=1 ... --mask` are
- * timed in the same rounds, as the "before" of a change. BENCH_MASK_MB=0 times start-up alone.
+ * timed in the same rounds, as the "before" of a change. `vault run --mask -- cat /dev/null` splits the
+ * masked run into start-up and the relay's throughput.
  */
 import { spawnSync } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
@@ -54,8 +55,8 @@ try {
   const login = spawnSync(process.execPath, [runJs, 'login'], { env, stdio: 'ignore' })
   if (login.status !== 0) throw new Error(`vault login exited with ${login.status}`)
   const quoted = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
-  const vaultRun = (flag: string, cli = runJs) =>
-    `${quoted(process.execPath)} ${quoted(cli)} run --env dev ${flag} -- cat ${quoted(output)} | wc -c`
+  const vaultRun = (flag: string, cli = runJs, file = output) =>
+    `${quoted(process.execPath)} ${quoted(cli)} run --env dev ${flag} -- cat ${quoted(file)} | wc -c`
   checkMasked(vaultRun('--mask'), env)
   checkMasked(`VAULT_MASK_FIFO=1 ${vaultRun('--mask')}`, env)
   if (baseRunJs) checkMasked(vaultRun('--mask', baseRunJs), env)
@@ -71,7 +72,7 @@ try {
     "const c = require('node:child_process').spawn('cat', [process.env.MASK_BENCH_FILE], " +
     "{ stdio: ['ignore', 'pipe', 'inherit'] }); c.stdout.pipe(process.stdout)"
   const node = quoted(process.execPath)
-  const [cat, started, copied, unmasked, masked, fifoMasked, baseUnmasked, baseMasked, baseFifo] =
+  const [cat, started, copied, unmasked, masked, fifoMasked, startup, baseUnmasked, baseMasked, baseFifo] =
     timeInterleaved(
       [
         ['sh', ['-c', `cat ${quoted(output)} | wc -c`]],
@@ -80,16 +81,28 @@ try {
         ['sh', ['-c', vaultRun('--no-mask')]],
         ['sh', ['-c', vaultRun('--mask')]],
         ['sh', ['-c', `VAULT_MASK_FIFO=1 ${vaultRun('--mask')}`]],
+        ['sh', ['-c', vaultRun('--mask', runJs, '/dev/null')]],
         ...baseCommands,
       ],
       runs,
       { ...env, MASK_BENCH_FILE: output },
-    ) as [number[], number[], number[], number[], number[], number[], number[]?, number[]?, number[]?]
-  const row = (name: string, samples: number[]) => [
+    ) as [
+      number[],
+      number[],
+      number[],
+      number[],
+      number[],
+      number[],
+      number[],
+      number[]?,
+      number[]?,
+      number[]?,
+    ]
+  const row = (name: string, samples: number[], moved = megabytes) => [
     name,
     runs,
     median(samples),
-    (megabytes / median(samples)) * 1000,
+    (moved / median(samples)) * 1000,
     median(samples) / median(cat),
   ]
   printTable(
@@ -101,6 +114,7 @@ try {
       row('vault run --no-mask -- cat', unmasked),
       row('vault run --mask -- cat', masked),
       row('VAULT_MASK_FIFO=1 vault run --mask -- cat', fifoMasked),
+      row('vault run --mask -- cat /dev/null (start-up)', startup, 0),
       ...(baseUnmasked && baseMasked && baseFifo
         ? [
             row('BASE vault run --no-mask -- cat', baseUnmasked),
@@ -122,6 +136,11 @@ try {
   console.log(
     `with VAULT_MASK_FIFO=1: ${(median(fifoMasked) / median(cat)).toFixed(2)}x cat; masking itself ` +
       `${(median(fifoMasked) - median(unmasked)).toFixed(0)} ms over --no-mask`,
+  )
+  const relay = median(masked) - median(startup)
+  console.log(
+    `split of vault run --mask: start-up ${median(startup).toFixed(0)} ms (no output), the ${megabytes} MB ` +
+      `${relay.toFixed(0)} ms more (${((megabytes / relay) * 1000).toFixed(0)} MB/s through the masked relay)`,
   )
   console.log(
     `floor of a Node wrapper: the pass-through is ${(median(copied) / median(cat)).toFixed(2)}x cat; ` +
