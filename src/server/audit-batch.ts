@@ -4,14 +4,32 @@
  * only when the head is still where this process last left it. When another process (a replica)
  * moved it, the head is read under its row lock and the batch chained again, so processes sharing
  * a database take turns on one chain: no fork (the sequence number is the key), no gap.
+ *
+ * An event may assume a database generation (the one whose cached rows its request was answered
+ * from): the statement then applies only while that generation is current, and an event whose
+ * generation has moved on is not kept but returned as stale, for its request to be answered again
+ * from rows read afresh (read-cache.ts). The statement's snapshot is taken after every request of the
+ * batch arrived, so a kept event's answer held when its request arrived.
  */
 import { IntegrityError } from '../errors.js'
 import { auditColumns, auditHeadMac, eventFields, eventHash, type AuditEvent } from './audit.js'
+import type { Generation } from './store/driver.js'
+import { assumesAny, readGenerationSql, stillHolds } from './store/pg-generation.js'
 
 /** An event waiting for its group commit, with the audit key that chains it. */
 export interface PendingEvent {
   key: Buffer
   event: Required<AuditEvent>
+  /** The counters of the generation the event's answer relied on, when not yet checked. */
+  assumes?: Partial<Generation>
+}
+
+/** What a chain append did: the head it left and the events it did not keep (their generation moved). */
+export interface Appended {
+  head: ChainHead | undefined
+  stale: PendingEvent[]
+  /** The current generation, when the append read it. */
+  current?: Generation
 }
 
 /** The newest event of the chain: its sequence number and hash. */
@@ -27,14 +45,42 @@ export type RawQuery = (
 ) => Promise<{ rows: Record<string, unknown>[]; rowCount: number | null }>
 
 const appendSql = `WITH moved AS (
-    UPDATE audit_head SET seq = $1, hash = $2, mac = $3 WHERE id = 1 AND seq = $4 AND hash = $5 RETURNING id)
+    UPDATE audit_head SET seq = $1, hash = $2, mac = $3 WHERE id = 1 AND seq = $4 AND hash = $5
+      AND (($19::bigint IS NULL AND $20::bigint IS NULL) OR EXISTS (SELECT 1 FROM vault_generation WHERE id = 1
+        AND ($19::bigint IS NULL OR auth = $19::bigint) AND ($20::bigint IS NULL OR content = $20::bigint)))
+    RETURNING id)
   INSERT INTO audit_events (${auditColumns})
   SELECT * FROM unnest($6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
     $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
   WHERE EXISTS (SELECT 1 FROM moved)`
 
+const families = ['auth', 'content'] as const
+
+/**
+ * The newest value each counter is assumed at (counters only grow, so an event assuming an older
+ * value is stale already), the events that assume an older one, and the rest.
+ */
+function byAssumption(pending: PendingEvent[]) {
+  const newest: Partial<Generation> = {}
+  for (const { assumes } of pending) {
+    for (const family of families) {
+      const value = assumes?.[family]
+      const known = newest[family]
+      if (value !== undefined && (known === undefined || BigInt(value) > BigInt(known)))
+        newest[family] = value
+    }
+  }
+  const holds = ({ assumes }: PendingEvent) =>
+    !assumes || families.every((f) => assumes[f] === undefined || assumes[f] === newest[f])
+  return { newest, stale: pending.filter((event) => !holds(event)), kept: pending.filter(holds) }
+}
+
 /** The parameters of `appendSql` that chain `pending` after `head`, and the head they leave. */
-function chainAfter(head: ChainHead, pending: PendingEvent[]): { values: unknown[]; head: ChainHead } {
+function chainAfter(
+  head: ChainHead,
+  pending: PendingEvent[],
+  assumes?: Partial<Generation>,
+): { values: unknown[]; head: ChainHead } {
   const columns: (string | number | null)[][] = Array.from({ length: 13 }, () => [])
   const at = new Date().toISOString()
   let previous = head.hash
@@ -47,7 +93,19 @@ function chainAfter(head: ChainHead, pending: PendingEvent[]): { values: unknown
     previous = hash
   }
   const mac = auditHeadMac(pending.at(-1)!.key, seq, previous)
-  return { values: [seq, previous, mac, head.seq, head.hash, ...columns], head: { seq, hash: previous } }
+  return {
+    values: [
+      seq,
+      previous,
+      mac,
+      head.seq,
+      head.hash,
+      ...columns,
+      assumes?.auth ?? null,
+      assumes?.content ?? null,
+    ],
+    head: { seq, hash: previous },
+  }
 }
 
 async function lockedHead(query: RawQuery): Promise<ChainHead> {
@@ -62,33 +120,49 @@ async function lockedHead(query: RawQuery): Promise<ChainHead> {
   return { seq: Number(head.seq), hash: String(head.hash) }
 }
 
+async function currentGeneration(query: RawQuery): Promise<Generation> {
+  const { rows } = await query(readGenerationSql)
+  const row = rows[0]
+  if (!row) throw new IntegrityError('the vault_generation row is missing (it was deleted outside the vault)')
+  return { auth: String(row.auth), content: String(row.content) }
+}
+
 /**
- * Appends `pending` (not empty) to the chain and returns the new head. `expected` is the head this
- * process last wrote (undefined: unknown). Outside a transaction (`inTransaction` false) a retry
- * after another process moved the head opens one of its own.
+ * Appends the events of `pending` that still hold (see above) to the chain; returns the new head and
+ * the stale events. `expected` is the head this process last wrote (undefined: unknown). When the
+ * head moved or a generation did, the head is read under its row lock, the generation read, and the
+ * events that still hold chained; outside a transaction (`inTransaction` false) that retry opens a
+ * transaction of its own.
  */
 export async function appendChained(
   query: RawQuery,
   pending: PendingEvent[],
   options: { expected: ChainHead | undefined; inTransaction: boolean },
-): Promise<ChainHead> {
+): Promise<Appended> {
+  const { newest, stale, kept } = byAssumption(pending)
+  if (kept.length === 0) return { head: options.expected, stale }
   if (options.expected) {
-    const attempt = chainAfter(options.expected, pending)
+    const attempt = chainAfter(options.expected, kept, newest)
     const { rowCount } = await query(appendSql, attempt.values)
-    if (rowCount === pending.length) return attempt.head
+    if (rowCount === kept.length) return { head: attempt.head, stale }
   }
-  const retry = async () => {
-    const chained = chainAfter(await lockedHead(query), pending)
+  const retry = async (): Promise<Appended> => {
+    const head = await lockedHead(query)
+    const current = assumesAny(newest) ? await currentGeneration(query) : undefined
+    const holds = kept.filter(({ assumes }) => !assumes || stillHolds(assumes, current!))
+    const moved = kept.filter((event) => !holds.includes(event))
+    if (holds.length === 0) return { head, stale: [...stale, ...moved], current }
+    const chained = chainAfter(head, holds)
     const { rowCount } = await query(appendSql, chained.values)
-    if (rowCount !== pending.length) throw new IntegrityError('the audit head moved under its row lock')
-    return chained.head
+    if (rowCount !== holds.length) throw new IntegrityError('the audit head moved under its row lock')
+    return { head: chained.head, stale: [...stale, ...moved], current }
   }
   if (options.inTransaction) return retry()
   await query('BEGIN')
   try {
-    const head = await retry()
+    const appended = await retry()
     await query('COMMIT')
-    return head
+    return appended
   } catch (error) {
     await query('ROLLBACK').catch(() => undefined)
     throw error

@@ -15,6 +15,7 @@ import { isHumanClaims, loadHumanPrincipal } from './humans/human-principal.js'
 import { environmentExists, type Permission } from './identities.js'
 import type { CacheView } from './read-cache.js'
 import type { SecretScope } from './secrets.js'
+import { StaleGenerationError } from './store/driver.js'
 import type { SqlExecutor } from './store/index.js'
 
 /** The result of work inside a transaction: a value, or an API error to throw after the commit. */
@@ -55,27 +56,52 @@ export function createAuthorizer(context: VaultContext) {
     work: (tx: SqlExecutor, principal: Principal, view?: CacheView) => Promise<Outcome<T>>,
   ): Promise<T> {
     const claims = await verifyBearer(context, request)
-    const view = await context.readCache?.view()
-    const outcome = await context.driver.transaction(async (tx): Promise<Outcome<T>> => {
-      if (isHumanClaims(claims)) {
-        const human = await loadHumanPrincipal(context, tx, { claims, request })
-        return 'error' in human ? human : work(tx, human.value, view)
-      }
-      const principal = await loadPrincipal(context, tx, { claims, origin: request.origin, view })
-      if (!principal) return { error: unauthorized('the access token was revoked') }
-      const project = request.url.searchParams.get('project')
-      if (project !== null && project !== principal.projectId) {
-        return deny(tx, {
-          request,
-          principal,
-          environment: null,
-          message: `this token does not belong to project ${project.slice(0, 64)}`,
-        })
-      }
-      return work(tx, principal, view)
+    const attempt = (view: CacheView | undefined) =>
+      context.driver.transaction(
+        async (tx): Promise<Outcome<T>> => {
+          if (isHumanClaims(claims)) {
+            const human = await loadHumanPrincipal(context, tx, { claims, request })
+            return 'error' in human ? human : work(tx, human.value, view)
+          }
+          const principal = await loadPrincipal(context, tx, { claims, origin: request.origin, view })
+          if (!principal) return { error: unauthorized('the access token was revoked') }
+          const project = request.url.searchParams.get('project')
+          if (project !== null && project !== principal.projectId) {
+            return deny(tx, {
+              request,
+              principal,
+              environment: null,
+              message: `this token does not belong to project ${project.slice(0, 64)}`,
+            })
+          }
+          return work(tx, principal, view)
+        },
+        { assumes: view?.assumption() },
+      )
+    const outcome = await attemptOptimistically(attempt, claims).catch(async (error: unknown) => {
+      if (!(error instanceof StaleGenerationError)) throw error
+      if (error.current) context.readCache!.learn(error.current)
+      return attempt(await context.readCache!.view())
     })
     if ('error' in outcome) throw outcome.error
     return outcome.value
+  }
+
+  /**
+   * Runs `attempt` with a view of the generation the caches hold, unchecked, when the token's
+   * principal is cached there (the transaction then checks the generation when it commits, and the
+   * caller runs it again on StaleGenerationError); else with a generation read for this request.
+   * Only a cached principal goes unchecked: a lookup that finds a revoked token records the failure
+   * (failed-auth-log.ts), which must not happen twice.
+   */
+  async function attemptOptimistically<R>(
+    attempt: (view: CacheView | undefined) => Promise<R>,
+    claims: Awaited<ReturnType<typeof verifyBearer>>,
+  ): Promise<R> {
+    const cache = context.readCache
+    const held = cache?.optimistic()
+    if (held && !isHumanClaims(claims) && held.principal(claims.jti)) return attempt(held)
+    return attempt(await cache?.view())
   }
 
   function reachableEnvironment(principal: Principal): Outcome<string> {

@@ -5,13 +5,19 @@
  * (store/pg-generation.ts), so reading the generation before using a cache is enough to see every
  * change committed on any replica. A request uses only a generation read that STARTED after the
  * request arrived: concurrent requests share one read in flight, never one already under way.
- * Entries computed under an older generation are dropped, not stored. Every map is bounded.
+ * Or, cheaper, a request is answered from the generation the caches hold now, unchecked (`optimistic`),
+ * and its transaction checks it when it commits (store/pg-transaction.ts): when the generation has
+ * moved on, nothing of the transaction is kept and the request runs again with a generation read
+ * for it (authorize.ts). Entries computed under an older generation are dropped, not stored. Every map
+ * is bounded.
  */
+import type { AssumedGeneration, Generation } from './store/driver.js'
 
-/** The generations of the two families of cached rows: principals and scopes, and secret contents. */
-export interface Generation {
-  auth: string
-  content: string
+export type { Generation }
+
+/** Whether generation `a` is newer than `b` (both counters only grow). */
+function newer(a: Generation, b: Generation): boolean {
+  return BigInt(a.auth) > BigInt(b.auth) || (a.auth === b.auth && BigInt(a.content) > BigInt(b.content))
 }
 
 /** How many entries each cache holds (oldest dropped first) and the listing cache's size in characters. */
@@ -75,9 +81,27 @@ export class ReadCache {
 
   /** A view for a request that arrived now: its generation is read after this call. */
   async view(): Promise<CacheView> {
+    return new CacheView(this, await this.read())
+  }
+
+  /**
+   * A view of the generation held now, not checked (its `assumption` must be checked by the
+   * request's transaction); undefined before the first read.
+   */
+  optimistic(): CacheView | undefined {
+    return this.generation && new CacheView(this, this.generation, false)
+  }
+
+  /** Adopts a generation learnt elsewhere (a transaction that found its own stale), when newer. */
+  learn(generation: Generation): void {
+    if (!this.generation || newer(generation, this.generation)) this.adopt(generation)
+  }
+
+  /** @internal a generation read that starts after this call, adopted (reads finish in order). */
+  async read(): Promise<Generation> {
     const generation = await this.nextRead()
     this.adopt(generation)
-    return new CacheView(this, generation)
+    return generation
   }
 
   /** Joins the queued read that has not started yet, or queues one to start after the read in flight. */
@@ -163,36 +187,55 @@ export class ReadCache {
   }
 }
 
-/** The caches as one request sees them: bound to the generation read for it. */
+/** The caches as one request sees them: bound to the generation read for it (or held, unchecked). */
 export class CacheView {
+  /** The counters of the cached rows this view has answered with. */
+  private readonly used: Partial<Generation> = {}
+
   constructor(
     private readonly cache: ReadCache,
     readonly generation: Generation,
+    /** Whether the generation was read after the request arrived. */
+    readonly checked = true,
   ) {}
+
+  /** What the request's transaction must check when the view was not checked. */
+  assumption(): AssumedGeneration | undefined {
+    if (this.checked) return undefined
+    return { relied: () => ({ ...this.used }), current: () => this.cache.read() }
+  }
+
+  /** Notes that an answer came from the cache of `family` (a listing needs both counters). */
+  private hit<T>(value: T | undefined, family: keyof Generation): T | undefined {
+    if (value === undefined) return value
+    this.used.auth = this.generation.auth
+    if (family === 'content') this.used.content = this.generation.content
+    return value
+  }
 
   /** The principal cached for token `jti` (only successful lookups are ever stored). */
   principal<P>(jti: string): P | undefined {
-    return this.cache.principal(this.generation, jti) as P | undefined
+    return this.hit(this.cache.principal(this.generation, jti) as P | undefined, 'auth')
   }
   storePrincipal<P>(jti: string, principal: P): void {
     this.cache.storePrincipal(this.generation, jti, principal)
   }
   environmentExists(projectId: string, slug: string): boolean | undefined {
-    return this.cache.environment(this.generation, key(projectId, slug))
+    return this.hit(this.cache.environment(this.generation, key(projectId, slug)), 'auth')
   }
   storeEnvironment(projectId: string, slug: string, exists: boolean): void {
     this.cache.storeEnvironment(this.generation, key(projectId, slug), exists)
   }
   /** The active webhooks of a project, as cached. */
   webhookIds(projectId: string): readonly string[] | undefined {
-    return this.cache.webhookIds(this.generation, projectId)
+    return this.hit(this.cache.webhookIds(this.generation, projectId), 'auth')
   }
   storeWebhookIds(projectId: string, ids: readonly string[]): void {
     this.cache.storeWebhookIds(this.generation, projectId, Object.freeze([...ids]))
   }
   /** The listing cached under `parts` (project, environment, variant). */
   listing<L>(parts: string[]): L | undefined {
-    return this.cache.listing(this.generation, key(...parts)) as L | undefined
+    return this.hit(this.cache.listing(this.generation, key(...parts)) as L | undefined, 'content')
   }
   /** Stores a listing of about `chars` characters (a listing over a quarter of the bound is not kept). */
   storeListing<L>(parts: string[], listing: L, chars: number): void {

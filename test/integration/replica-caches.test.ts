@@ -93,6 +93,25 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
     expect((await call(replicaB.url, victim, 'GET', '/api/v1/secrets?environment=dev')).status).toBe(401)
   })
 
+  it('refuses a write on B from a token revoked on A, and writes nothing', async () => {
+    const victim = await vault.token(vault.deploymentCredentials)
+    const put = (value: string) =>
+      call(replicaB.url, victim, 'PUT', '/api/v1/secrets/CACHE_WRITER?environment=dev', { value })
+    expect((await put('before-1')).status).toBe(201)
+    expect((await put('before-2')).status).toBe(200)
+    const revoke = await fetch(`${vault.url}/api/v1/auth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: victim }),
+    })
+    expect(revoke.status).toBe(200)
+    expect((await put('after-revocation')).status).toBe(401)
+    const { rows } = await sql.query(
+      `SELECT v.version FROM secret_versions v JOIN secrets s ON s.id = v.secret_id WHERE s.name = 'CACHE_WRITER'`,
+    )
+    expect(rows).toHaveLength(2)
+  })
+
   it('refuses every request sent to a busy B after the revocation on A was answered', async () => {
     const victim = await vault.token(vault.deploymentCredentials)
     await warm(victim)

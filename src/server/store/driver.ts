@@ -4,6 +4,7 @@
  * set of statements serve SQLite and PostgreSQL, and every table exports as plain JSON rows.
  */
 
+import { VaultError } from '../../errors.js'
 import type { AuditEvent } from '../audit.js'
 
 export type SqlValue = string | number | null
@@ -27,10 +28,44 @@ export interface SqlExecutor {
   deferAudit?: (key: Buffer, event: Required<AuditEvent>) => void
 }
 
+/** The database generations (PostgreSQL): see pg-generation.ts. */
+export interface Generation {
+  auth: string
+  content: string
+}
+
+/**
+ * The generation a transaction's work took cached rows from, not yet checked against the database:
+ * the counters of the families it used so far (none: it used nothing cached), and how to read the
+ * current generation (a read that starts after the call).
+ */
+export interface AssumedGeneration {
+  relied(): Partial<Generation>
+  current(): Promise<Generation>
+}
+
+/**
+ * The transaction relied on cached rows of a generation that has moved on: nothing of it was kept.
+ * Carries the current generation when it was read. The server retries the request with rows read
+ * afresh (authorize.ts); it reaches nobody else.
+ */
+export class StaleGenerationError extends VaultError {
+  override name = 'StaleGenerationError'
+  override readonly code: string = 'ERR_STALE_GENERATION'
+
+  constructor(readonly current?: Generation) {
+    super('the cached rows this transaction used are out of date; nothing of it was kept')
+  }
+}
+
 export interface SqlDriver {
   readonly engine: 'sqlite' | 'postgres'
-  /** Runs `work` in one durable write transaction; committed when the promise resolves. */
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>
+  /**
+   * Runs `work` in one durable write transaction; committed when the promise resolves. With `assumes`
+   * (PostgreSQL), the transaction keeps nothing unless that generation is still the database's when
+   * it commits (or, for one that writes, when it starts writing); else StaleGenerationError.
+   */
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options?: { assumes?: AssumedGeneration }): Promise<T>
   /**
    * Runs `work` in a transaction holding an engine-wide exclusive lock named `name` (advisory lock on
    * PostgreSQL), for migrations and one-time initialisation shared by several processes.
@@ -40,6 +75,6 @@ export interface SqlDriver {
    * Present on an engine whose processes cache reads (PostgreSQL): the current generations, read in a
    * statement of its own (see pg-generation.ts).
    */
-  readGeneration?: () => Promise<{ auth: string; content: string }>
+  readGeneration?: () => Promise<Generation>
   close(): Promise<void>
 }

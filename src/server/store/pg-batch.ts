@@ -5,10 +5,12 @@
  * when no writer is inside and the previous batch has committed, the batch appends every event to the
  * chain in one statement, moves the head once and commits. Only then are its waiters answered; a
  * failed batch fails every waiter. Writers take their turns under a fill lock (see beginFill), so the
- * next batch's writers run while this one commits.
+ * next batch's writers run while this one commits. A waiter whose events assumed a generation that
+ * has moved on gets StaleGenerationError: its events were not kept (audit-batch.ts).
  */
 import type pg from 'pg'
 import { appendChained, type ChainHead, type PendingEvent } from '../audit-batch.js'
+import { StaleGenerationError, type Generation } from './driver.js'
 import { advisoryKey } from './pg-query.js'
 
 interface Batch {
@@ -20,6 +22,9 @@ interface Batch {
   /** The end of the queue of writers waiting for their turn. */
   turns: Promise<void>
   failure?: unknown
+  /** After the commit: the events not kept, and the generation read while finding them. */
+  stale?: Set<PendingEvent>
+  current?: Generation
   done: Promise<void>
   resolve: () => void
   reject: (error: unknown) => void
@@ -119,12 +124,16 @@ export class GroupCommit {
     }
   }
 
-  /** Adds the events of a transaction that wrote nothing else; resolves when they are committed. */
-  append(events: PendingEvent[]): Promise<void> {
+  /**
+   * Adds the events of a transaction that wrote nothing else; resolves when they are committed, or
+   * rejects with StaleGenerationError when the generation they assume had moved on (none was kept).
+   */
+  async append(events: PendingEvent[]): Promise<void> {
     const batch = (this.open ??= newBatch())
     batch.events.push(...events)
     this.settle(batch)
-    return batch.done
+    await batch.done
+    if (events.some((event) => batch.stale?.has(event))) throw new StaleGenerationError(batch.current)
   }
 
   /** Resolves when nothing is filling or committing. */
@@ -153,10 +162,13 @@ export class GroupCommit {
         const runner = client ?? (await this.pool.connect())
         try {
           const query = (text: string, values?: unknown[]) => runner.query(text, values)
-          this.head = await appendChained(query, batch.events, {
+          const appended = await appendChained(query, batch.events, {
             expected: this.head,
             inTransaction: client !== undefined,
           })
+          this.head = appended.head
+          batch.stale = new Set(appended.stale)
+          batch.current = appended.current
         } finally {
           if (!client) runner.release()
         }

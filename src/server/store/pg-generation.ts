@@ -9,7 +9,7 @@
  * adds no deadlock. Every table is classified here; a test fails on a table nobody classified.
  */
 import { createHash } from 'node:crypto'
-import type { SqlExecutor } from './driver.js'
+import type { Generation, SqlExecutor } from './driver.js'
 
 /** Tables whose changes move a generation, with the statements that move it. */
 export const generationTables: Record<string, { family: 'auth' | 'content'; on: string }> = {
@@ -97,3 +97,16 @@ export async function installGenerations(tx: SqlExecutor): Promise<void> {
 
 /** The statement a replica runs to learn the current generations. */
 export const readGenerationSql = `SELECT auth::text AS auth, content::text AS content FROM vault_generation WHERE id = 1`
+
+/** Whether a relied-on generation names any counter (none: nothing cached was used). */
+export function assumesAny(relied: Partial<Generation>): boolean {
+  return relied.auth !== undefined || relied.content !== undefined
+}
+
+/** Whether the counters that `relied` names are still those of `current`. */
+export function stillHolds(relied: Partial<Generation>, current: Generation): boolean {
+  return (
+    (relied.auth === undefined || relied.auth === current.auth) &&
+    (relied.content === undefined || relied.content === current.content)
+  )
+}

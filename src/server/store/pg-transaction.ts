@@ -4,11 +4,22 @@
  * run side by side. Its first write (or row lock) takes a turn in the filling group-commit batch and
  * runs every later statement there. Audit events wait in memory and are chained at the batch commit;
  * the transaction's promise resolves only after that commit (see pg-batch.ts).
+ *
+ * A transaction that assumes a generation (its request used cached rows of it) checks it once: one
+ * that writes reads the current generation before its first write, one that only reads has its
+ * events kept only while the generation holds (audit-batch.ts), or reads it when it has none.
  */
 import type pg from 'pg'
 import type { PendingEvent } from '../audit-batch.js'
-import type { SqlExecutor, SqlRow, SqlValue } from './driver.js'
+import {
+  StaleGenerationError,
+  type AssumedGeneration,
+  type SqlExecutor,
+  type SqlRow,
+  type SqlValue,
+} from './driver.js'
 import type { GroupCommit, Turn } from './pg-batch.js'
+import { assumesAny, stillHolds } from './pg-generation.js'
 import { statement } from './pg-query.js'
 
 export class PgTransaction {
@@ -20,6 +31,8 @@ export class PgTransaction {
   constructor(
     private readonly pool: pg.Pool,
     private readonly batches: GroupCommit,
+    /** The generation to check, until it is checked. */
+    private assumes?: AssumedGeneration,
   ) {}
 
   readonly executor: SqlExecutor = {
@@ -38,7 +51,12 @@ export class PgTransaction {
     await this.releaseReader()
     if (this.entering) await this.entering
     if (this.turn) await this.turn.leave(this.events)
-    else if (this.events.length > 0) await this.batches.append(this.events)
+    else if (this.events.length > 0) {
+      const assumes = this.assumes?.relied()
+      const events =
+        assumes && assumesAny(assumes) ? this.events.map((event) => ({ ...event, assumes })) : this.events
+      await this.batches.append(events)
+    } else await this.checkGeneration()
   }
 
   /** Ends a transaction whose work failed: nothing of it is kept. */
@@ -60,9 +78,21 @@ export class PgTransaction {
   }
 
   private async writer(): Promise<pg.ClientBase> {
-    this.entering ??= this.releaseReader().then(() => this.batches.enter())
+    this.entering ??= this.releaseReader()
+      .then(() => this.checkGeneration())
+      .then(() => this.batches.enter())
     this.turn = await this.entering
     return this.turn.client
+  }
+
+  /** Reads the current generation when one is relied on: StaleGenerationError when it moved on. */
+  private async checkGeneration(): Promise<void> {
+    const assumed = this.assumes
+    this.assumes = undefined
+    const relied = assumed?.relied()
+    if (!relied || !assumesAny(relied)) return
+    const current = await assumed!.current()
+    if (!stillHolds(relied, current)) throw new StaleGenerationError(current)
   }
 
   private async releaseReader(): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import pg from 'pg'
 import { IntegrityError } from '../../errors.js'
-import type { SqlDriver, SqlExecutor } from './driver.js'
+import type { AssumedGeneration, SqlDriver, SqlExecutor } from './driver.js'
 import { GroupCommit } from './pg-batch.js'
 import { readGenerationSql } from './pg-generation.js'
 import { advisoryKey, clientExecutor, statement } from './pg-query.js'
@@ -20,8 +20,11 @@ export function openPostgres(url: string, poolSize = defaultPoolSize): SqlDriver
   pool.on('error', () => undefined)
   const batches = new GroupCommit(pool)
 
-  async function transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    const tx = new PgTransaction(pool, batches)
+  async function transaction<T>(
+    work: (tx: SqlExecutor) => Promise<T>,
+    options: { assumes?: AssumedGeneration } = {},
+  ): Promise<T> {
+    const tx = new PgTransaction(pool, batches, options.assumes)
     let result: T
     try {
       result = await work(tx.executor)
