@@ -14,7 +14,7 @@
 import { IntegrityError } from '../errors.js'
 import { auditColumns, auditHeadMac, eventFields, eventHash, type AuditEvent } from './audit.js'
 import type { Generation } from './store/driver.js'
-import { assumesAny, readGenerationSql, stillHolds } from './store/pg-generation.js'
+import { assumesAny, stillHolds } from './store/pg-generation.js'
 
 /** An event waiting for its group commit, with the audit key that chains it. */
 export interface PendingEvent {
@@ -38,7 +38,10 @@ export interface ChainHead {
   hash: string
 }
 
-/** Runs one statement with `$n` placeholders. */
+/**
+ * Runs a statement with `$n` placeholders and `values` (a prepared statement, parsed once per
+ * connection), or, without values, one or more statements in one round trip (the last one's rows).
+ */
 export type RawQuery = (
   text: string,
   values?: unknown[],
@@ -50,8 +53,8 @@ const appendSql = `WITH moved AS (
         AND ($19::bigint IS NULL OR auth = $19::bigint) AND ($20::bigint IS NULL OR content = $20::bigint)))
     RETURNING id)
   INSERT INTO audit_events (${auditColumns})
-  SELECT * FROM unnest($6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[],
-    $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[])
+  SELECT event.* FROM unnest($6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+    $12::text[], $13::text[], $14::text[], $15::text[], $16::text[], $17::text[], $18::text[]) AS event
   WHERE EXISTS (SELECT 1 FROM moved)`
 
 const families = ['auth', 'content'] as const
@@ -108,63 +111,71 @@ function chainAfter(
   }
 }
 
-async function lockedHead(query: RawQuery): Promise<ChainHead> {
-  const { rows } = await query(`SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE`)
-  const head = rows[0]
-  if (!head) {
+/** The head under its row lock and, in the same statement, the generations (a read after every arrival). */
+const lockedHeadSql = `SELECT h.seq, h.hash, g.auth::text AS auth, g.content::text AS content
+  FROM audit_head h LEFT JOIN vault_generation g ON g.id = 1 WHERE h.id = 1 FOR UPDATE OF h`
+
+async function lockedHead(
+  query: RawQuery,
+  opening: boolean,
+): Promise<{ head: ChainHead; generation: Generation | undefined }> {
+  // outside a transaction, BEGIN rides in the same round trip (the last statement's rows are answered)
+  const { rows } = await query(opening ? `BEGIN; ${lockedHeadSql}` : lockedHeadSql)
+  const row = rows[0]
+  if (!row) {
     throw new IntegrityError(
       'the audit log has no head row (it was wiped outside the vault); nothing was written',
       { hint: 'run vault audit verify, then restore the database from a backup' },
     )
   }
-  return { seq: Number(head.seq), hash: String(head.hash) }
-}
-
-async function currentGeneration(query: RawQuery): Promise<Generation> {
-  const { rows } = await query(readGenerationSql)
-  const row = rows[0]
-  if (!row) throw new IntegrityError('the vault_generation row is missing (it was deleted outside the vault)')
-  return { auth: String(row.auth), content: String(row.content) }
+  const generation = row.auth === null ? undefined : { auth: String(row.auth), content: String(row.content) }
+  return { head: { seq: Number(row.seq), hash: String(row.hash) }, generation }
 }
 
 /**
  * Appends the events of `pending` that still hold (see above) to the chain; returns the new head and
  * the stale events. `expected` is the head this process last wrote (undefined: unknown). When the
- * head moved or a generation did, the head is read under its row lock, the generation read, and the
+ * head moved or a generation did, the head is read under its row lock with the generation, and the
  * events that still hold chained; outside a transaction (`inTransaction` false) that retry opens a
- * transaction of its own.
+ * transaction of its own. With `contended` (the previous append found the head moved by another
+ * process), the conditional attempt, likely to miss again, is skipped. `moved` says whether the
+ * locked head was not where `expected` said.
  */
 export async function appendChained(
   query: RawQuery,
   pending: PendingEvent[],
-  options: { expected: ChainHead | undefined; inTransaction: boolean },
-): Promise<Appended> {
+  options: { expected: ChainHead | undefined; inTransaction: boolean; contended?: boolean },
+): Promise<Appended & { moved: boolean }> {
+  const { expected } = options
   const { newest, stale, kept } = byAssumption(pending)
-  if (kept.length === 0) return { head: options.expected, stale }
-  if (options.expected) {
-    const attempt = chainAfter(options.expected, kept, newest)
+  if (kept.length === 0) return { head: expected, stale, moved: false }
+  if (expected && !options.contended) {
+    const attempt = chainAfter(expected, kept, newest)
     const { rowCount } = await query(appendSql, attempt.values)
-    if (rowCount === kept.length) return { head: attempt.head, stale }
+    if (rowCount === kept.length) return { head: attempt.head, stale, moved: false }
   }
-  const retry = async (): Promise<Appended> => {
-    const head = await lockedHead(query)
-    const current = assumesAny(newest) ? await currentGeneration(query) : undefined
-    const holds = kept.filter(({ assumes }) => !assumes || stillHolds(assumes, current!))
-    const moved = kept.filter((event) => !holds.includes(event))
-    if (holds.length === 0) return { head, stale: [...stale, ...moved], current }
-    const chained = chainAfter(head, holds)
-    const { rowCount } = await query(appendSql, chained.values)
-    if (rowCount !== holds.length) throw new IntegrityError('the audit head moved under its row lock')
-    return { head: chained.head, stale: [...stale, ...moved], current }
-  }
-  if (options.inTransaction) return retry()
-  await query('BEGIN')
+  const opening = !options.inTransaction
   try {
-    const appended = await retry()
-    await query('COMMIT')
-    return appended
+    const { head, generation } = await lockedHead(query, opening)
+    const moved = head.seq !== expected?.seq || head.hash !== expected.hash
+    if (assumesAny(newest) && !generation) {
+      throw new IntegrityError('the vault_generation row is missing (it was deleted outside the vault)', {
+        hint: 'restart one vault server on this database: its start-up installs the row again',
+      })
+    }
+    const holds = kept.filter(({ assumes }) => !assumes || stillHolds(assumes, generation!))
+    const late = kept.filter((event) => !holds.includes(event))
+    let appended: Appended = { head, stale: [...stale, ...late], current: generation }
+    if (holds.length > 0) {
+      const chained = chainAfter(head, holds)
+      const { rowCount } = await query(appendSql, chained.values)
+      if (rowCount !== holds.length) throw new IntegrityError('the audit head moved under its row lock')
+      appended = { ...appended, head: chained.head }
+    }
+    if (opening) await query('COMMIT')
+    return { ...appended, moved }
   } catch (error) {
-    await query('ROLLBACK').catch(() => undefined)
+    if (opening) await query('ROLLBACK').catch(() => undefined)
     throw error
   }
 }

@@ -80,8 +80,9 @@ export function createAuthorizer(context: VaultContext) {
       )
     const outcome = await attemptOptimistically(attempt, claims).catch(async (error: unknown) => {
       if (!(error instanceof StaleGenerationError)) throw error
-      if (error.current) context.readCache!.learn(error.current)
-      return attempt(await context.readCache!.view())
+      // the generation the check read started after this request arrived: the second run can use it
+      const cache = context.readCache!
+      return attempt(error.current ? cache.viewAt(error.current) : await cache.view())
     })
     if ('error' in outcome) throw outcome.error
     return outcome.value

@@ -92,9 +92,13 @@ export class ReadCache {
     return this.generation && new CacheView(this, this.generation, false)
   }
 
-  /** Adopts a generation learnt elsewhere (a transaction that found its own stale), when newer. */
-  learn(generation: Generation): void {
+  /**
+   * A view of `generation`, read after the request arrived by a transaction that found its own
+   * assumption stale; the caches adopt it when it is newer than theirs.
+   */
+  viewAt(generation: Generation): CacheView {
     if (!this.generation || newer(generation, this.generation)) this.adopt(generation)
+    return new CacheView(this, generation)
   }
 
   /** @internal a generation read that starts after this call, adopted (reads finish in order). */

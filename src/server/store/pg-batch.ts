@@ -9,9 +9,9 @@
  * has moved on gets StaleGenerationError: its events were not kept (audit-batch.ts).
  */
 import type pg from 'pg'
-import { appendChained, type ChainHead, type PendingEvent } from '../audit-batch.js'
+import { appendChained, type ChainHead, type PendingEvent, type RawQuery } from '../audit-batch.js'
 import { StaleGenerationError, type Generation } from './driver.js'
-import { advisoryKey } from './pg-query.js'
+import { advisoryKey, statement } from './pg-query.js'
 
 interface Batch {
   client?: pg.PoolClient
@@ -56,6 +56,15 @@ async function beginFill(client: pg.PoolClient): Promise<void> {
   await client.query(`BEGIN; SELECT pg_advisory_lock(${fillLock}); SAVEPOINT work`)
 }
 
+/** audit-batch.ts's RawQuery on a connection: prepared statements with values, else simple queries. */
+function rawQuery(client: pg.PoolClient): RawQuery {
+  return async (text, values) => {
+    if (values) return client.query(statement(text, values))
+    const result = (await client.query(text)) as pg.QueryResult | pg.QueryResult[]
+    return Array.isArray(result) ? result.at(-1)! : result
+  }
+}
+
 function newBatch(): Batch {
   let resolve!: () => void
   let reject!: (error: unknown) => void
@@ -72,6 +81,8 @@ export class GroupCommit {
   private committing: Promise<void> | undefined
   /** The head this process last committed (undefined after a failure or before the first batch). */
   private head: ChainHead | undefined
+  /** Whether the last append found the head moved by another process (a replica). */
+  private contended = false
 
   constructor(
     private readonly pool: pg.Pool,
@@ -161,12 +172,13 @@ export class GroupCommit {
       if (batch.events.length > 0) {
         const runner = client ?? (await this.pool.connect())
         try {
-          const query = (text: string, values?: unknown[]) => runner.query(text, values)
-          const appended = await appendChained(query, batch.events, {
+          const appended = await appendChained(rawQuery(runner), batch.events, {
             expected: this.head,
             inTransaction: client !== undefined,
+            contended: this.contended,
           })
           this.head = appended.head
+          this.contended = appended.moved
           batch.stale = new Set(appended.stale)
           batch.current = appended.current
         } finally {
