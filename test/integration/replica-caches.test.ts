@@ -235,6 +235,36 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
     expect(await listed()).toBe(0)
   })
 
+  it('refuses a revoked token on B after the generation row was deleted and a restart installed it again', async () => {
+    const token = await vault.token(vault.deploymentCredentials)
+    const put = await call(vault.url, token, 'PUT', '/api/v1/secrets/CACHE_ROW?environment=dev', {
+      value: 'x',
+    })
+    expect([200, 201]).toContain(put.status)
+    const victim = await vault.token(vault.deploymentCredentials)
+    await warm(victim)
+    const counters = async () =>
+      (await sql.query<{ auth: string; content: string }>(`SELECT auth, content FROM vault_generation`))
+        .rows[0]!
+    const held = await counters()
+    await sql.query(`DELETE FROM vault_generation`)
+    // the recovery the missing row's error names: a server's start-up installs the row again
+    const restarted = await spawnVaultProcess(vault)
+    await restarted.stop()
+    // ordinary changes after it, up to the counters B's caches hold (none when counters never repeat)
+    for (let bound = 0; BigInt((await counters()).content) < BigInt(held.content) && bound < 1000; bound++)
+      await sql.query(`UPDATE secrets SET name = name WHERE name = 'CACHE_ROW'`)
+    for (let bound = 0; BigInt((await counters()).auth) + 1n < BigInt(held.auth) && bound < 1000; bound++)
+      await sql.query(`UPDATE projects SET name = name WHERE id = $1`, [vault.projectId])
+    const revoke = await fetch(`${vault.url}/api/v1/auth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: victim }),
+    })
+    expect(revoke.status).toBe(200)
+    expect((await call(replicaB.url, victim, 'GET', '/api/v1/secrets?environment=dev')).status).toBe(401)
+  })
+
   it('keeps a canary value out of B logs and the chain verifiable after the changes', async () => {
     const token = await vault.token(vault.deploymentCredentials)
     expect(

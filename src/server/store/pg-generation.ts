@@ -6,7 +6,10 @@
  * with what a listing shows (secrets, their versions, the keys that open them), so a PATCH does not
  * empty the principal cache. The triggers are deferred to the commit and bump each counter once per
  * transaction: the counter row is the last lock a transaction takes (after the audit head), so it
- * adds no deadlock. Every table is classified here; a test fails on a table nobody classified.
+ * adds no deadlock. Counter values come from one sequence and never repeat, even after the row is
+ * deleted and installed again or its counters are set back by SQL (a repeated value would let a
+ * replica take a later generation for the one its caches hold). Every table is classified here; a
+ * test fails on a table nobody classified.
  */
 import { createHash } from 'node:crypto'
 import type { Generation, SqlExecutor } from './driver.js'
@@ -42,9 +45,9 @@ const bumpFunction = `CREATE OR REPLACE FUNCTION vault_bump_generation() RETURNS
 BEGIN
   IF current_setting('vault.bumped_' || TG_ARGV[0], true) IS DISTINCT FROM 'on' THEN
     IF TG_ARGV[0] = 'auth' THEN
-      UPDATE vault_generation SET auth = auth + 1 WHERE id = 1;
+      UPDATE vault_generation SET auth = nextval('vault_generation_counter') WHERE id = 1;
     ELSE
-      UPDATE vault_generation SET content = content + 1 WHERE id = 1;
+      UPDATE vault_generation SET content = nextval('vault_generation_counter') WHERE id = 1;
     END IF;
     PERFORM set_config('vault.bumped_' || TG_ARGV[0], 'on', true);
   END IF;
@@ -56,6 +59,7 @@ function installStatements(): string[] {
   const statements = [
     `CREATE TABLE IF NOT EXISTS vault_generation (id INTEGER PRIMARY KEY, auth BIGINT NOT NULL,
       content BIGINT NOT NULL, layout TEXT NOT NULL)`,
+    `CREATE SEQUENCE IF NOT EXISTS vault_generation_counter`,
     bumpFunction,
   ]
   for (const [table, { family, on }] of Object.entries(generationTables)) {
@@ -87,10 +91,16 @@ export async function installGenerations(tx: SqlExecutor): Promise<void> {
     if (row?.layout === layout) return
   }
   for (const statement of installStatements()) await tx.run(statement)
+  // counters are drawn from a sequence, so a value never comes back (a row deleted and installed
+  // again, or counters set back by SQL): a replica's caches cannot mistake a later generation for theirs
+  await tx.all(`SELECT setval('vault_generation_counter', GREATEST(
+    (SELECT last_value FROM vault_generation_counter),
+    (SELECT COALESCE(MAX(GREATEST(auth, content)), 0) FROM vault_generation)) + 1, false)`)
   await tx.run(
-    `INSERT INTO vault_generation (id, auth, content, layout) VALUES (1, 1, 1, ?)
-     ON CONFLICT (id) DO UPDATE SET layout = excluded.layout, auth = vault_generation.auth + 1,
-     content = vault_generation.content + 1`,
+    `INSERT INTO vault_generation (id, auth, content, layout)
+     VALUES (1, nextval('vault_generation_counter'), nextval('vault_generation_counter'), ?)
+     ON CONFLICT (id) DO UPDATE SET layout = excluded.layout, auth = nextval('vault_generation_counter'),
+     content = nextval('vault_generation_counter')`,
     [layout],
   )
 }
