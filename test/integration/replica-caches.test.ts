@@ -29,7 +29,9 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
   let sql: pg.Client
 
   beforeAll(async () => {
-    vault = await startVaultServer({ dbUrl: await createDatabase(postgres!, 'vault_caches') })
+    vault = await startVaultServer({
+      dbUrl: await createDatabase(postgres!, 'vault_caches'),
+    })
     replicaB = await spawnVaultProcess(vault)
     sql = new pg.Client({ connectionString: vault.dbUrl })
     await sql.connect()
@@ -51,7 +53,10 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
       body: body === undefined ? undefined : JSON.stringify(body),
     })
     const text = await response.text()
-    return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} }
+    return {
+      status: response.status,
+      body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+    }
   }
 
   /** Lists `environment` on B twice (the second from B's caches) and expects 200 both times. */
@@ -140,8 +145,25 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
     expect(late.filter((status) => status !== 401)).toEqual([])
   })
 
+  it('refuses a token revoked on A at B even where the answer would be an error (no probing of names)', async () => {
+    const victim = await vault.token(vault.deploymentCredentials)
+    await warm(victim)
+    const missing = () =>
+      call(replicaB.url, victim, 'GET', '/api/v1/secrets/CACHE_NO_SUCH_NAME?environment=dev')
+    expect((await missing()).status).toBe(404)
+    const revoke = await fetch(`${vault.url}/api/v1/auth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: victim }),
+    })
+    expect(revoke.status).toBe(200)
+    expect((await missing()).status).toBe(401)
+  })
+
   it('refuses the tokens of an identity revoked in A, at the next request to B', async () => {
-    const credentials = await vault.createIdentity('cache-revoked', { dev: ['read'] })
+    const credentials = await vault.createIdentity('cache-revoked', {
+      dev: ['read'],
+    })
     const token = await vault.token(credentials)
     await warm(token)
     const { driver, keyring } = vault.running.context
@@ -150,7 +172,10 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
   })
 
   it('applies a permission removed by SQL at the next request to B', async () => {
-    const credentials = await vault.createIdentity('cache-narrowed', { dev: ['read'], staging: ['read'] })
+    const credentials = await vault.createIdentity('cache-narrowed', {
+      dev: ['read'],
+      staging: ['read'],
+    })
     const token = await vault.token(credentials)
     await warm(token)
     const { rows } = await sql.query<{ permissions: string }>(
@@ -176,7 +201,10 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
     await warm(token)
     const valueOnB = async () => {
       const listed = await call(replicaB.url, token, 'GET', '/api/v1/secrets?environment=dev')
-      const secrets = listed.body.secrets as { name: string; value: string }[]
+      const secrets = listed.body.secrets as {
+        name: string
+        value: string
+      }[]
       return secrets.find((secret) => secret.name === 'CACHE_CHANGE')?.value
     }
     expect(await valueOnB()).toBe('before')
@@ -216,7 +244,9 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
         [vault.projectId, new Date().toISOString()],
       ),
     )
-    const credentials = await vault.createIdentity('cache-doomed', { doomed: ['read'] })
+    const credentials = await vault.createIdentity('cache-doomed', {
+      doomed: ['read'],
+    })
     const token = await vault.token(credentials)
     await warm(token, 'doomed')
     await sql.query(`DELETE FROM environments WHERE slug = 'doomed'`)

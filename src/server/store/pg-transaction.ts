@@ -7,7 +7,8 @@
  *
  * A transaction that assumes a generation (its request used cached rows of it) checks it once: one
  * that writes reads the current generation before its first write, one that only reads has its
- * events kept only while the generation holds (audit-batch.ts), or reads it when it has none.
+ * events kept only while the generation holds (audit-batch.ts), or reads it when it has none or its
+ * work failed.
  */
 import type pg from 'pg'
 import type { PendingEvent } from '../audit-batch.js'
@@ -59,11 +60,16 @@ export class PgTransaction {
     } else await this.checkGeneration()
   }
 
-  /** Ends a transaction whose work failed: nothing of it is kept. */
+  /**
+   * Ends a transaction whose work failed: nothing of it is kept. The failure is an answer too (a 404
+   * for a missing secret): when it relied on a generation not yet checked, StaleGenerationError if
+   * that generation has moved on, so that a revoked token is refused rather than answered.
+   */
   async rollback(): Promise<void> {
     await this.releaseReader()
     const turn = this.entering ? await this.entering.catch(() => undefined) : undefined
     await turn?.abandon()
+    await this.checkGeneration()
   }
 
   private query<R>(sql: string, params: SqlValue[], client: pg.ClientBase, rowMode?: 'array') {
