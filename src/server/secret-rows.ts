@@ -176,26 +176,30 @@ export async function appendVersion(
           { projectId: scope.projectId, environment: scope.environment, name, version },
           value,
         )
-  await tx.run(
-    `INSERT INTO secret_versions (secret_id, version, ciphertext, key_version, actor, deleted, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    [
-      secretId!,
-      version,
-      sealed?.ciphertext ?? null,
-      sealed?.keyVersion ?? null,
-      scope.actor,
-      value === null ? 1 : 0,
-      now,
-    ],
-  )
   const deleted = value === null ? 1 : 0
   const covered = { id: secretId!, project_id: scope.projectId, environment: scope.environment, name }
   const mac = rowMac(context.keyring.rowMacKey, 'secrets', { ...covered, version, deleted })
   // the row was found by (project_id, environment, name), so the MAC is computed here, not re-read
-  await tx.run(
-    `UPDATE secrets SET version = ?, deleted = ?, created_at = ?, updated_at = ?, row_mac = ? WHERE id = ?`,
-    [version, deleted, createdAt, now, mac, secretId!],
-  )
+  const writes = [
+    {
+      sql: `INSERT INTO secret_versions (secret_id, version, ciphertext, key_version, actor, deleted, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      params: [
+        secretId!,
+        version,
+        sealed?.ciphertext ?? null,
+        sealed?.keyVersion ?? null,
+        scope.actor,
+        deleted,
+        now,
+      ],
+    },
+    {
+      sql: `UPDATE secrets SET version = ?, deleted = ?, created_at = ?, updated_at = ?, row_mac = ? WHERE id = ?`,
+      params: [version, deleted, createdAt, now, mac, secretId!],
+    },
+  ]
+  if (tx.runTogether) await tx.runTogether(writes)
+  else for (const { sql, params } of writes) await tx.run(sql, params)
   return {
     row: { name, version, createdAt, updatedAt: now },
     created: !current || Boolean(Number(current.deleted)),

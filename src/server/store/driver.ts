@@ -21,6 +21,11 @@ export interface SqlExecutor {
   /** Like `all`, holding a write lock on the selected rows until the transaction ends. */
   lockRows<T extends SqlRow = SqlRow>(sql: string, params?: SqlValue[]): Promise<T[]>
   /**
+   * Present on an engine where each statement costs a round trip (PostgreSQL): runs writes to
+   * different tables as ONE statement (data-modifying WITH clauses), in order. Without it, run each.
+   */
+  runTogether?(statements: { sql: string; params: SqlValue[] }[]): Promise<void>
+  /**
    * Present on an engine that group-commits the audit chain (PostgreSQL): takes a completed audit
    * event, which is hashed, chained and committed with the events of concurrent transactions, in
    * the same commit as this transaction's changes, before the transaction's promise resolves.

@@ -42,6 +42,16 @@ export class PgTransaction {
     values: async (sql, params = []) =>
       (await this.query<SqlValue[]>(sql, params, await this.connection(), 'array')).rows,
     run: async (sql, params = []) => (await this.query(sql, params, await this.writer())).rowCount ?? 0,
+    runTogether: async (statements) => {
+      // `?` placeholders are numbered in text order, so the texts and their values concatenate as is
+      const clauses = statements.slice(0, -1).map(({ sql }, index) => `write_${index} AS (${sql})`)
+      const sql = `WITH ${clauses.join(', ')} ${statements.at(-1)!.sql}`
+      await this.query(
+        sql,
+        statements.flatMap(({ params }) => params),
+        await this.writer(),
+      )
+    },
     lockRows: async <T extends SqlRow>(sql: string, params: SqlValue[] = []) =>
       (await this.query<T>(`${sql} FOR UPDATE`, params, await this.writer())).rows,
     deferAudit: (key, event) => void this.events.push({ key, event }),
