@@ -70,15 +70,19 @@ const castTable: [string, Cast][] = [
 /** The cast table as a tree of path parts (`*` any key, `[]` any list item), walked once per file. */
 interface CastNode {
   cast?: Cast
-  children: Map<string, CastNode>
+  /** The parts below this one and their nodes, in table order. */
+  children: [string, CastNode][]
 }
 
-const castTree: CastNode = { children: new Map() }
+const castTree: CastNode = { children: [] }
 for (const [pattern, cast] of castTable) {
   let node = castTree
   for (const part of pattern.split('.')) {
-    const next = node.children.get(part) ?? { children: new Map() }
-    node.children.set(part, next)
+    let next = node.children.find(([name]) => name === part)?.[1]
+    if (!next) {
+      next = { children: [] }
+      node.children.push([part, next])
+    }
     node = next
   }
   node.cast = cast
@@ -160,26 +164,36 @@ function castOne(
   })
 }
 
+/** Applies a cast to `holder[key]`; `path` is the holder's, the key's own is built on an error. */
 type Apply = (
   holder: Record<string, unknown> | unknown[],
   key: string | number,
-  where: { path: string; cast: Cast },
+  path: string,
+  cast: Cast,
 ) => void
 
-function keysAt(node: object, part: string): (string | number)[] {
-  if (Array.isArray(node)) return part === '[]' ? node.map((_, index) => index) : []
-  if (part === '*') return Object.keys(node)
-  return part !== '[]' && Object.hasOwn(node, part) ? [part] : []
-}
-
+/**
+ * Walks `node` along the cast tree in the tree's order (so errors come in table order), by index:
+ * it runs over every service of every file, and iterators would allocate an entry per step.
+ */
 function visit(node: unknown, tree: CastNode, path: string, apply: Apply): void {
   if (node === null || typeof node !== 'object') return
-  for (const [part, child] of tree.children) {
-    for (const key of keysAt(node, part)) {
-      const keyPath = childPath(path, key)
-      if (child.cast) apply(node as Record<string, unknown>, key, { path: keyPath, cast: child.cast })
-      if (child.children.size > 0) visit((node as Record<string, unknown>)[key], child, keyPath, apply)
-    }
+  const holder = node as Record<string, unknown>
+  const step = (key: string | number, child: CastNode) => {
+    if (child.cast) apply(holder, key, path, child.cast)
+    const value = holder[key]
+    if (child.children.length > 0 && value !== null && typeof value === 'object')
+      visit(value, child, childPath(path, key), apply)
+  }
+  const list = Array.isArray(node)
+  for (let entry = 0; entry < tree.children.length; entry++) {
+    const part = tree.children[entry]![0]
+    const child = tree.children[entry]![1]
+    if (list) {
+      if (part === '[]') for (let index = 0; index < node.length; index++) step(index, child)
+    } else if (part === '*') {
+      for (const key of Object.keys(holder)) step(key, child)
+    } else if (part !== '[]' && Object.hasOwn(holder, part)) step(part, child)
   }
 }
 
@@ -189,5 +203,7 @@ export function castTypedFields(
   source: YamlSource,
   context: CastContext,
 ): void {
-  visit(model, castTree, '', (holder, key, where) => castOne({ holder, key }, where, source, context))
+  visit(model, castTree, '', (holder, key, path, cast) =>
+    castOne({ holder, key }, { path: childPath(path, key), cast }, source, context),
+  )
 }

@@ -51,8 +51,12 @@ export type MappingEntry = { key: string; value: unknown } | { merge: Record<str
 
 /** Builds the mapping: written keys win over merged ones (which come in at the `<<`, first source first). */
 export function buildMapping(entries: MappingEntry[]): Record<string, unknown> {
-  const written = new Set(entries.flatMap((entry) => ('key' in entry ? [entry.key] : [])))
   const mapping: Record<string, unknown> = {}
+  if (entries.every((entry) => 'key' in entry)) {
+    for (const entry of entries as { key: string; value: unknown }[]) mapping[entry.key] = entry.value
+    return mapping
+  }
+  const written = new Set(entries.flatMap((entry) => ('key' in entry ? [entry.key] : [])))
   for (const entry of entries) {
     if ('key' in entry) {
       mapping[entry.key] = entry.value

@@ -69,19 +69,35 @@ function visitStrings(node: unknown, path: string, visit: (text: string, path: s
 /**
  * A substituted copy of `node`. Never writes into the parsed value: a YAML alias makes several
  * paths share one parsed object, and each use must be substituted once, from the original text.
+ * A child's path is built only when something there needs it (a `$` to substitute, or a collection
+ * to walk), which keeps the walk of a large file from allocating a string per value.
  */
 function walk(node: unknown, path: string, source: YamlSource, context: ModelInterpolationContext): unknown {
   if (typeof node === 'string')
     return node.includes('$') ? interpolateValue(node, path, source, context) : node
-  if (Array.isArray(node))
-    return node.map((item, index) => walk(item, childPath(path, index), source, context))
+  if (Array.isArray(node)) {
+    const copy: unknown[] = []
+    for (let index = 0; index < node.length; index++) {
+      const item: unknown = node[index]
+      copy.push(needsWalk(item) ? walk(item, childPath(path, index), source, context) : item)
+    }
+    return copy
+  }
   if (node !== null && typeof node === 'object') {
+    const record = node as Record<string, unknown>
     const copy: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(node))
-      copy[key] = walk(item, childPath(path, key), source, context)
+    for (const key of Object.keys(record)) {
+      const item = record[key]
+      copy[key] = needsWalk(item) ? walk(item, childPath(path, key), source, context) : item
+    }
     return copy
   }
   return node
+}
+
+/** True for the values `walk` changes or copies: strings with a `$`, and collections. */
+function needsWalk(node: unknown): boolean {
+  return typeof node === 'string' ? node.includes('$') : node !== null && typeof node === 'object'
 }
 
 /** A deep copy of a parsed value, so later stages may write into it (aliases share objects). */
@@ -172,4 +188,14 @@ export function asRecord(value: unknown): Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
     ? (value as Record<string, unknown>)
     : {}
+}
+
+/**
+ * `record[key] = value` as an own property, as Object.fromEntries writes it: a `__proto__` key
+ * (which the full YAML parser can give) stays an entry instead of replacing the prototype.
+ */
+export function setEntry(record: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true })
+  else record[key] = value
 }

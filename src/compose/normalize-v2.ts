@@ -6,7 +6,7 @@
  * keys in the order compose-go's types print them. The loaded model itself is left as it is: the
  * other commands, masking and `--format source` work on it.
  */
-import { asRecord } from './interpolate-model.js'
+import { asRecord, setEntry } from './interpolate-model.js'
 import { longVolume } from './normalize-volumes.js'
 
 type Model = Record<string, unknown>
@@ -51,8 +51,10 @@ function ordered(record: Model, first: readonly string[]): Model {
 
 function orderedService(service: Model): Model {
   const rank = (key: string) => serviceRank.get(key) ?? serviceKeys.length
-  const keys = Object.keys(service).sort((a, b) => rank(a) - rank(b) || byName(a, b))
-  return Object.fromEntries(keys.map((key) => [key, service[key]]))
+  const result: Model = {}
+  for (const key of Object.keys(service).sort((a, b) => rank(a) - rank(b) || byName(a, b)))
+    setEntry(result, key, service[key])
+  return result
 }
 
 function isRecord(value: unknown): value is Model {

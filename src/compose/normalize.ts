@@ -8,7 +8,7 @@ import { isAbsolute, join, resolve } from 'node:path'
 import { readEnvFile, type EnvFileResult } from './env-file.js'
 import { ComposeInputError } from './errors.js'
 import type { Lookup } from './interpolate.js'
-import { asRecord, maskText } from './interpolate-model.js'
+import { asRecord, maskText, setEntry } from './interpolate-model.js'
 import { listToMap } from './merge.js'
 import { normalizeBuild, normalizeDependsOn, normalizeFileMounts } from './normalize-fields.js'
 import type { ReferenceSite } from './types.js'
@@ -255,7 +255,13 @@ export function normalizeService(
   return sortKeys(result)
 }
 
+function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
 /** A copy of a mapping with its keys in alphabetical order. */
 export function sortKeys(record: Model): Model {
-  return Object.fromEntries(Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+  const sorted: Model = {}
+  for (const key of Object.keys(record).sort(byCodeUnit)) setEntry(sorted, key, record[key])
+  return sorted
 }

@@ -69,16 +69,19 @@ function writeNode(node: unknown, indent: number, lines: string[], value: (text:
   if (Array.isArray(node)) {
     for (const item of node) {
       if (isCollection(item) && !isEmpty(item)) {
-        const nested: string[] = []
-        writeNode(item, indent + 2, nested, value)
-        lines.push(`${pad}- ${nested[0]!.slice(indent + 2)}`, ...nested.slice(1))
+        // the item's first line, written at the item's indent, gets the `- ` in place of its padding
+        const first = lines.length
+        writeNode(item, indent + 2, lines, value)
+        lines[first] = `${pad}- ${lines[first]!.slice(indent + 2)}`
       } else {
         lines.push(`${pad}- ${leafText(item, value)}`)
       }
     }
     return
   }
-  for (const [key, entry] of Object.entries(node as Record<string, unknown>)) {
+  const record = node as Record<string, unknown>
+  for (const key of Object.keys(record)) {
+    const entry = record[key]
     const name = yamlScalar(key)
     if (isCollection(entry) && !isEmpty(entry)) {
       lines.push(`${pad}${name}:`)
