@@ -121,11 +121,28 @@ const lazyModuleRequires = [
 const lazyModuleFunction =
   '\nfunction __lazyModule(load) { let loaded; return new Proxy({}, { get: (_, key) => (loaded ??= load())[key] }); }\n'
 
-const oclifLazyRequires = {
+/**
+ * The lean bundles (below) leave out what the lazy requires above load and no lean command uses:
+ * oclif's Config (plugin loading, globbing) and its help classes (with their templates), and `debug`
+ * (the lean runner installs a silent logger). Were they ever needed, they load from node_modules:
+ * @oclif/core's own exports, and `debug`, a dependency of vault's own.
+ */
+const leanExternalRequires = [
+  [/lib[\\/]command\.js$/, 'require("./config").Config', 'require("@oclif/core/config").Config'],
+  [/lib[\\/]flags\.js$/, 'require("./help").loadHelpClass', 'require("@oclif/core/help").loadHelpClass'],
+  [/lib[\\/]errors[\\/]handle\.js$/, 'require("../help/index").Help', 'require("@oclif/core/help").Help'],
+]
+const leanExternals = ['@oclif/core/config', '@oclif/core/help', 'debug']
+
+const oclifLazyRequires = (lean = false) => ({
   name: 'oclif-lazy-requires',
   setup(context) {
     context.onLoad({ filter: /@oclif[\\/]core[\\/]lib[\\/].*\.js$/ }, async ({ path }) => {
-      const edits = [...lazyOclifRequires, ...lazyModuleRequires].filter(([file]) => file.test(path))
+      const edits = [
+        ...lazyOclifRequires,
+        ...lazyModuleRequires,
+        ...(lean ? leanExternalRequires : []),
+      ].filter(([file]) => file.test(path))
       if (edits.length === 0) return undefined
       let source = await readFile(path, 'utf8')
       for (const [, before, after] of edits) {
@@ -135,6 +152,26 @@ const oclifLazyRequires = {
       if (source.includes('__lazyModule(')) source += lazyModuleFunction
       return { contents: source, loader: 'js' }
     })
+  },
+})
+
+/** The entry of dist/cli/lean/<id>.js: command `id` and the lean runner (src/cli/lean-run.ts). */
+const leanEntries = {
+  name: 'lean-entries',
+  setup(context) {
+    context.onResolve({ filter: /^lean-entry:/ }, ({ path }) => ({
+      path: path.slice('lean-entry:'.length),
+      namespace: 'lean-entry',
+    }))
+    context.onLoad({ filter: /.*/, namespace: 'lean-entry' }, ({ path: id }) => ({
+      contents: [
+        `import CommandClass from './src/commands/${id}.ts'`,
+        "import { runLean } from './src/cli/lean-run.ts'",
+        `export const runLeanCommand = (argv, root) => runLean(${JSON.stringify(id)}, CommandClass, argv, root)`,
+      ].join('\n'),
+      resolveDir: process.cwd(),
+      loader: 'ts',
+    }))
   },
 }
 
@@ -160,13 +197,11 @@ const common = {
   logLevel: 'warning',
 }
 
-await build({
+/** The CLI's builds: ES-module chunks for Node 24. */
+const cliOptions = {
   ...common,
-  entryPoints,
-  outdir: 'dist/cli',
   chunkNames: 'chunks/[name]-[hash]',
   splitting: true,
-  plugins: [builtinsThroughRequire, oclifCommandSort, oclifLazyRequires],
   // The CLI runs under Node 24 only (bin/run.js): its chunks take `require` without an ES import of
   // node:module, whose module facade costs start-up time.
   banner: {
@@ -174,6 +209,31 @@ await build({
   },
   // typescript: oclif's optional TS-path support, never used by a built CLI; the rest hold native code.
   external: ['typescript', '@napi-rs/keyring', 'pg-native'],
+}
+
+await build({
+  ...cliOptions,
+  entryPoints,
+  outdir: 'dist/cli',
+  plugins: [builtinsThroughRequire, oclifCommandSort, oclifLazyRequires()],
+})
+
+/** The ids of src/cli/lean.ts (src/cli is not compiled by tsc: it is read through esbuild here). */
+async function readLeanCommandIds() {
+  const { outputFiles } = await build({ entryPoints: ['src/cli/lean.ts'], format: 'esm', write: false })
+  const module = await import(`data:text/javascript,${encodeURIComponent(outputFiles[0].text)}`)
+  return module.leanCommandIds
+}
+
+// The lean path's data commands (src/cli/lean.ts), each with the lean runner, in a build of their own
+// (dist/cli/lean/<id>.js and the chunks only they share): such a command loads a few files holding
+// only its own code, instead of the many chunks the full CLI's commands share with each other.
+await build({
+  ...cliOptions,
+  entryPoints: (await readLeanCommandIds()).map((id) => ({ in: `lean-entry:${id}`, out: id })),
+  outdir: 'dist/cli/lean',
+  plugins: [builtinsThroughRequire, oclifLazyRequires(true), leanEntries],
+  external: [...cliOptions.external, ...leanExternals],
 })
 
 await build({

@@ -88,13 +88,13 @@ describe('the lean path and the full oclif path', () => {
     },
   )
 
-  it('bin/run.js really takes the lean path for a data command, and the helper the oclif path', async () => {
+  it('bin/run.js really takes the lean path (the lean bundle) for a data command, and the helper the oclif path', async () => {
     // Node's compile-cache debug log names every ES module file the CLI loads
     const traced = { ...env, NODE_DEBUG_NATIVE: 'COMPILE_CACHE' }
     const lean = await runCli(['export', '--env', 'dev'], { env: traced, cwd: work })
     const full = await runCli(['export', '--env', 'dev'], { env: traced, cwd: work, entry: oclifPathJs })
-    expect(lean.stderr).toMatch(/dist\/cli\/commands\/export\.js/)
-    expect(lean.stderr).not.toMatch(/oclif-path\.js/)
+    expect(lean.stderr).toMatch(/dist\/cli\/lean\/export\.js/)
+    expect(lean.stderr).not.toMatch(/oclif-path\.js|dist\/cli\/commands\//)
     expect(full.stderr).toMatch(/dist\/cli\/oclif-path\.js/)
   })
 
