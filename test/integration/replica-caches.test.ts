@@ -192,6 +192,39 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
     }
   })
 
+  it('answers a write on B allowed by a permission granted by SQL, and keeps no denial for it', async () => {
+    const credentials = await vault.createIdentity('cache-granted', { dev: ['read'] })
+    const token = await vault.token(credentials)
+    await warm(token)
+    const put = () =>
+      call(replicaB.url, token, 'PUT', '/api/v1/secrets/CACHE_GRANTED?environment=dev', { value: 'granted' })
+    const denials = async () =>
+      Number(
+        (
+          await sql.query<{ n: string }>(
+            `SELECT count(*) AS n FROM audit_events e JOIN identities i ON e.actor = 'identity:' || i.id
+             WHERE i.name = 'cache-granted' AND e.result = 'denied'`,
+          )
+        ).rows[0]!.n,
+      )
+    // the 403 comes from B's cached principal, and its denial is audited
+    expect((await put()).status).toBe(403)
+    expect(await denials()).toBe(1)
+    const { rows } = await sql.query<{ permissions: string }>(
+      `SELECT permissions FROM identities WHERE name = 'cache-granted'`,
+    )
+    const grant = (permissions: string) =>
+      sql.query(`UPDATE identities SET permissions = $1 WHERE name = 'cache-granted'`, [permissions])
+    await grant(JSON.stringify({ dev: ['read', 'write'] }))
+    try {
+      expect((await put()).status).toBe(201)
+      expect(await denials()).toBe(1)
+    } finally {
+      // the row's MAC holds the original permissions (a server start and audit verify check it)
+      await grant(rows[0]!.permissions)
+    }
+  })
+
   it('shows a value PATCHed on A in the very next list on B', async () => {
     const token = await vault.token(vault.deploymentCredentials)
     const put = await call(vault.url, token, 'PUT', '/api/v1/secrets/CACHE_CHANGE?environment=dev', {
