@@ -59,6 +59,16 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
     }
   }
 
+  /** Revokes `token` through replica A (the in-process server) and expects 200. */
+  async function revokeOnA(token: string) {
+    const revoke = await fetch(`${vault.url}/api/v1/auth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token }),
+    })
+    expect(revoke.status).toBe(200)
+  }
+
   /** Lists `environment` on B twice (the second from B's caches) and expects 200 both times. */
   async function warm(token: string, environment = 'dev') {
     for (let i = 0; i < 2; i++) {
@@ -89,12 +99,7 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
   it('refuses a token revoked on A at the very next request to B', async () => {
     const victim = await vault.token(vault.deploymentCredentials)
     await warm(victim)
-    const revoke = await fetch(`${vault.url}/api/v1/auth/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: victim }),
-    })
-    expect(revoke.status).toBe(200)
+    await revokeOnA(victim)
     expect((await call(replicaB.url, victim, 'GET', '/api/v1/secrets?environment=dev')).status).toBe(401)
   })
 
@@ -104,12 +109,7 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
       call(replicaB.url, victim, 'PUT', '/api/v1/secrets/CACHE_WRITER?environment=dev', { value })
     expect((await put('before-1')).status).toBe(201)
     expect((await put('before-2')).status).toBe(200)
-    const revoke = await fetch(`${vault.url}/api/v1/auth/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: victim }),
-    })
-    expect(revoke.status).toBe(200)
+    await revokeOnA(victim)
     expect((await put('after-revocation')).status).toBe(401)
     const { rows } = await sql.query(
       `SELECT v.version FROM secret_versions v JOIN secrets s ON s.id = v.secret_id WHERE s.name = 'CACHE_WRITER'`,
@@ -131,13 +131,8 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
       }
     })
     await new Promise((resolve) => setTimeout(resolve, 300))
-    const revoke = await fetch(`${vault.url}/api/v1/auth/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: victim }),
-    })
+    await revokeOnA(victim)
     revokedAt = performance.now()
-    expect(revoke.status).toBe(200)
     await new Promise((resolve) => setTimeout(resolve, 300))
     stop = true
     await Promise.all(clients)
@@ -151,12 +146,7 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
     const missing = () =>
       call(replicaB.url, victim, 'GET', '/api/v1/secrets/CACHE_NO_SUCH_NAME?environment=dev')
     expect((await missing()).status).toBe(404)
-    const revoke = await fetch(`${vault.url}/api/v1/auth/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: victim }),
-    })
-    expect(revoke.status).toBe(200)
+    await revokeOnA(victim)
     expect((await missing()).status).toBe(401)
   })
 
@@ -319,12 +309,7 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
       await sql.query(`UPDATE secrets SET name = name WHERE name = 'CACHE_ROW'`)
     for (let bound = 0; BigInt((await counters()).auth) + 1n < BigInt(held.auth) && bound < 1000; bound++)
       await sql.query(`UPDATE projects SET name = name WHERE id = $1`, [vault.projectId])
-    const revoke = await fetch(`${vault.url}/api/v1/auth/revoke`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ token: victim }),
-    })
-    expect(revoke.status).toBe(200)
+    await revokeOnA(victim)
     expect((await call(replicaB.url, victim, 'GET', '/api/v1/secrets?environment=dev')).status).toBe(401)
   })
 
