@@ -14,7 +14,7 @@
 import { IntegrityError } from '../errors.js'
 import { auditColumns, auditHeadMac, eventFields, eventHash, type AuditEvent } from './audit.js'
 import type { Generation } from './store/driver.js'
-import { assumesAny, stillHolds } from './store/pg-generation.js'
+import { assumesAny, laterCounter, stillHolds } from './store/pg-generation.js'
 
 /** An event waiting for its group commit, with the audit key that chains it. */
 export interface PendingEvent {
@@ -69,12 +69,10 @@ function byAssumption(pending: PendingEvent[]) {
     for (const family of families) {
       const value = assumes?.[family]
       const known = newest[family]
-      if (value !== undefined && (known === undefined || BigInt(value) > BigInt(known)))
-        newest[family] = value
+      if (value !== undefined && (known === undefined || laterCounter(value, known))) newest[family] = value
     }
   }
-  const holds = ({ assumes }: PendingEvent) =>
-    !assumes || families.every((f) => assumes[f] === undefined || assumes[f] === newest[f])
+  const holds = ({ assumes }: PendingEvent) => !assumes || stillHolds(assumes, newest)
   return { newest, stale: pending.filter((event) => !holds(event)), kept: pending.filter(holds) }
 }
 

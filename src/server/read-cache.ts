@@ -12,13 +12,9 @@
  * is bounded.
  */
 import type { AssumedGeneration, Generation } from './store/driver.js'
+import { newerGeneration } from './store/pg-generation.js'
 
 export type { Generation }
-
-/** Whether generation `a` is newer than `b` (both counters only grow). */
-function newer(a: Generation, b: Generation): boolean {
-  return BigInt(a.auth) > BigInt(b.auth) || (a.auth === b.auth && BigInt(a.content) > BigInt(b.content))
-}
 
 /** How many entries each cache holds (oldest dropped first) and the listing cache's size in characters. */
 export const readCacheLimits = {
@@ -97,7 +93,7 @@ export class ReadCache {
    * assumption stale; the caches adopt it when it is newer than theirs.
    */
   viewAt(generation: Generation): CacheView {
-    if (!this.generation || newer(generation, this.generation)) this.adopt(generation)
+    if (!this.generation || newerGeneration(generation, this.generation)) this.adopt(generation)
     return new CacheView(this, generation)
   }
 

@@ -113,8 +113,18 @@ export function assumesAny(relied: Partial<Generation>): boolean {
   return relied.auth !== undefined || relied.content !== undefined
 }
 
+/** Whether counter value `a` came after `b` (values are drawn from one sequence). */
+export function laterCounter(a: string, b: string): boolean {
+  return BigInt(a) > BigInt(b)
+}
+
+/** Whether generation `a` is newer than `b` (both counters only grow). */
+export function newerGeneration(a: Generation, b: Generation): boolean {
+  return laterCounter(a.auth, b.auth) || (a.auth === b.auth && laterCounter(a.content, b.content))
+}
+
 /** Whether the counters that `relied` names are still those of `current`. */
-export function stillHolds(relied: Partial<Generation>, current: Generation): boolean {
+export function stillHolds(relied: Partial<Generation>, current: Partial<Generation>): boolean {
   return (
     (relied.auth === undefined || relied.auth === current.auth) &&
     (relied.content === undefined || relied.content === current.content)
