@@ -6,42 +6,89 @@
  *
  * The connection is made without starting a process (making FIFOs starts `mkfifo`, about 50 ms on a
  * loaded machine): a server listens on a socket in a private directory (mode 700, from mkdtemp), the
- * CLI connects once per masked stream, the server takes those connections only, and the directory is
- * removed at once. Only the CLI's user (or root) can connect there, and they can read the child's
- * environment anyway.
+ * CLI connects once per channel, the server gives the child only the CLI's own connections (each
+ * proves itself with a random token: src/run/socket-pairing.ts), and the directory is removed at once.
+ * Only the CLI's user (or root) can connect there, and they can read the child's environment anyway.
+ * The wait is bounded: when the connections are not paired within 5 s, the run fails with
+ * MaskChannelError (exit 9) before the child starts, and every socket is closed.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer, Socket, type Server } from 'node:net'
+import { createServer, Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { IoError } from '../errors.js'
 import { copyMaskedFast, readBufferSize } from './fast-copy.js'
 import type { OutputChannel } from './output-channel.js'
+import { SocketPairing } from './socket-pairing.js'
 
-/** `count` connected socket pairs as channels, or undefined when they cannot be made. */
-export async function openOutputSockets(count: number): Promise<OutputChannel[] | undefined> {
+/** How long the CLI waits for its own connections to be paired. */
+export const pairWithinMs = 5000
+
+/** The masked output's socket connections were not paired in time: the child was not started. */
+export class MaskChannelError extends IoError {
+  override name = 'MaskChannelError'
+  override readonly code: string = 'ERR_MASK_CHANNEL'
+
+  constructor(waitedMs: number) {
+    super(`the masked output's socket was not connected within ${waitedMs} ms; the command was not started`, {
+      hint: 'run it again (another process may have taken the socket, or the machine is overloaded); VAULT_MASK_FIFO=1 uses FIFOs instead',
+    })
+  }
+}
+
+export interface SocketOptions {
+  /** How long to wait for the connections (default pairWithinMs). */
+  timeoutMs?: number
+  /** Called once the server listens, before the CLI connects (tests put an intruder there). */
+  beforeConnect?: (path: string) => void | Promise<void>
+}
+
+/**
+ * `count` connected socket pairs as channels, or undefined when they cannot be made; throws
+ * MaskChannelError when they are not connected in time.
+ */
+export async function openOutputSockets(
+  count: number,
+  options: SocketOptions = {},
+): Promise<OutputChannel[] | undefined> {
   const dir = await mkdtemp(join(tmpdir(), 'vault-run-'))
   const path = join(dir, 'output')
-  const server = createServer({ pauseOnConnect: true })
-  server.maxConnections = count
-  const channels: OutputChannel[] = []
+  const pairing = new SocketPairing()
+  const server = createServer({ pauseOnConnect: true }, (socket) => pairing.claim(socket))
+  const timeoutMs = options.timeoutMs ?? pairWithinMs
+  let timer: NodeJS.Timeout | undefined
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject)
       server.listen(path, resolve)
     })
-    for (let index = 0; index < count; index++) channels.push(await connectedChannel(server, path))
-    return channels
-  } catch {
-    for (const channel of channels) channel.close()
+    await options.beforeConnect?.(path)
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new MaskChannelError(timeoutMs)), timeoutMs)
+    })
+    const pairs = Array.from({ length: count }, () => connectedPair(pairing, path))
+    const connected = await Promise.race([Promise.all(pairs), timeout])
+    pairing.close(connected.flatMap(({ reader, childEnd }) => [reader, childEnd]))
+    return connected.map(socketChannel)
+  } catch (error) {
+    pairing.close()
+    if (error instanceof MaskChannelError) throw error
     return undefined
   } finally {
+    clearTimeout(timer)
     server.close()
     await rm(dir, { recursive: true, force: true })
   }
 }
 
-/** Connects to the server at `path` and pairs the two ends of that connection. */
-async function connectedChannel(server: Server, path: string): Promise<OutputChannel> {
+/** The CLI's end (read with a reused buffer into `sink`) and the child's end of one connection. */
+interface Pair {
+  reader: Socket
+  childEnd: Socket
+  setSink(sink: (chunk: Buffer) => boolean): void
+}
+
+async function connectedPair(pairing: SocketPairing, path: string): Promise<Pair> {
   let sink: (chunk: Buffer) => boolean = () => false
   const reader = new Socket({
     onread: {
@@ -53,20 +100,20 @@ async function connectedChannel(server: Server, path: string): Promise<OutputCha
   // nothing is read before the copy starts, and an unused channel keeps the CLI alive
   reader.pause()
   reader.unref()
-  const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve))
-  await new Promise<void>((resolve, reject) => {
-    reader.once('error', reject)
-    reader.connect(path, resolve)
-  })
-  const childEnd = await accepted
+  const childEnd = await pairing.connect(reader, path)
   childEnd.unref()
+  return { reader, childEnd, setSink: (next) => (sink = next) }
+}
+
+/** The channel of a connected pair: the child gets one end, the fast copy reads the other. */
+function socketChannel({ reader, childEnd, setSink }: Pair): OutputChannel {
   return {
     childEnd,
     start(target, values) {
       childEnd.destroy()
       return copyMaskedFast(
         (onChunk) => {
-          sink = onChunk
+          setSink(onChunk)
           reader.ref()
           reader.resume()
           return reader
