@@ -8,8 +8,9 @@ import type { ConnectionSettings } from '../client/settings.js'
 import type { FallbackRequest } from '../delivery/fallback-request.js'
 import { buildChildEnvironment } from './child-env.js'
 import { runChild } from './child.js'
-import { maskedStreams, planMasking } from '../run/mask-plan.js'
+import { channelCount, maskedStreams, planMasking, type MaskedStreamSet } from '../run/mask-plan.js'
 import type { OutputChannel } from '../run/output-channel.js'
+import { sameOutput } from '../run/same-output.js'
 
 export interface RunOptions {
   environment?: string
@@ -42,6 +43,7 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
     flag: options.mask,
     stdoutIsTerminal: Boolean(process.stdout.isTTY),
     stderrIsTerminal: Boolean(process.stderr.isTTY),
+    sameOutput: sameOutput(),
   }
   let channelsAhead = channelsForMasking(maskedStreams(terminals))
   const fetched = await createSecretLayer(settings, options.fallback).load(environment)
@@ -90,15 +92,15 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
 
 /**
  * Starts making the masked streams' channels (src/run/output-channel.ts) while the secrets are fetched
- * (the first child uses them); undefined when no stream will be masked.
+ * (the first child uses them); undefined when no stream will be masked. A failure to make them (a
+ * MaskChannelError) is thrown when the child is started, not while the secrets are fetched.
  */
-function channelsForMasking(streams: {
-  stdout: boolean
-  stderr: boolean
-}): Promise<OutputChannel[] | undefined> | undefined {
-  const count = Number(streams.stdout) + Number(streams.stderr)
+function channelsForMasking(streams: MaskedStreamSet): Promise<OutputChannel[] | undefined> | undefined {
+  const count = channelCount(streams)
   if (count === 0) return undefined
-  return import('../run/masked-stdio.js')
-    .then((stdio) => stdio.openOutputChannels(count, process.env))
-    .catch(() => undefined)
+  const channels = import('../run/masked-stdio.js').then((stdio) =>
+    stdio.openOutputChannels(count, process.env),
+  )
+  channels.catch(() => undefined)
+  return channels
 }

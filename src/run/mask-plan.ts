@@ -8,6 +8,8 @@ export interface MaskPlanInput {
   flag: boolean | undefined
   stdoutIsTerminal: boolean
   stderrIsTerminal: boolean
+  /** stdout and stderr are one output (`2>&1`; src/run/same-output.ts). */
+  sameOutput?: boolean
   /** Every value the vault gave for this run. */
   values: string[]
 }
@@ -15,19 +17,34 @@ export interface MaskPlanInput {
 export interface MaskPlan {
   stdout: boolean
   stderr: boolean
+  /** Both are masked and are one output: the child gets one masked channel for both. */
+  shared: boolean
   values: string[]
   /** The one line to print about values too short to mask, when there are any. */
   note?: string
 }
 
-/** Which streams are masked: each one that is not a terminal, unless --mask / --no-mask says. */
-export function maskedStreams(input: Omit<MaskPlanInput, 'values'>): { stdout: boolean; stderr: boolean } {
-  return { stdout: input.flag ?? !input.stdoutIsTerminal, stderr: input.flag ?? !input.stderrIsTerminal }
+/** The streams masked, and whether they share one channel. */
+export type MaskedStreamSet = Pick<MaskPlan, 'stdout' | 'stderr' | 'shared'>
+
+/**
+ * Which streams are masked: each one that is not a terminal, unless --mask / --no-mask says; when
+ * both are and they are one output, they share a channel.
+ */
+export function maskedStreams(input: Omit<MaskPlanInput, 'values'>): MaskedStreamSet {
+  const stdout = input.flag ?? !input.stdoutIsTerminal
+  const stderr = input.flag ?? !input.stderrIsTerminal
+  return { stdout, stderr, shared: stdout && stderr && Boolean(input.sameOutput) }
+}
+
+/** How many channels the masked streams need. */
+export function channelCount(streams: MaskedStreamSet): number {
+  return streams.shared ? 1 : Number(streams.stdout) + Number(streams.stderr)
 }
 
 /** The plan for this run, or undefined when no stream is masked. */
 export async function planMasking(input: MaskPlanInput): Promise<MaskPlan | undefined> {
-  const { stdout, stderr } = maskedStreams(input)
+  const { stdout, stderr, shared } = maskedStreams(input)
   if (!stdout && !stderr) return undefined
   const { maskableValues, minimumMaskedLength } = await import('./masked-stdio.js')
   const { masked, tooShort } = maskableValues(input.values)
@@ -36,5 +53,5 @@ export async function planMasking(input: MaskPlanInput): Promise<MaskPlan | unde
     tooShort > 0
       ? `${tooShort} secret ${noun} shorter than ${minimumMaskedLength} characters and will not be masked in the output`
       : undefined
-  return { stdout, stderr, values: masked, note }
+  return { stdout, stderr, shared, values: masked, note }
 }

@@ -2,7 +2,9 @@
  * The child's stdout and stderr when `vault run` masks them: a channel per masked stream with the fast
  * copy (src/run/output-channel.ts: Unix sockets, or FIFOs with VAULT_MASK_FIFO=1), or, where no
  * channel can be made, Node's pipe with the stream copy (src/run/masked-output.ts). Streams that are
- * not masked are inherited.
+ * not masked are inherited. When stdout and stderr are one output (`2>&1`: src/run/same-output.ts),
+ * the child gets one channel as both, copied to the CLI's stdout: its writes keep their order and a
+ * value split between the two streams is masked (Node's pipes, the fallback, keep them apart).
  *
  * This module is the one entry of the masking code that `vault run` loads at run time (the plan's
  * value check and the channels made ahead come from here too), so that the bundle loads it as one
@@ -20,8 +22,10 @@ export { openOutputChannels } from './output-channel.js'
 export interface MaskedStreams {
   stdout: boolean
   stderr: boolean
+  /** Both are masked and are one output: one channel for both (src/run/mask-plan.ts). */
+  shared?: boolean
   values: string[]
-  /** Channels made ahead (openOutputChannels, one per masked stream, stdout first); used by one child only. */
+  /** Channels made ahead (openOutputChannels: one when shared, else one per masked stream, stdout first); used by one child only. */
   channels?: Promise<OutputChannel[] | undefined>
 }
 
@@ -36,11 +40,13 @@ export interface MaskedStdio {
 /** Prepares the masked streams' plumbing before the child is spawned. */
 export async function prepareMaskedStdio(masked: MaskedStreams): Promise<MaskedStdio> {
   const names = (['stdout', 'stderr'] as const).filter((name) => masked[name])
-  let channels = await (masked.channels ?? openOutputChannels(names.length, process.env))
-  if (channels && channels.length !== names.length) {
+  const count = masked.shared ? 1 : names.length
+  let channels = await (masked.channels ?? openOutputChannels(count, process.env))
+  if (channels && channels.length !== count) {
     closeOutputChannels(channels)
-    channels = await openOutputChannels(names.length, process.env)
+    channels = await openOutputChannels(count, process.env)
   }
+  if (channels && masked.shared) return sharedStdio(channels[0]!, masked.values)
   const channelOf = (name: 'stdout' | 'stderr'): OutputChannel | undefined => channels?.[names.indexOf(name)]
   const stdioOf = (name: 'stdout' | 'stderr') =>
     masked[name] ? (channelOf(name)?.childEnd ?? ('pipe' as const)) : ('inherit' as const)
@@ -65,6 +71,18 @@ export async function prepareMaskedStdio(masked: MaskedStreams): Promise<MaskedS
         handles.push(streamCopyHandle(source, target))
       }
       return { settle: () => settleCopies(copies, handles) }
+    },
+  }
+}
+
+/** One channel as the child's stdout and stderr, copied to the CLI's stdout (the same output as its stderr). */
+function sharedStdio(channel: OutputChannel, values: string[]): MaskedStdio {
+  return {
+    stdout: channel.childEnd,
+    stderr: channel.childEnd,
+    start() {
+      const copy = channel.start({ fd: 1, stream: process.stdout }, values)
+      return { settle: () => settleCopies([copy.done], [copy]) }
     },
   }
 }

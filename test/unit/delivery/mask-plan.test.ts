@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { planMasking } from '../../../src/run/mask-plan.js'
+import { channelCount, maskedStreams, planMasking } from '../../../src/run/mask-plan.js'
 
 describe('planMasking', () => {
   it.each([
@@ -26,5 +26,17 @@ describe('planMasking', () => {
     expect(plan?.note).toBe(
       '2 secret values are shorter than 4 characters and will not be masked in the output',
     )
+  })
+
+  it.each([
+    ['2>&1 into a pipe', undefined, false, false, true, true, 1],
+    ['stdout and stderr into different pipes', undefined, false, false, false, false, 2],
+    ['--mask on one terminal', true, true, true, true, true, 1],
+    ['only stdout masked (stderr a terminal)', undefined, false, true, false, false, 1],
+    ['--no-mask on one pipe', false, false, false, true, false, 0],
+  ])('%s', (_what, flag, stdoutIsTerminal, stderrIsTerminal, sameOutput, shared, channels) => {
+    const streams = maskedStreams({ flag, stdoutIsTerminal, stderrIsTerminal, sameOutput })
+    expect(streams.shared).toBe(shared)
+    expect(channelCount(streams)).toBe(channels)
   })
 })
