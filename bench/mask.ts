@@ -14,7 +14,8 @@
  * BENCH_BASE_REPO names another built checkout (e.g. `git archive main` extracted, node_modules
  * symlinked, `make build`): its `vault run --no-mask`, `--mask` and `VAULT_MASK_FIFO=1 ... --mask` are
  * timed in the same rounds, as the "before" of a change. `vault run --mask -- cat /dev/null` splits the
- * masked run into start-up and the relay's throughput.
+ * masked run into start-up and the relay's throughput. `vault run --mask -- cat FILE 2>&1` times one
+ * masked channel for stdout and stderr together (src/run/same-output.ts).
  */
 import { spawnSync } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
@@ -55,9 +56,10 @@ try {
   const login = spawnSync(process.execPath, [runJs, 'login'], { env, stdio: 'ignore' })
   if (login.status !== 0) throw new Error(`vault login exited with ${login.status}`)
   const quoted = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
-  const vaultRun = (flag: string, cli = runJs, file = output) =>
-    `${quoted(process.execPath)} ${quoted(cli)} run --env dev ${flag} -- cat ${quoted(file)} | wc -c`
+  const vaultRun = (flag: string, cli = runJs, file = output, redirect = '') =>
+    `${quoted(process.execPath)} ${quoted(cli)} run --env dev ${flag} -- cat ${quoted(file)}${redirect} | wc -c`
   checkMasked(vaultRun('--mask'), env)
+  checkMasked(vaultRun('--mask', runJs, output, ' 2>&1'), env)
   checkMasked(`VAULT_MASK_FIFO=1 ${vaultRun('--mask')}`, env)
   if (baseRunJs) checkMasked(vaultRun('--mask', baseRunJs), env)
   const baseCommands: [string, string[]][] = baseRunJs
@@ -65,6 +67,7 @@ try {
         ['sh', ['-c', vaultRun('--no-mask', baseRunJs)]],
         ['sh', ['-c', vaultRun('--mask', baseRunJs)]],
         ['sh', ['-c', `VAULT_MASK_FIFO=1 ${vaultRun('--mask', baseRunJs)}`]],
+        ['sh', ['-c', vaultRun('--mask', baseRunJs, output, ' 2>&1')]],
       ]
     : []
 
@@ -72,32 +75,47 @@ try {
     "const c = require('node:child_process').spawn('cat', [process.env.MASK_BENCH_FILE], " +
     "{ stdio: ['ignore', 'pipe', 'inherit'] }); c.stdout.pipe(process.stdout)"
   const node = quoted(process.execPath)
-  const [cat, started, copied, unmasked, masked, fifoMasked, startup, baseUnmasked, baseMasked, baseFifo] =
-    timeInterleaved(
-      [
-        ['sh', ['-c', `cat ${quoted(output)} | wc -c`]],
-        ['sh', ['-c', `${node} -e 0 && cat ${quoted(output)} | wc -c`]],
-        ['sh', ['-c', `${node} -e ${quoted(passThrough)} | wc -c`]],
-        ['sh', ['-c', vaultRun('--no-mask')]],
-        ['sh', ['-c', vaultRun('--mask')]],
-        ['sh', ['-c', `VAULT_MASK_FIFO=1 ${vaultRun('--mask')}`]],
-        ['sh', ['-c', vaultRun('--mask', runJs, '/dev/null')]],
-        ...baseCommands,
-      ],
-      runs,
-      { ...env, MASK_BENCH_FILE: output },
-    ) as [
-      number[],
-      number[],
-      number[],
-      number[],
-      number[],
-      number[],
-      number[],
-      number[]?,
-      number[]?,
-      number[]?,
-    ]
+  const [
+    cat,
+    started,
+    copied,
+    unmasked,
+    masked,
+    fifoMasked,
+    startup,
+    shared,
+    baseUnmasked,
+    baseMasked,
+    baseFifo,
+    baseShared,
+  ] = timeInterleaved(
+    [
+      ['sh', ['-c', `cat ${quoted(output)} | wc -c`]],
+      ['sh', ['-c', `${node} -e 0 && cat ${quoted(output)} | wc -c`]],
+      ['sh', ['-c', `${node} -e ${quoted(passThrough)} | wc -c`]],
+      ['sh', ['-c', vaultRun('--no-mask')]],
+      ['sh', ['-c', vaultRun('--mask')]],
+      ['sh', ['-c', `VAULT_MASK_FIFO=1 ${vaultRun('--mask')}`]],
+      ['sh', ['-c', vaultRun('--mask', runJs, '/dev/null')]],
+      ['sh', ['-c', vaultRun('--mask', runJs, output, ' 2>&1')]],
+      ...baseCommands,
+    ],
+    runs,
+    { ...env, MASK_BENCH_FILE: output },
+  ) as [
+    number[],
+    number[],
+    number[],
+    number[],
+    number[],
+    number[],
+    number[],
+    number[],
+    number[]?,
+    number[]?,
+    number[]?,
+    number[]?,
+  ]
   const row = (name: string, samples: number[], moved = megabytes) => [
     name,
     runs,
@@ -115,11 +133,13 @@ try {
       row('vault run --mask -- cat', masked),
       row('VAULT_MASK_FIFO=1 vault run --mask -- cat', fifoMasked),
       row('vault run --mask -- cat /dev/null (start-up)', startup, 0),
-      ...(baseUnmasked && baseMasked && baseFifo
+      row('vault run --mask -- cat 2>&1 (one channel)', shared),
+      ...(baseUnmasked && baseMasked && baseFifo && baseShared
         ? [
             row('BASE vault run --no-mask -- cat', baseUnmasked),
             row('BASE vault run --mask -- cat', baseMasked),
             row('BASE VAULT_MASK_FIFO=1 vault run --mask -- cat', baseFifo),
+            row('BASE vault run --mask -- cat 2>&1', baseShared),
           ]
         : []),
     ],
