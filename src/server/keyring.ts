@@ -4,7 +4,8 @@
  * binding project, environment, name and version. Also the sub-keys for client-secret hashes and the
  * audit chain, and the startup check of the key fingerprint. Unwrapped data keys and opened values are
  * kept in memory for the life of the keyring (values bounded, see opened-values.ts); the process holds
- * the root key anyway, so they give nothing that the process could not decrypt at will.
+ * the root key anyway, so they give nothing that the process could not decrypt at will. Which version
+ * is a project's current one is kept only as long as a database generation vouches for it.
  */
 import { timingSafeEqual } from 'node:crypto'
 import { deriveKey, keyFingerprint, open, randomKey, seal } from '../crypto/envelope.js'
@@ -12,15 +13,23 @@ import { IntegrityError } from '../errors.js'
 import { startAuditChain } from './audit.js'
 import { hmacSha256 } from './hmac.js'
 import { OpenedValueCache } from './opened-values.js'
+import type { Generation } from './store/driver.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
+import { laterCounter } from './store/pg-generation.js'
 
 export interface Keyring {
   readonly fingerprint: string
-  /** Seals a secret value for one exact row. */
+  /**
+   * Seals a secret value for one exact row under the project's current data key. `held`: the
+   * database generation (PostgreSQL) that the writing transaction checks (read after its request
+   * arrived, or relied on and checked before its first write; read-cache.ts); without it the
+   * current version is read in `tx`.
+   */
   sealValue(
     tx: SqlExecutor,
     at: ValueAddress,
     value: string,
+    held?: Generation,
   ): Promise<{ ciphertext: string; keyVersion: number }>
   /** Opens a secret value of one exact row; IntegrityError when it was tampered with or moved. */
   openValue(tx: SqlExecutor, at: ValueAddress, ciphertext: string, keyVersion: number): Promise<string>
@@ -115,7 +124,10 @@ function auditKeyOf(root: Buffer): Buffer {
 }
 
 function createKeyring(root: Buffer, fingerprint: string): Keyring {
-  const dataKeys = new Map<string, { version: number; key: Buffer }>()
+  /** Unwrapped data keys by `${projectId}|${version}`: a version's key never changes. */
+  const dataKeys = new Map<string, Buffer>()
+  /** Per project, the version found current and the generation counter it was found at. */
+  const currentVersions = new Map<string, { version: number; at: string }>()
   const clientSecretKey = deriveKey(root, 'client-secret-hash')
   const clientSecretBindKey = deriveKey(root, 'client-secret-identity-binding')
   const bind = (unbound: Buffer | string, identityId: string) =>
@@ -126,41 +138,59 @@ function createKeyring(root: Buffer, fingerprint: string): Keyring {
   const internalKey = deriveKey(root, 'internal-seal')
   const dataKeyLabel = (projectId: string, version: number) => `data-key|${projectId}|${version}`
 
-  async function dataKey(tx: SqlExecutor, projectId: string, version?: number) {
-    const cacheKey = `${projectId}|${version ?? 'current'}`
-    const cached = dataKeys.get(cacheKey)
-    if (cached) return cached
-    const rows = await tx.all<{ version: number; wrapped: string }>(
-      version === undefined
-        ? `SELECT version, wrapped FROM data_keys WHERE project_id = ? ORDER BY version DESC LIMIT 1`
-        : `SELECT version, wrapped FROM data_keys WHERE project_id = ? AND version = ?`,
-      version === undefined ? [projectId] : [projectId, version],
-    )
-    let entry: { version: number; key: Buffer }
-    if (rows[0]) {
-      const wrappedVersion = Number(rows[0].version)
-      entry = {
-        version: wrappedVersion,
-        key: open(root, rows[0].wrapped, dataKeyLabel(projectId, wrappedVersion), 'a data key'),
-      }
-    } else {
-      if (version !== undefined)
-        throw new IntegrityError(`data key ${version} of project ${projectId} is missing`)
-      entry = { version: 1, key: randomKey() }
-      await tx.run(
-        `INSERT INTO data_keys (project_id, version, root_version, wrapped, created_at) VALUES (?, 1, 1, ?, ?)
-         ON CONFLICT (project_id, version) DO NOTHING`,
-        [projectId, seal(root, entry.key, dataKeyLabel(projectId, 1)), new Date().toISOString()],
-      )
-      const [created] = await tx.all<{ wrapped: string }>(
-        `SELECT wrapped FROM data_keys WHERE project_id = ? AND version = 1`,
-        [projectId],
-      )
-      return { version: 1, key: open(root, created!.wrapped, dataKeyLabel(projectId, 1), 'a data key') }
+  function unwrapped(projectId: string, version: number, wrapped: string): { version: number; key: Buffer } {
+    let key = dataKeys.get(`${projectId}|${version}`)
+    if (!key) {
+      key = open(root, wrapped, dataKeyLabel(projectId, version), 'a data key')
+      dataKeys.set(`${projectId}|${version}`, key)
     }
-    dataKeys.set(cacheKey, entry)
-    dataKeys.set(`${projectId}|${entry.version}`, entry)
+    return { version, key }
+  }
+
+  async function dataKey(tx: SqlExecutor, projectId: string, version: number) {
+    const cached = dataKeys.get(`${projectId}|${version}`)
+    if (cached) return { version, key: cached }
+    const [row] = await tx.all<{ wrapped: string }>(
+      `SELECT wrapped FROM data_keys WHERE project_id = ? AND version = ?`,
+      [projectId, version],
+    )
+    if (!row) throw new IntegrityError(`data key ${version} of project ${projectId} is missing`)
+    return unwrapped(projectId, version, row.wrapped)
+  }
+
+  /**
+   * The project's current data key. Another process may add a version at any time (a replica, an
+   * operator), so the version found current is used again only under the `auth` counter it was found
+   * at: every change of data_keys moves it (pg-generation.ts), and a writing transaction checks the
+   * counter it holds. Without one (SQLite, a write outside the read caches) the version is read in
+   * `tx`: one indexed row, in process on SQLite.
+   */
+  async function currentKey(tx: SqlExecutor, projectId: string, held: string | undefined) {
+    const known = held === undefined ? undefined : currentVersions.get(projectId)
+    if (known && known.at === held) return dataKey(tx, projectId, known.version)
+    const [row] = await tx.all<{ version: number; wrapped: string }>(
+      `SELECT version, wrapped FROM data_keys WHERE project_id = ? ORDER BY version DESC LIMIT 1`,
+      [projectId],
+    )
+    if (!row) return firstDataKey(tx, projectId)
+    const entry = unwrapped(projectId, Number(row.version), row.wrapped)
+    if (held !== undefined && (!known || laterCounter(held, known.at)))
+      currentVersions.set(projectId, { version: entry.version, at: held })
     return entry
+  }
+
+  /** Creates version 1 (or finds the one a concurrent writer created); not cached until committed. */
+  async function firstDataKey(tx: SqlExecutor, projectId: string) {
+    await tx.run(
+      `INSERT INTO data_keys (project_id, version, root_version, wrapped, created_at) VALUES (?, 1, 1, ?, ?)
+       ON CONFLICT (project_id, version) DO NOTHING`,
+      [projectId, seal(root, randomKey(), dataKeyLabel(projectId, 1)), new Date().toISOString()],
+    )
+    const [created] = await tx.all<{ wrapped: string }>(
+      `SELECT wrapped FROM data_keys WHERE project_id = ? AND version = 1`,
+      [projectId],
+    )
+    return { version: 1, key: open(root, created!.wrapped, dataKeyLabel(projectId, 1), 'a data key') }
   }
 
   const valueLabel = (at: ValueAddress) => `secret|${at.projectId}|${at.environment}|${at.name}|${at.version}`
@@ -168,8 +198,8 @@ function createKeyring(root: Buffer, fingerprint: string): Keyring {
   return {
     fingerprint,
     auditKey: auditKeyOf(root),
-    async sealValue(tx, at, value) {
-      const key = await dataKey(tx, at.projectId)
+    async sealValue(tx, at, value, held) {
+      const key = await currentKey(tx, at.projectId, held?.auth)
       return {
         ciphertext: seal(key.key, Buffer.from(value, 'utf8'), valueLabel(at)),
         keyVersion: key.version,

@@ -146,7 +146,7 @@ export async function lockSecret(
 
 /** Appends version n+1 (value sealed for its exact row, or a tombstone when null) and moves the row to it. */
 export async function appendVersion(
-  { context, tx, scope }: InTransaction<SecretScope>,
+  { context, tx, scope, view }: InTransaction<SecretScope>,
   name: string,
   current: SecretRow | undefined,
   value: string | null,
@@ -175,6 +175,7 @@ export async function appendVersion(
           tx,
           { projectId: scope.projectId, environment: scope.environment, name, version },
           value,
+          view?.generation,
         )
   const deleted = value === null ? 1 : 0
   const covered = { id: secretId!, project_id: scope.projectId, environment: scope.environment, name }

@@ -1,9 +1,10 @@
 /**
  * The database generations of PostgreSQL (read-cache.ts builds on them): a one-row table whose two
  * counters move in the same transaction as every change of the rows the server caches. `auth` moves
- * with what decides a principal or a scope (tokens, identities, projects, environments) and with the
- * project's webhooks (a write queues a delivery to each), `content`
- * with what a listing shows (secrets, their versions, the keys that open them), so a PATCH does not
+ * with what decides a principal or a scope (tokens, identities, projects, environments), with the
+ * project's webhooks (a write queues a delivery to each) and with the data keys (a write seals under
+ * the version current at its `auth` counter, which it checks anyway), `content`
+ * with what a listing shows (secrets, their versions, the root key), so a PATCH does not
  * empty the principal cache. The triggers are deferred to the commit and bump each counter once per
  * transaction: the counter row is the last lock a transaction takes (after the audit head), so it
  * adds no deadlock. Counter values come from one sequence and never repeat, even after the row is
@@ -23,9 +24,11 @@ export const generationTables: Record<string, { family: 'auth' | 'content'; on: 
   access_tokens: { family: 'auth', on: 'UPDATE OR DELETE' },
   // a PATCH reads the project's active webhooks; they change as rarely as identities
   webhooks: { family: 'auth', on: 'INSERT OR UPDATE OR DELETE' },
+  // a write seals under the data key version it found current at its `auth` counter (keyring.ts),
+  // so a new version moves `auth`; a project's first key moves it once
+  data_keys: { family: 'auth', on: 'INSERT OR UPDATE OR DELETE' },
   secrets: { family: 'content', on: 'INSERT OR UPDATE OR DELETE' },
   secret_versions: { family: 'content', on: 'INSERT OR UPDATE OR DELETE' },
-  data_keys: { family: 'content', on: 'INSERT OR UPDATE OR DELETE' },
   root_keys: { family: 'content', on: 'INSERT OR UPDATE OR DELETE' },
 }
 
