@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '../test/harness/ports.js'
-import { runLoad, type Endpoint } from './lib/load.js'
+import { httpRequest, runLoad, type Endpoint } from './lib/load.js'
 import { printTable, quantile } from './lib/timing.js'
 
 const secondsPerCase = Number(process.argv[2] ?? 4)
@@ -76,7 +76,7 @@ async function runCase(
   for (const { target } of measured) {
     const warmUp = await runLoad({
       endpoint: target.endpoint,
-      path,
+      request: httpRequest({ path }),
       connections: 1,
       durationMs: 1_000,
       maxRequests: 200,
@@ -93,7 +93,7 @@ async function runCase(
       const harnessBefore = harnessCpu()
       const result = await runLoad({
         endpoint: target.endpoint,
-        path,
+        request: httpRequest({ path }),
         connections,
         durationMs: (secondsPerCase * 1000) / slicesPerCase,
         maxRequests: maxRequestsPerCase / slicesPerCase,

@@ -2,7 +2,9 @@
  * Benchmark of the vault server: requests per second, p50 and p99 for listing 100 secrets (with values)
  * and for PATCH, with 1 and 16 concurrent clients, on SQLite (durable commits: WAL + synchronous=FULL)
  * and on PostgreSQL (a private cluster, when available). The server runs as its own process; the load
- * comes from this one over keep-alive HTTP to 127.0.0.1. Baseline in the same run: a bare node:http
+ * comes from this one over keep-alive HTTP to 127.0.0.1, through the lean load generator that
+ * bench/proxy.ts uses (bench/lib/load.ts: raw sockets and Node's llhttp, a fraction of node:http's
+ * client CPU, which on 2 cores competes with the server and the database for the same CPUs). Baseline in the same run: a bare node:http
  * server answering a fixed JSON body of the same size (the transport's ceiling on this machine).
  * Each cell also shows the CPU time per request of the server process and of this load generator
  * (from /proc and process.cpuUsage; for the baseline both sides share this process), which says which
@@ -18,13 +20,14 @@
  * generator's says whether the 2 cores are the limit. BENCH_ENGINES=postgres (or sqlite) measures one.
  */
 import { readdirSync, readFileSync } from 'node:fs'
-import { Agent, createServer, request } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { loadavg } from 'node:os'
 import pg from 'pg'
 import { postgresUnavailableReason, startPostgres, stopPostgres } from '../test/harness/postgres.js'
 import { spawnVaultProcess, startVaultServer } from '../test/helpers/vault-server.js'
-import { median, printTable, quantile } from './lib/timing.js'
+import { httpRequest, runLoad, type Endpoint } from './lib/load.js'
+import { printTable, quantile } from './lib/timing.js'
 
 const cellSeconds = 3
 const cellRequests = 5000
@@ -36,35 +39,21 @@ const replicaCounts = (process.env.BENCH_REPLICAS ?? '2').split(',').map(Number)
 const engines = new Set((process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(','))
 
 interface Target {
-  base: string
+  endpoint: Endpoint
   token: string
 }
 
-function send(agent: Agent, target: Target, method: string, path: string, body?: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const url = new URL(path, target.base)
-    const outgoing = request(
-      {
-        agent,
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname + url.search,
-        method,
-        headers: {
-          authorization: `Bearer ${target.token}`,
-          ...(body === undefined
-            ? {}
-            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
-        },
-      },
-      (response) => {
-        response.resume()
-        response.on('end', () => resolve(response.statusCode ?? 0))
-      },
-    )
-    outgoing.on('error', reject)
-    outgoing.end(body)
-  })
+/** Where a server listening at `url` (http://127.0.0.1:PORT) is reached. */
+function endpointOf(url: string): Endpoint {
+  const parsed = new URL(url)
+  return { host: parsed.hostname, port: Number(parsed.port) }
+}
+
+/** The bytes of a request to `target`, authorised by its token. */
+function vaultRequest(target: Target, method: string, path: string, body?: string): Buffer {
+  const headers: Record<string, string> = { authorization: `Bearer ${target.token}` }
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  return httpRequest({ method, path, headers, body })
 }
 
 /** CPU seconds (user + system) used so far by process `pid` (Linux /proc, 100 ticks per second). */
@@ -97,44 +86,45 @@ function clusterCpuSeconds(pid: number): number {
 /** The database's CPU meter of the cell being measured (PostgreSQL only). */
 let databaseCpu: (() => number) | undefined
 
+/**
+ * One cell: `clients` keep-alive connections (the lean load generator of bench/lib/load.ts), split
+ * evenly over `targets` (client n talks to target n mod targets.length); `request(client, index)` gives
+ * the bytes client n sends as the run's request number `index`.
+ */
 async function measure(
-  target: Target,
+  targets: Target[],
   clients: number,
-  operation: (agent: Agent, client: number, index: number) => Promise<number>,
+  request: (target: Target, client: number, index: number) => Buffer,
   serverPids: (number | undefined)[] = [],
 ) {
-  const agent = new Agent({ keepAlive: true, maxSockets: clients })
   const serverCpu = (): number => serverPids.reduce<number>((sum, pid) => sum + processCpuSeconds(pid), 0)
   const serverCpuBefore = serverCpu()
   const databaseCpuBefore = databaseCpu?.()
   const ownCpuBefore = process.cpuUsage()
-  const latencies: number[] = []
-  const deadline = performance.now() + cellSeconds * 1000
-  let issued = 0
-  let failures = 0
-  const start = performance.now()
-  await Promise.all(
-    Array.from({ length: clients }, async (_, client) => {
-      while (performance.now() < deadline && issued < cellRequests) {
-        const index = issued++
-        const began = performance.now()
-        const status = await operation(agent, client, index)
-        latencies.push(performance.now() - began)
-        if (status >= 300) failures++
-      }
-    }),
+  const started = performance.now()
+  const results = await Promise.all(
+    targets.map((target, offset) =>
+      runLoad({
+        endpoint: target.endpoint,
+        connections: clients / targets.length,
+        request: (connection, index) => request(target, connection * targets.length + offset, index),
+        durationMs: cellSeconds * 1000,
+        maxRequests: cellRequests / targets.length,
+      }),
+    ),
   )
-  const seconds = (performance.now() - start) / 1000
+  const seconds = (performance.now() - started) / 1000
   const ownCpu = process.cpuUsage(ownCpuBefore)
   const serverSeconds = serverCpu() - serverCpuBefore
   const databaseSeconds = databaseCpuBefore === undefined ? Number.NaN : databaseCpu!() - databaseCpuBefore
-  agent.destroy()
+  const failures = results.reduce((sum, result) => sum + result.errors, 0)
   if (failures > 0) throw new Error(`${failures} requests failed`)
+  const latencies = results.flatMap((result) => result.latencies.map((micros) => micros / 1000))
   const perRequest = (cpuSeconds: number) =>
     Number.isNaN(cpuSeconds) ? '-' : Math.round((cpuSeconds * 1e6) / latencies.length)
   return {
     rps: latencies.length / seconds,
-    p50: median(latencies),
+    p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
     serverCpu: serverPids.length === 0 ? '-' : perRequest(serverSeconds),
     clientCpu: perRequest((ownCpu.user + ownCpu.system) / 1e6),
@@ -188,23 +178,20 @@ async function benchVault(
   )
   try {
     const token = await seeded.token(seeded.deploymentCredentials, servers[0]!.url)
-    const targets = servers.map((server) => ({ base: server.url, token }))
+    const targets = servers.map((server) => ({ endpoint: endpointOf(server.url), token }))
     const pids = servers.map((server) => server.child.pid)
     for (const clients of replicas > 1 ? [16] : [1, 16]) {
-      const list = await measure(
-        targets[0]!,
-        clients,
-        (agent, client) => send(agent, targets[client % replicas]!, 'GET', '/api/v1/secrets?environment=dev'),
-        pids,
+      const listRequests = new Map(
+        targets.map((target) => [target, vaultRequest(target, 'GET', '/api/v1/secrets?environment=dev')]),
       )
+      const list = await measure(targets, clients, (target) => listRequests.get(target)!, pids)
       rows.push([engine, 'list 100 secrets', clients, ...cells(list)])
       const patch = await measure(
-        targets[0]!,
+        targets,
         clients,
-        (agent, client, index) =>
-          send(
-            agent,
-            targets[client % replicas]!,
+        (target, client, index) =>
+          vaultRequest(
+            target,
             'PATCH',
             `/api/v1/secrets/BENCH_${client}?environment=dev`,
             JSON.stringify({ value: `new-${index}` }),
@@ -257,9 +244,13 @@ async function benchBaseline() {
     _request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(body))
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const target = { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, token: 'none' }
+  const target = {
+    endpoint: endpointOf(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+    token: 'none',
+  }
+  const bytes = httpRequest({ path: '/' })
   for (const clients of [1, 16]) {
-    const result = await measure(target, clients, (agent) => send(agent, target, 'GET', '/'))
+    const result = await measure([target], clients, () => bytes)
     rows.push(['baseline: bare node:http, same body', 'list', clients, ...cells(result)])
   }
   server.close()

@@ -1,6 +1,6 @@
 /**
- * A lean keep-alive load generator for the proxy benchmark: N connections, each sending one GET at a
- * time (the next as soon as the answer ended), answers parsed by Node's own HTTP parser (llhttp, the one
+ * A lean keep-alive load generator for the proxy and server benchmarks: N connections, each sending one
+ * request at a time (the next as soon as the answer ended), answers parsed by Node's own HTTP parser (llhttp, the one
  * node:http uses), latencies in µs. It costs the client far less CPU per request than node:http's Agent
  * and ClientRequest, so on a 2-core machine more of the CPU goes to what is measured (a Go load
  * generator was used for the issue's figures). Loopback and unix sockets only; bounded in time and count.
@@ -27,9 +27,29 @@ const { HTTPParser } = createRequire(import.meta.url)('_http_common') as { HTTPP
 /** Where to connect: a unix socket path, or host and port. */
 export type Endpoint = { socketPath: string } | { host: string; port: number }
 
+/** What one request sends, given its connection and its number among all requests of the run. */
+export type RequestBytes = Buffer | ((connection: number, index: number) => Buffer)
+
+/** The bytes of an HTTP/1.1 request (Host: localhost, Content-Length when there is a body). */
+export function httpRequest(request: {
+  method?: string
+  path: string
+  headers?: Record<string, string>
+  body?: string
+}): Buffer {
+  const body = request.body === undefined ? '' : request.body
+  const headers = {
+    host: 'localhost',
+    ...request.headers,
+    ...(request.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+  }
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`)
+  return Buffer.from(`${request.method ?? 'GET'} ${request.path} HTTP/1.1\r\n${head.join('')}\r\n${body}`)
+}
+
 export interface LoadOptions {
   endpoint: Endpoint
-  path: string
+  request: RequestBytes
   connections: number
   /** Stop sending after this many ms (answers in flight are awaited). */
   durationMs: number
@@ -40,14 +60,21 @@ export interface LoadOptions {
 export interface LoadResult {
   /** Latency of each answered request, µs. */
   latencies: number[]
-  /** Answers whose status was not 200, and connection errors. */
+  /** Answers whose status was not 2xx, and connection errors. */
   errors: number
   elapsedSeconds: number
+  /** Requests sent (the `index` the next request function call gets). */
+  sent: number
 }
 
 /** One connection's loop; resolves when the time or the count is up (or on an error). */
-function connectionLoop(options: LoadOptions, result: LoadResult, deadline: number): Promise<void> {
-  const request = Buffer.from(`GET ${options.path} HTTP/1.1\r\nHost: localhost\r\n\r\n`, 'latin1')
+function connectionLoop(
+  options: LoadOptions,
+  connection: number,
+  result: LoadResult,
+  deadline: number,
+): Promise<void> {
+  const request = options.request
   return new Promise((resolve) => {
     const endpoint = options.endpoint
     const socket =
@@ -67,7 +94,7 @@ function connectionLoop(options: LoadOptions, result: LoadResult, deadline: numb
       if (performance.now() >= deadline || result.latencies.length >= options.maxRequests) return done()
       parser.initialize(HTTPParser.RESPONSE, {}, 1 << 20, HTTPParser.kLenientNone)
       started = process.hrtime.bigint()
-      socket.write(request)
+      socket.write(typeof request === 'function' ? request(connection, result.sent++) : request)
     }
     parser[HTTPParser.kOnHeadersComplete] = (...head: unknown[]) => {
       status = head[5] as number
@@ -75,7 +102,7 @@ function connectionLoop(options: LoadOptions, result: LoadResult, deadline: numb
     }
     parser[HTTPParser.kOnMessageComplete] = () => {
       result.latencies.push(Number(process.hrtime.bigint() - started) / 1000)
-      if (status !== 200) result.errors++
+      if (status < 200 || status > 299) result.errors++
       answered = true
     }
     socket.on('data', (chunk: Buffer) => {
@@ -100,11 +127,13 @@ function connectionLoop(options: LoadOptions, result: LoadResult, deadline: numb
 
 /** Runs the load: `connections` keep-alive connections, one request in flight on each. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const result: LoadResult = { latencies: [], errors: 0, elapsedSeconds: 0 }
+  const result: LoadResult = { latencies: [], errors: 0, elapsedSeconds: 0, sent: 0 }
   const started = performance.now()
   const deadline = started + options.durationMs
   await Promise.all(
-    Array.from({ length: options.connections }, () => connectionLoop(options, result, deadline)),
+    Array.from({ length: options.connections }, (_, connection) =>
+      connectionLoop(options, connection, result, deadline),
+    ),
   )
   result.elapsedSeconds = (performance.now() - started) / 1000
   return result
