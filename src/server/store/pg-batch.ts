@@ -11,7 +11,6 @@
 import type pg from 'pg'
 import { appendChained, type ChainHead, type PendingEvent, type RawQuery } from '../audit-batch.js'
 import { StaleGenerationError, type Generation } from './driver.js'
-import { generationFrom, readGenerationSql } from './pg-generation.js'
 import { advisoryKey, statement } from './pg-query.js'
 
 interface Batch {
@@ -34,8 +33,6 @@ interface Batch {
 /** A writer's turn on a batch: its connection (inside a SAVEPOINT) until it leaves or abandons. */
 export interface Turn {
   client: pg.PoolClient
-  /** The current generation, read as the turn began, when enter() was asked for it. */
-  generation?: Generation
   /** Ends the turn with the writer's events; resolves when the batch has committed. */
   leave(events: PendingEvent[]): Promise<void>
   /** Rolls the writer's statements back and ends the turn. */
@@ -48,28 +45,15 @@ const ignore = () => undefined
 const fillLock = advisoryKey('vault:batch-fill')
 
 /**
- * Opens a writer's SAVEPOINT, and reads the generation in the same round trip when `withGeneration`
- * (a simple query of several statements: none takes parameters).
- */
-async function beginTurn(client: pg.PoolClient, before: string[], withGeneration: boolean) {
-  const statements = [...before, 'SAVEPOINT work', ...(withGeneration ? [readGenerationSql] : [])]
-  const results = await client.query(statements.join('; '))
-  // several statements answer with an array of results, the generation's last
-  return withGeneration
-    ? generationFrom((results as unknown as pg.QueryResult<Generation>[]).at(-1)!.rows)
-    : undefined
-}
-
-/**
- * Begins a batch's transaction under the fill lock, in its first writer's round trip (beginTurn).
- * One batch at a time, across every replica, has writers inside, so the row locks of two batches'
- * writers never wait for each other in a cycle. The lock is released when the last writer has left,
- * before the batch appends to the chain (under the head's row lock) and commits: the next batch's
- * writers run while this one waits for its commit to be durable. Lock order: the fill lock,
+ * Begins a batch's transaction under the fill lock and opens its first writer's SAVEPOINT (one round
+ * trip). One batch at a time, across every replica, has writers inside, so the row locks of two
+ * batches' writers never wait for each other in a cycle. The lock is released when the last writer
+ * has left, before the batch appends to the chain (under the head's row lock) and commits: the next
+ * batch's writers run while this one waits for its commit to be durable. Lock order: the fill lock,
  * rows, then (committing) the chain head, then the generation row (deferred triggers): no cycle.
  */
-function beginFill(client: pg.PoolClient, withGeneration: boolean): Promise<Generation | undefined> {
-  return beginTurn(client, ['BEGIN', `SELECT pg_advisory_lock(${fillLock})`], withGeneration)
+async function beginFill(client: pg.PoolClient): Promise<void> {
+  await client.query(`BEGIN; SELECT pg_advisory_lock(${fillLock}); SAVEPOINT work`)
 }
 
 /** audit-batch.ts's RawQuery on a connection: prepared statements with values, else simple queries. */
@@ -105,11 +89,8 @@ export class GroupCommit {
     private readonly maxWriters = 32,
   ) {}
 
-  /**
-   * Waits for a writer's turn in the filling batch (BEGIN on its first turn, then a SAVEPOINT); with
-   * `withGeneration`, the turn's first round trip also reads the current generation.
-   */
-  async enter(withGeneration = false): Promise<Turn> {
+  /** Waits for a writer's turn in the filling batch (BEGIN on its first turn, then a SAVEPOINT). */
+  async enter(): Promise<Turn> {
     let batch = (this.open ??= newBatch())
     while (batch.joined >= this.maxWriters) {
       await batch.done.catch(ignore)
@@ -128,14 +109,13 @@ export class GroupCommit {
       this.settle(batch)
       return batch.done
     }
-    let generation: Generation | undefined
     try {
       if (batch.failure !== undefined) throw batch.failure
       if (!batch.client) {
         batch.client = await this.pool.connect()
-        generation = await beginFill(batch.client, withGeneration)
+        await beginFill(batch.client)
       } else {
-        generation = await beginTurn(batch.client, [], withGeneration)
+        await batch.client.query('SAVEPOINT work')
       }
     } catch (error) {
       batch.failure ??= error
@@ -145,7 +125,6 @@ export class GroupCommit {
     const client = batch.client
     return {
       client,
-      generation,
       leave,
       abandon: async () => {
         await client.query('ROLLBACK TO SAVEPOINT work').catch((error: unknown) => {

@@ -13,7 +13,6 @@
  * test fails on a table nobody classified.
  */
 import { createHash } from 'node:crypto'
-import { IntegrityError } from '../../errors.js'
 import type { Generation, SqlExecutor } from './driver.js'
 
 /** Tables whose changes move a generation, with the statements that move it. */
@@ -109,19 +108,8 @@ export async function installGenerations(tx: SqlExecutor): Promise<void> {
   )
 }
 
-/** The statement a replica runs to learn the current generations (no parameters). */
+/** The statement a replica runs to learn the current generations. */
 export const readGenerationSql = `SELECT auth::text AS auth, content::text AS content FROM vault_generation WHERE id = 1`
-
-/** The generation in the rows of readGenerationSql. */
-export function generationFrom(rows: Generation[]): Generation {
-  const row = rows[0]
-  if (!row) {
-    throw new IntegrityError('the vault_generation row is missing (it was deleted outside the vault)', {
-      hint: 'restart one vault server on this database: its start-up installs the row again',
-    })
-  }
-  return { auth: row.auth, content: row.content }
-}
 
 /** Whether a relied-on generation names any counter (none: nothing cached was used). */
 export function assumesAny(relied: Partial<Generation>): boolean {

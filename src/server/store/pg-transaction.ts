@@ -6,7 +6,7 @@
  * the transaction's promise resolves only after that commit (see pg-batch.ts).
  *
  * A transaction that assumes a generation (its request used cached rows of it) checks it once: one
- * that writes reads the current generation in its turn's first round trip, before its first write, one that only reads has its
+ * that writes reads the current generation before its first write, one that only reads has its
  * events kept only while the generation holds (audit-batch.ts), or reads it when it has none or its
  * work failed.
  */
@@ -94,24 +94,11 @@ export class PgTransaction {
   }
 
   private async writer(): Promise<pg.ClientBase> {
-    this.entering ??= this.releaseReader().then(() => this.enterChecked())
+    this.entering ??= this.releaseReader()
+      .then(() => this.checkGeneration())
+      .then(() => this.batches.enter())
     this.turn = await this.entering
     return this.turn.client
-  }
-
-  /**
-   * Takes a turn in the filling batch. When a generation is relied on, the turn's first round trip
-   * reads the current one, before anything is written: StaleGenerationError (and the turn abandoned)
-   * when it moved on.
-   */
-  private async enterChecked(): Promise<Turn> {
-    const relied = this.assumes?.relied()
-    this.assumes = undefined
-    if (!relied || !assumesAny(relied)) return this.batches.enter()
-    const turn = await this.batches.enter(true)
-    if (stillHolds(relied, turn.generation!)) return turn
-    await turn.abandon()
-    throw new StaleGenerationError(turn.generation)
   }
 
   /** Reads the current generation when one is relied on: StaleGenerationError when it moved on. */

@@ -4,9 +4,10 @@
  * connection under a transaction-scoped advisory lock, appending its audit events itself.
  */
 import pg from 'pg'
-import type { AssumedGeneration, Generation, SqlDriver, SqlExecutor } from './driver.js'
+import { IntegrityError } from '../../errors.js'
+import type { AssumedGeneration, SqlDriver, SqlExecutor } from './driver.js'
 import { GroupCommit } from './pg-batch.js'
-import { generationFrom, readGenerationSql } from './pg-generation.js'
+import { readGenerationSql } from './pg-generation.js'
 import { advisoryKey, clientExecutor, statement } from './pg-query.js'
 import { PgTransaction } from './pg-transaction.js'
 
@@ -51,8 +52,15 @@ export function openPostgres(url: string, poolSize = defaultPoolSize): SqlDriver
     }
   }
 
-  async function readGeneration(): Promise<Generation> {
-    return generationFrom((await pool.query<Generation>(statement(readGenerationSql, []))).rows)
+  async function readGeneration(): Promise<{ auth: string; content: string }> {
+    const result = await pool.query<{ auth: string; content: string }>(statement(readGenerationSql, []))
+    const row = result.rows[0]
+    if (!row) {
+      throw new IntegrityError('the vault_generation row is missing (it was deleted outside the vault)', {
+        hint: 'restart one vault server on this database: its start-up installs the row again',
+      })
+    }
+    return row
   }
 
   return {
