@@ -5,17 +5,18 @@
  * audit chain, and the startup check of the key fingerprint. Unwrapped data keys and opened values are
  * kept in memory for the life of the keyring (values bounded, see opened-values.ts); the process holds
  * the root key anyway, so they give nothing that the process could not decrypt at will. Which version
- * is a project's current one is kept only as long as a database generation vouches for it.
+ * is a project's current one is kept only as long as a database generation vouches for it
+ * (data-keys.ts).
  */
 import { timingSafeEqual } from 'node:crypto'
 import { deriveKey, keyFingerprint, open, randomKey, seal } from '../crypto/envelope.js'
 import { IntegrityError } from '../errors.js'
 import { startAuditChain } from './audit.js'
 import { hmacSha256 } from './hmac.js'
+import { DataKeys } from './data-keys.js'
 import { OpenedValueCache } from './opened-values.js'
 import type { Generation } from './store/driver.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
-import { laterCounter } from './store/pg-generation.js'
 
 export interface Keyring {
   readonly fingerprint: string
@@ -124,10 +125,7 @@ function auditKeyOf(root: Buffer): Buffer {
 }
 
 function createKeyring(root: Buffer, fingerprint: string): Keyring {
-  /** Unwrapped data keys by `${projectId}|${version}`: a version's key never changes. */
-  const dataKeys = new Map<string, Buffer>()
-  /** Per project, the version found current and the generation counter it was found at. */
-  const currentVersions = new Map<string, { version: number; at: string }>()
+  const dataKeys = new DataKeys(root)
   const clientSecretKey = deriveKey(root, 'client-secret-hash')
   const clientSecretBindKey = deriveKey(root, 'client-secret-identity-binding')
   const bind = (unbound: Buffer | string, identityId: string) =>
@@ -136,70 +134,19 @@ function createKeyring(root: Buffer, fingerprint: string): Keyring {
       .update(typeof unbound === 'string' ? unbound : unbound.toString('hex'))
       .digest()
   const internalKey = deriveKey(root, 'internal-seal')
-  const dataKeyLabel = (projectId: string, version: number) => `data-key|${projectId}|${version}`
-
-  function unwrapped(projectId: string, version: number, wrapped: string): { version: number; key: Buffer } {
-    let key = dataKeys.get(`${projectId}|${version}`)
-    if (!key) {
-      key = open(root, wrapped, dataKeyLabel(projectId, version), 'a data key')
-      dataKeys.set(`${projectId}|${version}`, key)
-    }
-    return { version, key }
-  }
-
-  async function dataKey(tx: SqlExecutor, projectId: string, version: number) {
-    const cached = dataKeys.get(`${projectId}|${version}`)
-    if (cached) return { version, key: cached }
-    const [row] = await tx.all<{ wrapped: string }>(
-      `SELECT wrapped FROM data_keys WHERE project_id = ? AND version = ?`,
-      [projectId, version],
-    )
-    if (!row) throw new IntegrityError(`data key ${version} of project ${projectId} is missing`)
-    return unwrapped(projectId, version, row.wrapped)
-  }
-
-  /**
-   * The project's current data key. Another process may add a version at any time (a replica, an
-   * operator), so the version found current is used again only under the `auth` counter it was found
-   * at: every change of data_keys moves it (pg-generation.ts), and a writing transaction checks the
-   * counter it holds. Without one (SQLite, a write outside the read caches) the version is read in
-   * `tx`: one indexed row, in process on SQLite.
-   */
-  async function currentKey(tx: SqlExecutor, projectId: string, held: string | undefined) {
-    const known = held === undefined ? undefined : currentVersions.get(projectId)
-    if (known && known.at === held) return dataKey(tx, projectId, known.version)
-    const [row] = await tx.all<{ version: number; wrapped: string }>(
-      `SELECT version, wrapped FROM data_keys WHERE project_id = ? ORDER BY version DESC LIMIT 1`,
-      [projectId],
-    )
-    if (!row) return firstDataKey(tx, projectId)
-    const entry = unwrapped(projectId, Number(row.version), row.wrapped)
-    if (held !== undefined && (!known || laterCounter(held, known.at)))
-      currentVersions.set(projectId, { version: entry.version, at: held })
-    return entry
-  }
-
-  /** Creates version 1 (or finds the one a concurrent writer created); not cached until committed. */
-  async function firstDataKey(tx: SqlExecutor, projectId: string) {
-    await tx.run(
-      `INSERT INTO data_keys (project_id, version, root_version, wrapped, created_at) VALUES (?, 1, 1, ?, ?)
-       ON CONFLICT (project_id, version) DO NOTHING`,
-      [projectId, seal(root, randomKey(), dataKeyLabel(projectId, 1)), new Date().toISOString()],
-    )
-    const [created] = await tx.all<{ wrapped: string }>(
-      `SELECT wrapped FROM data_keys WHERE project_id = ? AND version = 1`,
-      [projectId],
-    )
-    return { version: 1, key: open(root, created!.wrapped, dataKeyLabel(projectId, 1), 'a data key') }
-  }
 
   const valueLabel = (at: ValueAddress) => `secret|${at.projectId}|${at.environment}|${at.name}|${at.version}`
+  const sealedValue = (at: ValueAddress, text: string) => ({
+    text,
+    label: valueLabel(at),
+    what: `the value of ${at.name} version ${at.version}`,
+  })
   const opened = new OpenedValueCache()
   return {
     fingerprint,
     auditKey: auditKeyOf(root),
     async sealValue(tx, at, value, held) {
-      const key = await currentKey(tx, at.projectId, held?.auth)
+      const key = await dataKeys.current(tx, at.projectId, held?.auth)
       return {
         ciphertext: seal(key.key, Buffer.from(value, 'utf8'), valueLabel(at)),
         keyVersion: key.version,
@@ -209,19 +156,14 @@ function createKeyring(root: Buffer, fingerprint: string): Keyring {
     async openValue(tx, at, ciphertext, keyVersion) {
       const known = opened.get(at, ciphertext, keyVersion)
       if (known !== undefined) return known
-      const key = await dataKey(tx, at.projectId, keyVersion)
-      const value = open(
-        key.key,
-        ciphertext,
-        valueLabel(at),
-        `the value of ${at.name} version ${at.version}`,
-      ).toString('utf8')
+      const plain = await dataKeys.open(tx, at.projectId, keyVersion, sealedValue(at, ciphertext))
+      const value = plain.toString('utf8')
       opened.set(at, ciphertext, keyVersion, value)
       return value
     },
     async trialOpen(tx, at, ciphertext, keyVersion) {
-      const key = await dataKey(tx, at.projectId, keyVersion)
-      open(key.key, ciphertext, valueLabel(at), `the value of ${at.name} version ${at.version}`).fill(0)
+      const plain = await dataKeys.open(tx, at.projectId, keyVersion, sealedValue(at, ciphertext))
+      plain.fill(0)
     },
     rowMacKey: deriveKey(root, 'row-mac'),
     hashClientSecret: (secret, identityId) =>

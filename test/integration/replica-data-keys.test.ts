@@ -5,7 +5,9 @@
  * real server process) have both sealed values under the old key, so both hold it as current; on
  * SQLite, the one server has. The next write through every server must be sealed under the new
  * version (its ciphertext opens with the new key), and every version, old and new, must read back
- * through every server.
+ * through every server. And a live `vault restore` on PostgreSQL of a backup taken before a project's
+ * first secret removes the key both replicas hold: the writes after it, on either replica, must be
+ * sealed under the key the database then holds and read back through both and through a fresh one.
  */
 import { DatabaseSync } from 'node:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -14,6 +16,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { open, randomKey, seal } from '../../src/crypto/envelope.js'
+import { runCli } from '../helpers/cli.js'
 import { createDatabase, postgresOrNull, unavailableReason } from '../helpers/components.js'
 import { spawnVaultProcess, startVaultServer } from '../helpers/vault-server.js'
 
@@ -132,3 +135,76 @@ describe.each([
     },
   )
 })
+
+describe.skipIf(!postgres)(
+  `a live restore that removes a data key (${unavailableReason('postgres')})`,
+  () => {
+    it('seals and opens the writes after it under the key the database holds, on every replica', async () => {
+      const dbUrl = await createDatabase(postgres!, 'vault_data_keys_restore')
+      const vault = await startVaultServer({ dbUrl })
+      const replicaB = await spawnVaultProcess(vault)
+      const servers = { B: replicaB.url, A: vault.url }
+      const keys = { DB_URL: dbUrl, ENCRYPTION_KEY: vault.encryptionKey }
+      try {
+        // a project with no secret yet, so no data key, when the backup is taken
+        const { projectId, credentials } = await vault.createProject('restored')
+        const archive = join(work, 'before-first-secret.jsonl.gz')
+        const backup = await runCli(['backup', '--output', archive], { env: keys })
+        expect(backup.exitCode, backup.stderr).toBe(0)
+        const write = async (base: string, token: string, name: string, value: string) => {
+          const response = await fetch(`${base}/api/v1/secrets/${name}?environment=dev`, {
+            method: 'PUT',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ value }),
+          })
+          expect(response.status, await response.clone().text()).toBeLessThan(300)
+        }
+        const read = async (base: string, token: string, name: string) => {
+          const response = await fetch(`${base}/api/v1/secrets/${name}?environment=dev`, {
+            headers: { authorization: `Bearer ${token}` },
+          })
+          return { status: response.status, value: ((await response.json()) as { value?: string }).value }
+        }
+        // both replicas create or find the project's first key, seal under it and read with it
+        const before = await vault.token(credentials)
+        for (const [server, base] of Object.entries(servers)) {
+          for (const round of [1, 2]) await write(base, before, `BEFORE_${server}`, `before-${round}`)
+        }
+        for (const base of Object.values(servers)) {
+          for (const server of Object.keys(servers)) {
+            expect(await read(base, before, `BEFORE_${server}`)).toEqual({ status: 200, value: 'before-2' })
+          }
+        }
+
+        // the restore removes that key (and the tokens issued since); both replicas keep running
+        const restore = await runCli(['restore', archive], { env: keys })
+        expect(restore.exitCode, restore.stderr).toBe(0)
+        const [counted] = await query(dbUrl, `SELECT count(*) AS n FROM data_keys WHERE project_id = ?`, [
+          projectId,
+        ])
+        expect(Number(counted!.n)).toBe(0)
+
+        const token = await vault.token(credentials)
+        const fresh = await spawnVaultProcess(vault)
+        try {
+          // B writes first (A still holds the removed key), then A; each read through A, B and a fresh replica
+          for (const [server, base] of Object.entries(servers)) {
+            for (const round of [1, 2]) await write(base, token, `AFTER_${server}`, `${canary}-${round}`)
+            for (const reader of [vault.url, replicaB.url, fresh.url]) {
+              expect(await read(reader, token, `AFTER_${server}`)).toEqual({
+                status: 200,
+                value: `${canary}-2`,
+              })
+            }
+          }
+          expect(fresh.log() + replicaB.log()).not.toContain(canary)
+        } finally {
+          await fresh.stop()
+        }
+      } finally {
+        await replicaB.stop()
+        await vault.stop()
+      }
+    })
+  },
+)
