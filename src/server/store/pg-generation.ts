@@ -24,7 +24,7 @@ export const generationTables: Record<string, { family: 'auth' | 'content'; on: 
   access_tokens: { family: 'auth', on: 'UPDATE OR DELETE' },
   // a PATCH reads the project's active webhooks; they change as rarely as identities
   webhooks: { family: 'auth', on: 'INSERT OR UPDATE OR DELETE' },
-  // a write seals under the data key version it found current at its `auth` counter (keyring.ts),
+  // a write seals under the data key version it found current at its `auth` counter (data-keys.ts),
   // so a new version moves `auth`; a project's first key moves it once
   data_keys: { family: 'auth', on: 'INSERT OR UPDATE OR DELETE' },
   secrets: { family: 'content', on: 'INSERT OR UPDATE OR DELETE' },
