@@ -4,8 +4,9 @@
  * and on PostgreSQL (a private cluster, when available). The server runs as its own process; the load
  * comes from this one over keep-alive HTTP to 127.0.0.1, through the lean load generator that
  * bench/proxy.ts uses (bench/lib/load.ts: raw sockets and Node's llhttp, a fraction of node:http's
- * client CPU, which on 2 cores competes with the server and the database for the same CPUs). Baseline in the same run: a bare node:http
- * server answering a fixed JSON body of the same size (the transport's ceiling on this machine).
+ * client CPU, which on 2 cores competes with the server and the database for the same CPUs).
+ * Baseline in the same run: a bare node:http server answering a fixed JSON body of the same size
+ * (the transport's ceiling on this machine).
  * Each cell also shows the CPU time per request of the server process and of this load generator
  * (from /proc and process.cpuUsage; for the baseline both sides share this process), which says which
  * side is the limit on a 2-core machine. Each cell is bounded to 3 seconds and 5,000 requests.
@@ -88,8 +89,8 @@ let databaseCpu: (() => number) | undefined
 
 /**
  * One cell: `clients` keep-alive connections (the lean load generator of bench/lib/load.ts), split
- * evenly over `targets` (client n talks to target n mod targets.length); `request(client, index)` gives
- * the bytes client n sends as the run's request number `index`.
+ * evenly over `targets` (client n talks to target n mod targets.length); `request(target, n, index)`
+ * gives the bytes client n sends as its target's request number `index`.
  */
 async function measure(
   targets: Target[],
