@@ -34,6 +34,21 @@ const cellSeconds = 3
 const cellRequests = 5000
 const secretCount = 100
 const baseRoot = process.env.BENCH_BASE_REPO
+/**
+ * PostgreSQL settings of the `(base)` rows' database, BENCH_BASE_PG_SETTINGS, e.g.
+ * `commit_delay=100,commit_siblings=2` (ALTER DATABASE ... SET): a setting measured against the
+ * cluster's defaults in the same run. Without BENCH_BASE_REPO the base is then this checkout.
+ */
+const baseSettings = (process.env.BENCH_BASE_PG_SETTINGS ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((pair) => {
+    const [name, value] = pair.split('=')
+    if (!/^[a-z_]+$/.test(name ?? '') || !/^[\w.]+$/.test(value ?? '')) {
+      throw new Error(`BENCH_BASE_PG_SETTINGS: "${pair}" is not name=value`)
+    }
+    return { name: name!, value: value! }
+  })
 /** Replica rows on PostgreSQL: BENCH_REPLICAS, e.g. `2,3` (default 2). */
 const replicaCounts = (process.env.BENCH_REPLICAS ?? '2').split(',').map(Number)
 /** The engines measured: BENCH_ENGINES, e.g. `postgres` (default both). */
@@ -211,16 +226,24 @@ async function benchVault(
  * server gets a database of its own, seeded the same way (`freshDbUrl`), so none is measured on a log
  * the one before it has grown.
  */
-async function benchEngine(engine: string, freshDbUrl: () => Promise<string | undefined>, replicas: boolean) {
-  const runs: { label: string; root?: string; replicas?: number }[] = [
-    ...(baseRoot ? [{ label: `${engine} (base)`, root: baseRoot }] : []),
+async function benchEngine(
+  engine: string,
+  freshDbUrl: (base: boolean) => Promise<string | undefined>,
+  options: { replicas: boolean; baseBySettings: boolean },
+) {
+  const base = baseRoot !== undefined || options.baseBySettings
+  const settingsNote = options.baseBySettings
+    ? `, ${baseSettings.map((s) => `${s.name}=${s.value}`).join(' ')}`
+    : ''
+  const runs: { label: string; root?: string; replicas?: number; base?: boolean }[] = [
+    ...(base ? [{ label: `${engine} (base${settingsNote})`, root: baseRoot, base: true }] : []),
     { label: engine },
-    ...(replicas
+    ...(options.replicas
       ? replicaCounts.map((count) => ({ label: `${engine}, ${count} replicas`, replicas: count }))
       : []),
   ]
   for (const run of runs) {
-    const seeded = await seedVault(await freshDbUrl())
+    const seeded = await seedVault(await freshDbUrl(run.base === true))
     try {
       await benchVault(run.label, seeded, { root: run.root, replicas: run.replicas })
     } finally {
@@ -259,7 +282,12 @@ async function benchBaseline() {
 
 const loadAtStart = loadavg()
 await benchBaseline()
-if (engines.has('sqlite')) await benchEngine('sqlite (synchronous=FULL)', async () => undefined, false)
+if (engines.has('sqlite')) {
+  await benchEngine('sqlite (synchronous=FULL)', async () => undefined, {
+    replicas: false,
+    baseBySettings: false,
+  })
+}
 const pgReason = engines.has('postgres') ? postgresUnavailableReason() : 'not in BENCH_ENGINES'
 if (pgReason) {
   process.stderr.write(`PostgreSQL skipped: ${pgReason}\n`)
@@ -269,15 +297,19 @@ if (pgReason) {
   databaseCpu = () => clusterCpuSeconds(postmaster)
   try {
     let databases = 0
-    const freshDatabase = async () => {
+    const freshDatabase = async (base: boolean) => {
       const name = `vault_server_bench_${++databases}`
       const admin = new pg.Client({ connectionString: cluster.url })
       await admin.connect()
       await admin.query(`CREATE DATABASE ${name}`)
+      const settings = base ? baseSettings : []
+      for (const { name: setting, value } of settings) {
+        await admin.query(`ALTER DATABASE ${name} SET ${setting} = '${value}'`)
+      }
       await admin.end()
       return cluster.url.replace(/\/postgres$/, `/${name}`)
     }
-    await benchEngine('postgres', freshDatabase, true)
+    await benchEngine('postgres', freshDatabase, { replicas: true, baseBySettings: baseSettings.length > 0 })
   } finally {
     await stopPostgres(cluster)
   }
