@@ -37,9 +37,9 @@ export function maskedStreams(input: Omit<MaskPlanInput, 'values'>): MaskedStrea
   return { stdout, stderr, shared: stdout && stderr && Boolean(input.sameOutput) }
 }
 
-/** How many channels the masked streams need. */
-export function channelCount(streams: MaskedStreamSet): number {
-  return streams.shared ? 1 : Number(streams.stdout) + Number(streams.stderr)
+/** How many channels the masked streams need: one when they share it, else one per masked stream. */
+export function channelCount(streams: Pick<MaskPlan, 'stdout' | 'stderr'> & { shared?: boolean }): number {
+  return streams.shared === true ? 1 : Number(streams.stdout) + Number(streams.stderr)
 }
 
 /** The plan for this run, or undefined when no stream is masked. */

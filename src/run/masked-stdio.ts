@@ -14,6 +14,7 @@ import type { Socket } from 'node:net'
 import type { Readable } from 'node:stream'
 import { closeOutputChannels, openOutputChannels, type OutputChannel } from './output-channel.js'
 import { pipeMasked, settleCopies, streamCopyHandle, type CopyHandle } from './masked-output.js'
+import { channelCount } from './mask-plan.js'
 
 export { maskableValues, minimumMaskedLength } from './mask-matcher.js'
 export { openOutputChannels } from './output-channel.js'
@@ -40,7 +41,7 @@ export interface MaskedStdio {
 /** Prepares the masked streams' plumbing before the child is spawned. */
 export async function prepareMaskedStdio(masked: MaskedStreams): Promise<MaskedStdio> {
   const names = (['stdout', 'stderr'] as const).filter((name) => masked[name])
-  const count = masked.shared ? 1 : names.length
+  const count = channelCount(masked)
   let channels = await (masked.channels ?? openOutputChannels(count, process.env))
   if (channels && channels.length !== count) {
     closeOutputChannels(channels)
