@@ -7,6 +7,7 @@ import type { FailedAuthLog } from './failed-auth-log.js'
 import type { Keyring } from './keyring.js'
 import type { LoginThrottle } from './login-throttle.js'
 import type { CacheView, ReadCache } from './read-cache.js'
+import type { SecretHints } from './secret-hints.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
 
 export interface VaultLimits {
@@ -49,6 +50,8 @@ export interface VaultContext {
   version: string
   /** The generation-bound read caches (PostgreSQL only: SQLite reads are cheaper than a generation read). */
   readCache?: ReadCache
+  /** The rows this process last wrote, for conditional writes (an engine with SqlExecutor.runIf). */
+  secretHints?: SecretHints
   /** Called after a commit that queued webhook deliveries. */
   onOutbox?: () => void
 }

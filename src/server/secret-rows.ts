@@ -144,30 +144,23 @@ export async function lockSecret(
   return row
 }
 
-/** Appends version n+1 (value sealed for its exact row, or a tombstone when null) and moves the row to it. */
-export async function appendVersion(
+/** What version n+1 of a secret writes: its sealed value, and the secret row's new columns and MAC. */
+interface NextVersion {
+  row: SecretRow
+  ciphertext: string | null
+  keyVersion: number | null
+}
+
+/** Seals `value` (or a tombstone when null) as the version after `current` (whose id is known). */
+async function nextVersion(
   { context, tx, scope, view }: InTransaction<SecretScope>,
-  name: string,
-  current: SecretRow | undefined,
+  current: Pick<SecretRow, 'id' | 'name' | 'version' | 'deleted' | 'created_at'>,
   value: string | null,
-): Promise<{ row: SecretMetadata; created: boolean }> {
+): Promise<NextVersion & { mac: string }> {
   const now = new Date().toISOString()
-  let secretId = current?.id
-  let createdAt = current?.created_at ?? now
-  if (!current) {
-    secretId = randomUUID()
-    await tx.run(
-      `INSERT INTO secrets (id, project_id, environment, name, version, deleted, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 0, 0, ?, ?) ON CONFLICT (project_id, environment, name) DO NOTHING`,
-      [secretId, scope.projectId, scope.environment, name, now, now],
-    )
-    const raced = await lockSecret(tx, scope, name)
-    if (raced && raced.id !== secretId) {
-      throw new ApiError(409, 'conflict', `secret ${name} was created concurrently; retry`)
-    }
-  }
-  const version = Number(current?.version ?? 0) + 1
-  if (current && Number(current.deleted) && value !== null) createdAt = now
+  const { id, name } = current
+  const version = Number(current.version) + 1
+  const createdAt = Number(current.deleted) && value !== null ? now : current.created_at
   const sealed =
     value === null
       ? null
@@ -178,33 +171,134 @@ export async function appendVersion(
           view?.generation,
         )
   const deleted = value === null ? 1 : 0
-  const covered = { id: secretId!, project_id: scope.projectId, environment: scope.environment, name }
+  const covered = { id, project_id: scope.projectId, environment: scope.environment, name }
+  // the row is addressed by (project_id, environment, name), so the MAC is computed here, not re-read
   const mac = rowMac(context.keyring.rowMacKey, 'secrets', { ...covered, version, deleted })
-  // the row was found by (project_id, environment, name), so the MAC is computed here, not re-read
+  return {
+    row: { id, name, version, deleted, created_at: createdAt, updated_at: now },
+    ciphertext: sealed?.ciphertext ?? null,
+    keyVersion: sealed?.keyVersion ?? null,
+    mac,
+  }
+}
+
+/** An appended version: the secret's metadata and whether the write created it (or brought it back). */
+export interface Appended {
+  row: SecretMetadata
+  created: boolean
+}
+
+function appended(
+  at: InTransaction<SecretScope>,
+  next: SecretRow,
+  previous: SecretRow | undefined,
+): Appended {
+  at.context.secretHints?.set(at.scope, next)
+  return { row: metadata(next), created: !previous || Boolean(Number(previous.deleted)) }
+}
+
+/** Appends version n+1 (value sealed for its exact row, or a tombstone when null) and moves the row to it. */
+export async function appendVersion(
+  at: InTransaction<SecretScope>,
+  name: string,
+  current: SecretRow | undefined,
+  value: string | null,
+): Promise<Appended> {
+  const { tx, scope } = at
+  let row = current
+  if (!row) {
+    const now = new Date().toISOString()
+    const id = randomUUID()
+    await tx.run(
+      `INSERT INTO secrets (id, project_id, environment, name, version, deleted, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 0, 0, ?, ?) ON CONFLICT (project_id, environment, name) DO NOTHING`,
+      [id, scope.projectId, scope.environment, name, now, now],
+    )
+    const raced = await lockSecret(tx, scope, name)
+    if (raced?.id !== id) {
+      throw new ApiError(409, 'conflict', `secret ${name} was created concurrently; retry`)
+    }
+    row = raced
+  }
+  const next = await nextVersion(at, row, value)
   const writes = [
     {
       sql: `INSERT INTO secret_versions (secret_id, version, ciphertext, key_version, actor, deleted, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
       params: [
-        secretId!,
-        version,
-        sealed?.ciphertext ?? null,
-        sealed?.keyVersion ?? null,
+        next.row.id,
+        next.row.version,
+        next.ciphertext,
+        next.keyVersion,
         scope.actor,
-        deleted,
-        now,
+        next.row.deleted,
+        next.row.updated_at,
       ],
     },
     {
       sql: `UPDATE secrets SET version = ?, deleted = ?, created_at = ?, updated_at = ?, row_mac = ? WHERE id = ?`,
-      params: [version, deleted, createdAt, now, mac, secretId!],
+      params: [
+        next.row.version,
+        next.row.deleted,
+        next.row.created_at,
+        next.row.updated_at,
+        next.mac,
+        next.row.id,
+      ],
     },
   ]
   if (tx.runTogether) await tx.runTogether(writes)
   else for (const { sql, params } of writes) await tx.run(sql, params)
-  return {
-    row: { name, version, createdAt, updatedAt: now },
-    created: !current || Boolean(Number(current.deleted)),
+  return appended(at, next.row, current)
+}
+
+/**
+ * Appends version n+1 on the row this process last wrote (secret-hints.ts), without a lock: one
+ * statement moves the row only while it is exactly that row, and adds the version only when it did.
+ * Undefined when there is no hint, when `accept` refuses the hinted row (the locked path then decides,
+ * with the row as it is), or when the row had moved on (nothing was changed; the hint is dropped).
+ */
+export async function appendOnHint(
+  at: InTransaction<SecretScope>,
+  name: string,
+  value: string | null,
+  accept: (row: SecretRow) => boolean,
+): Promise<Appended | undefined> {
+  const { context, tx, scope } = at
+  const hint = context.secretHints?.get(scope, name)
+  if (!hint || !tx.runIf || !accept(hint)) return undefined
+  const next = await nextVersion(at, hint, value)
+  const changed = await tx.runIf(
+    `WITH moved AS (
+       UPDATE secrets SET version = ?, deleted = ?, created_at = ?, updated_at = ?, row_mac = ?
+       WHERE id = ? AND project_id = ? AND environment = ? AND name = ? AND version = ? AND deleted = ?
+         AND created_at = ? AND updated_at = ?
+       RETURNING id, version, deleted, updated_at)
+     INSERT INTO secret_versions (secret_id, version, ciphertext, key_version, actor, deleted, created_at)
+     SELECT id, version, ?, CAST(? AS INTEGER), ?, deleted, updated_at FROM moved`,
+    [
+      next.row.version,
+      next.row.deleted,
+      next.row.created_at,
+      next.row.updated_at,
+      next.mac,
+      hint.id,
+      scope.projectId,
+      scope.environment,
+      name,
+      Number(hint.version),
+      Number(hint.deleted),
+      hint.created_at,
+      hint.updated_at,
+      next.ciphertext,
+      next.keyVersion,
+      scope.actor,
+    ],
+  )
+  if (changed === 0) {
+    context.secretHints!.forget(scope, name)
+    return undefined
   }
+  return appended(at, next.row, hint)
 }
 
 /** The secret row (deleted or not), or a 404. */

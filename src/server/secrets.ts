@@ -7,8 +7,10 @@
 import type { InTransaction } from './context.js'
 import { ApiError } from './http.js'
 import {
+  appendOnHint,
   appendVersion,
   audit,
+  type Appended,
   checkPreconditions,
   lockSecret,
   metadata,
@@ -16,6 +18,7 @@ import {
   readValue,
   requireSecretRow,
   type Preconditions,
+  type SecretRow,
 } from './secret-rows.js'
 import { listVersionRows, liveSecretRows, versionCreatedAt } from './version-rows.js'
 import { queueWebhookEvents } from './webhooks.js'
@@ -121,13 +124,16 @@ export async function writeSecret(
   write: SecretWrite,
 ): Promise<{ secret: SecretMetadata; created: boolean }> {
   const { name, value, mode } = write
-  const current = await lockSecret(at.tx, at.scope, name)
-  const live = current && !Number(current.deleted)
-  if (mode === 'create' && live)
-    throw new ApiError(409, 'conflict', `secret ${name} already exists in '${at.scope.environment}'`)
-  if (mode === 'update' && !live) throw notFound(name, at.scope.environment)
-  checkPreconditions(write, current)
-  const { row, created } = await appendVersion(at, name, current, value)
+  const check = (current: SecretRow | undefined) => {
+    const live = current && !Number(current.deleted)
+    if (mode === 'create' && live)
+      throw new ApiError(409, 'conflict', `secret ${name} already exists in '${at.scope.environment}'`)
+    if (mode === 'update' && !live) throw notFound(name, at.scope.environment)
+    checkPreconditions(write, current)
+  }
+  const { row, created } =
+    (await appendOnHint(at, name, value, (hint) => passes(check, hint))) ??
+    (await lockAndAppend(at, name, value, check))
   await audit(at, {
     action: created ? 'secret.create' : 'secret.update',
     target: name,
@@ -143,12 +149,41 @@ export async function writeSecret(
 
 /** Deletes a secret by appending a tombstone version. */
 export async function deleteSecret(at: InScope, name: string, conditions: Preconditions = {}) {
-  const current = await lockSecret(at.tx, at.scope, name)
-  if (!current || Number(current.deleted)) throw notFound(name, at.scope.environment)
-  checkPreconditions(conditions, current)
-  const { row } = await appendVersion(at, name, current, null)
+  const check = (current: SecretRow | undefined) => {
+    if (!current || Number(current.deleted)) throw notFound(name, at.scope.environment)
+    checkPreconditions(conditions, current)
+  }
+  const { row } =
+    (await appendOnHint(at, name, null, (hint) => passes(check, hint))) ??
+    (await lockAndAppend(at, name, null, check))
   await audit(at, { action: 'secret.delete', target: name, detail: `version ${row.version}` })
   await queueWebhookEvents(at, { type: 'secret.deleted', name, version: row.version })
+}
+
+/**
+ * Appends a version under the row lock, after `check` (which throws the write's refusal) has passed on
+ * the locked row: the path of every write whose hinted row did not hold (and of SQLite's).
+ */
+async function lockAndAppend(
+  at: InScope,
+  name: string,
+  value: string | null,
+  check: (current: SecretRow | undefined) => void,
+): Promise<Appended> {
+  const current = await lockSecret(at.tx, at.scope, name)
+  check(current)
+  return appendVersion(at, name, current, value)
+}
+
+/** Whether `check` lets the write go ahead on `row` (a hinted row: a refusal is decided on the locked one). */
+function passes(check: (current: SecretRow) => void, row: SecretRow): boolean {
+  try {
+    check(row)
+    return true
+  } catch (error) {
+    if (error instanceof ApiError) return false
+    throw error
+  }
 }
 
 /** The version history of a secret (no values). */

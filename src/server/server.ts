@@ -16,6 +16,7 @@ import { assertStartupIntegrity } from './integrity.js'
 import { loadKeyring, type Keyring } from './keyring.js'
 import { LoginThrottle } from './login-throttle.js'
 import { openDriver, type SqlDriver } from './store/index.js'
+import { SecretHints } from './secret-hints.js'
 import { ReadCache } from './read-cache.js'
 import { migrate } from './store/migrations.js'
 import { appVersion } from './version.js'
@@ -85,6 +86,7 @@ export function createVaultContext(
     failedAuth: new FailedAuthLog({ driver: vault.driver, auditKey: vault.keyring.auditKey }),
     version: appVersion(),
     readCache: vault.driver.readGeneration ? new ReadCache(vault.driver.readGeneration) : undefined,
+    secretHints: vault.driver.engine === 'postgres' ? new SecretHints() : undefined,
   }
 }
 

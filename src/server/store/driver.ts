@@ -26,6 +26,15 @@ export interface SqlExecutor {
    */
   runTogether?(statements: { sql: string; params: SqlValue[] }[]): Promise<void>
   /**
+   * Present on an engine that group-commits writers in turns (PostgreSQL): runs one statement that
+   * changes rows only when its WHERE holds, as the transaction's first change, without the savepoint
+   * that guards a writer's turn (one round trip less in the serialised turn); returns the number of
+   * rows it changed. After it changed rows, a failure of this transaction (or of a later statement
+   * of it) cannot be rolled back alone: its whole batch fails, and the other transactions of the
+   * batch get BatchAbortedError (nothing of them was kept; the server runs them again).
+   */
+  runIf?(sql: string, params: SqlValue[]): Promise<number>
+  /**
    * Present on an engine that group-commits the audit chain (PostgreSQL): takes a completed audit
    * event, which is hashed, chained and committed with the events of concurrent transactions, in
    * the same commit as this transaction's changes, before the transaction's promise resolves.
@@ -60,6 +69,22 @@ export class StaleGenerationError extends VaultError {
 
   constructor(readonly current?: Generation) {
     super('the cached rows this transaction used are out of date; nothing of it was kept')
+  }
+}
+
+/**
+ * Another transaction of the same group-committed batch failed after changing rows without a
+ * savepoint (SqlExecutor.runIf): the batch was rolled back and nothing of this transaction was kept.
+ * A StaleGenerationError without a generation, so that the server runs the request again with rows
+ * read afresh (authorize.ts).
+ */
+export class BatchAbortedError extends StaleGenerationError {
+  override name = 'BatchAbortedError'
+  override readonly code: string = 'ERR_BATCH_ABORTED'
+
+  constructor() {
+    super()
+    this.message = 'another request committed with this one failed; nothing of this one was kept'
   }
 }
 

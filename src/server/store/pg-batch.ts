@@ -1,7 +1,8 @@
 /**
  * Group commit on PostgreSQL. Transactions of one process that write, and the audit events of those
  * that only read, share one database transaction (a batch): a writer takes its turn on the batch's
- * connection inside a SAVEPOINT (a failing writer rolls back only itself), readers add their events;
+ * connection inside a SAVEPOINT (a failing writer rolls back only itself; a writer whose first change
+ * is one conditional statement, SqlExecutor.runIf, takes its turn without one: see Turn), readers add their events;
  * when no writer is inside and the previous batch has committed, the batch appends every event to the
  * chain in one statement, moves the head once and commits. Only then are its waiters answered; a
  * failed batch fails every waiter. Writers take their turns under a fill lock (see beginFill), so the
@@ -10,7 +11,7 @@
  */
 import type pg from 'pg'
 import { appendChained, type ChainHead, type PendingEvent, type RawQuery } from '../audit-batch.js'
-import { StaleGenerationError, type Generation } from './driver.js'
+import { BatchAbortedError, StaleGenerationError, type Generation } from './driver.js'
 import { advisoryKey, statement } from './pg-query.js'
 
 interface Batch {
@@ -30,12 +31,23 @@ interface Batch {
   reject: (error: unknown) => void
 }
 
-/** A writer's turn on a batch: its connection (inside a SAVEPOINT) until it leaves or abandons. */
+/**
+ * A writer's turn on a batch: its connection until it leaves or abandons. A guarded turn runs inside
+ * a SAVEPOINT, and abandoning it rolls back to it. An unguarded one (entered for a conditional first
+ * statement) has no savepoint until `guard`: abandoning it undoes nothing, so a turn that changed
+ * rows or saw a statement fail unguarded is `spoil`ed, and its whole batch fails (the batch's other
+ * transactions get BatchAbortedError).
+ */
 export interface Turn {
   client: pg.PoolClient
+  readonly guarded: boolean
+  /** Opens the turn's SAVEPOINT (before the first change of a turn entered unguarded). */
+  guard(): Promise<void>
+  /** Fails the batch: this turn cannot be rolled back alone. */
+  spoil(): void
   /** Ends the turn with the writer's events; resolves when the batch has committed. */
   leave(events: PendingEvent[]): Promise<void>
-  /** Rolls the writer's statements back and ends the turn. */
+  /** Rolls the writer's statements back (to its SAVEPOINT, when guarded) and ends the turn. */
   abandon(): Promise<void>
 }
 
@@ -45,15 +57,15 @@ const ignore = () => undefined
 const fillLock = advisoryKey('vault:batch-fill')
 
 /**
- * Begins a batch's transaction under the fill lock and opens its first writer's SAVEPOINT (one round
- * trip). One batch at a time, across every replica, has writers inside, so the row locks of two
+ * Begins a batch's transaction under the fill lock and, when `guarded`, opens its first writer's
+ * SAVEPOINT (one round trip). One batch at a time, across every replica, has writers inside, so the row locks of two
  * batches' writers never wait for each other in a cycle. The lock is released when the last writer
  * has left, before the batch appends to the chain (under the head's row lock) and commits: the next
  * batch's writers run while this one waits for its commit to be durable. Lock order: the fill lock,
  * rows, then (committing) the chain head, then the generation row (deferred triggers): no cycle.
  */
-async function beginFill(client: pg.PoolClient): Promise<void> {
-  await client.query(`BEGIN; SELECT pg_advisory_lock(${fillLock}); SAVEPOINT work`)
+async function beginFill(client: pg.PoolClient, guarded: boolean): Promise<void> {
+  await client.query(`BEGIN; SELECT pg_advisory_lock(${fillLock})${guarded ? '; SAVEPOINT work' : ''}`)
 }
 
 /** audit-batch.ts's RawQuery on a connection: prepared statements with values, else simple queries. */
@@ -89,8 +101,11 @@ export class GroupCommit {
     private readonly maxWriters = 32,
   ) {}
 
-  /** Waits for a writer's turn in the filling batch (BEGIN on its first turn, then a SAVEPOINT). */
-  async enter(): Promise<Turn> {
+  /**
+   * Waits for a writer's turn in the filling batch (BEGIN on its first turn), opening its SAVEPOINT
+   * unless `guarded` is false.
+   */
+  async enter({ guarded = true }: { guarded?: boolean } = {}): Promise<Turn> {
     let batch = (this.open ??= newBatch())
     while (batch.joined >= this.maxWriters) {
       await batch.done.catch(ignore)
@@ -109,30 +124,41 @@ export class GroupCommit {
       this.settle(batch)
       return batch.done
     }
+    const spoil = (error: unknown = new BatchAbortedError()) => {
+      batch.failure ??= error
+    }
     try {
       if (batch.failure !== undefined) throw batch.failure
       if (!batch.client) {
         batch.client = await this.pool.connect()
-        await beginFill(batch.client)
-      } else {
+        await beginFill(batch.client, guarded)
+      } else if (guarded) {
         await batch.client.query('SAVEPOINT work')
       }
     } catch (error) {
-      batch.failure ??= error
+      spoil(error)
       void leave([])
       throw error
     }
     const client = batch.client
-    return {
+    const turn = {
       client,
+      guarded,
+      guard: async () => {
+        await client.query('SAVEPOINT work').catch((error: unknown) => {
+          spoil(error)
+          throw error
+        })
+        turn.guarded = true
+      },
+      spoil: () => spoil(),
       leave,
       abandon: async () => {
-        await client.query('ROLLBACK TO SAVEPOINT work').catch((error: unknown) => {
-          batch.failure ??= error
-        })
+        if (turn.guarded) await client.query('ROLLBACK TO SAVEPOINT work').catch(spoil)
         void leave([])
       },
     }
+    return turn
   }
 
   /**

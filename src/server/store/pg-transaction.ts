@@ -2,7 +2,9 @@
  * One transaction of the PostgreSQL driver. Its reads run on a pooled connection of their own, one
  * statement at a time (READ COMMITTED gives each statement a fresh snapshot either way), so readers
  * run side by side. Its first write (or row lock) takes a turn in the filling group-commit batch and
- * runs every later statement there. Audit events wait in memory and are chained at the batch commit;
+ * runs every later statement there: inside a SAVEPOINT, unless that first write is a conditional
+ * statement (runIf), which runs unguarded; the SAVEPOINT is then taken before a later change, unless
+ * the conditional one changed rows (see pg-batch.ts's Turn). Audit events wait in memory and are chained at the batch commit;
  * the transaction's promise resolves only after that commit (see pg-batch.ts).
  *
  * A transaction that assumes a generation (its request used cached rows of it) checks it once: one
@@ -27,6 +29,8 @@ export class PgTransaction {
   private reader: Promise<pg.PoolClient> | undefined
   private entering: Promise<Turn> | undefined
   private turn: Turn | undefined
+  /** A statement outside a SAVEPOINT changed rows: a failure now fails the whole batch. */
+  private changedUnguarded = false
   private readonly events: PendingEvent[] = []
 
   constructor(
@@ -41,7 +45,8 @@ export class PgTransaction {
       (await this.query<T>(sql, params, await this.connection())).rows,
     values: async (sql, params = []) =>
       (await this.query<SqlValue[]>(sql, params, await this.connection(), 'array')).rows,
-    run: async (sql, params = []) => (await this.query(sql, params, await this.writer())).rowCount ?? 0,
+    run: async (sql, params = []) =>
+      (await this.query(sql, params, await this.writer('change'))).rowCount ?? 0,
     runTogether: async (statements) => {
       // `?` placeholders are numbered in text order, so the texts and their values concatenate as is
       const clauses = statements.slice(0, -1).map(({ sql }, index) => `write_${index} AS (${sql})`)
@@ -49,11 +54,16 @@ export class PgTransaction {
       await this.query(
         sql,
         statements.flatMap(({ params }) => params),
-        await this.writer(),
+        await this.writer('change'),
       )
     },
+    runIf: async (sql, params) => {
+      const changed = (await this.query(sql, params, await this.writer('conditional'))).rowCount ?? 0
+      if (changed > 0 && !this.turn!.guarded) this.changedUnguarded = true
+      return changed
+    },
     lockRows: async <T extends SqlRow>(sql: string, params: SqlValue[] = []) =>
-      (await this.query<T>(`${sql} FOR UPDATE`, params, await this.writer())).rows,
+      (await this.query<T>(`${sql} FOR UPDATE`, params, await this.writer('lock'))).rows,
     deferAudit: (key, event) => void this.events.push({ key, event }),
   }
 
@@ -78,14 +88,19 @@ export class PgTransaction {
   async rollback(): Promise<void> {
     await this.releaseReader()
     const turn = this.entering ? await this.entering.catch(() => undefined) : undefined
+    if (turn && !turn.guarded && this.changedUnguarded) turn.spoil()
     await turn?.abandon()
     await this.checkGeneration()
   }
 
   private query<R>(sql: string, params: SqlValue[], client: pg.ClientBase, rowMode?: 'array') {
-    return client.query<R extends unknown[] ? R : never>(
+    const result = client.query<R extends unknown[] ? R : never>(
       statement(sql, params, rowMode) as pg.QueryArrayConfig,
     ) as unknown as Promise<pg.QueryResult<R & pg.QueryResultRow>>
+    const turn = this.turn
+    // a failed statement aborts the database transaction: unguarded, nothing can roll back to before it
+    if (turn && client === turn.client && !turn.guarded) result.catch(() => turn.spoil())
+    return result
   }
 
   private async connection(): Promise<pg.ClientBase> {
@@ -93,12 +108,18 @@ export class PgTransaction {
     return (this.reader ??= this.pool.connect())
   }
 
-  private async writer(): Promise<pg.ClientBase> {
+  /**
+   * The turn's connection for a statement that locks rows, changes them, or changes them only when
+   * its WHERE holds (`conditional`): entering the batch on the first, guarded unless that one is
+   * conditional; a change in an unguarded turn that has changed nothing yet takes the SAVEPOINT first.
+   */
+  private async writer(kind: 'lock' | 'change' | 'conditional'): Promise<pg.ClientBase> {
     this.entering ??= this.releaseReader()
       .then(() => this.checkGeneration())
-      .then(() => this.batches.enter())
-    this.turn = await this.entering
-    return this.turn.client
+      .then(() => this.batches.enter({ guarded: kind !== 'conditional' }))
+    const turn = (this.turn = await this.entering)
+    if (kind === 'change' && !turn.guarded && !this.changedUnguarded) await turn.guard()
+    return turn.client
   }
 
   /** Reads the current generation when one is relied on: StaleGenerationError when it moved on. */
