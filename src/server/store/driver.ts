@@ -31,7 +31,7 @@ export interface SqlExecutor {
    * that guards a writer's turn (one round trip less in the serialised turn); returns the number of
    * rows it changed. After it changed rows, a failure of this transaction (or of a later statement
    * of it) cannot be rolled back alone: its whole batch fails, and the other transactions of the
-   * batch get BatchAbortedError (nothing of them was kept; the server runs them again).
+   * batch get BatchAbortedError (nothing of them was kept; the driver runs them again).
    */
   runIf?(sql: string, params: SqlValue[]): Promise<number>
   /**
@@ -75,7 +75,8 @@ export class StaleGenerationError extends VaultError {
 /**
  * Another transaction of the same group-committed batch failed after changing rows without a
  * savepoint (SqlExecutor.runIf): the batch was rolled back and nothing of this transaction was kept.
- * A StaleGenerationError without a generation, so that the server runs the request again with rows
+ * The driver runs such a transaction's work once more; should that fail the same way, it is a
+ * StaleGenerationError without a generation, so that the server runs the request again with rows
  * read afresh (authorize.ts).
  */
 export class BatchAbortedError extends StaleGenerationError {

@@ -5,7 +5,7 @@
  */
 import pg from 'pg'
 import { IntegrityError } from '../../errors.js'
-import type { AssumedGeneration, SqlDriver, SqlExecutor } from './driver.js'
+import { BatchAbortedError, type AssumedGeneration, type SqlDriver, type SqlExecutor } from './driver.js'
 import { GroupCommit } from './pg-batch.js'
 import { readGenerationSql } from './pg-generation.js'
 import { advisoryKey, clientExecutor, statement } from './pg-query.js'
@@ -20,9 +20,20 @@ export function openPostgres(url: string, poolSize = defaultPoolSize): SqlDriver
   pool.on('error', () => undefined)
   const batches = new GroupCommit(pool)
 
+  /** Runs `work` once more when another transaction of its batch failed it (nothing of it was kept). */
   async function transaction<T>(
     work: (tx: SqlExecutor) => Promise<T>,
     options: { assumes?: AssumedGeneration } = {},
+  ): Promise<T> {
+    return attempt(work, options).catch((error: unknown) => {
+      if (!(error instanceof BatchAbortedError)) throw error
+      return attempt(work, options)
+    })
+  }
+
+  async function attempt<T>(
+    work: (tx: SqlExecutor) => Promise<T>,
+    options: { assumes?: AssumedGeneration },
   ): Promise<T> {
     const tx = new PgTransaction(pool, batches, options.assumes)
     let result: T
