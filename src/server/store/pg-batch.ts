@@ -10,6 +10,7 @@
  * has moved on gets StaleGenerationError: its events were not kept (audit-batch.ts).
  */
 import type pg from 'pg'
+import { VaultError } from '../../errors.js'
 import { appendChained, type ChainHead, type PendingEvent, type RawQuery } from '../audit-batch.js'
 import { BatchAbortedError, StaleGenerationError, type Generation } from './driver.js'
 import { advisoryKey, statement } from './pg-query.js'
@@ -212,7 +213,10 @@ export class GroupCommit {
         }
       }
       if (client) {
-        await client.query('COMMIT')
+        // PostgreSQL answers COMMIT of a transaction in which a statement failed with ROLLBACK
+        const ended = await client.query('COMMIT')
+        if (ended.command !== 'COMMIT')
+          throw new VaultError(`the batch's transaction ended in ${ended.command}`)
         client.release()
       }
       batch.resolve()

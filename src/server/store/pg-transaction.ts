@@ -31,6 +31,8 @@ export class PgTransaction {
   private turn: Turn | undefined
   /** A statement outside a SAVEPOINT changed rows: a failure now fails the whole batch. */
   private changedUnguarded = false
+  /** The first statement of its turn that failed (the database transaction is aborted since). */
+  private failedStatement: { error: unknown } | undefined
   private readonly events: PendingEvent[] = []
 
   constructor(
@@ -67,10 +69,17 @@ export class PgTransaction {
     deferAudit: (key, event) => void this.events.push({ key, event }),
   }
 
-  /** Ends a transaction whose work succeeded: resolves once its changes and events are committed. */
+  /**
+   * Ends a transaction whose work succeeded: resolves once its changes and events are committed. A
+   * work that went on after a statement of its turn failed is rolled back and fails with that error.
+   */
   async commit(): Promise<void> {
     await this.releaseReader()
     if (this.entering) await this.entering
+    if (this.failedStatement) {
+      await this.rollback()
+      throw this.failedStatement.error
+    }
     if (this.turn) await this.turn.leave(this.events)
     else if (this.events.length > 0) {
       const assumes = this.assumes?.relied()
@@ -98,8 +107,13 @@ export class PgTransaction {
       statement(sql, params, rowMode) as pg.QueryArrayConfig,
     ) as unknown as Promise<pg.QueryResult<R & pg.QueryResultRow>>
     const turn = this.turn
-    // a failed statement aborts the database transaction: unguarded, nothing can roll back to before it
-    if (turn && client === turn.client && !turn.guarded) result.catch(() => turn.spoil())
+    if (turn && client === turn.client) {
+      result.catch((error: unknown) => {
+        // a failed statement aborts the database transaction: unguarded, nothing can roll back to before it
+        this.failedStatement ??= { error }
+        if (!turn.guarded) turn.spoil()
+      })
+    }
     return result
   }
 
