@@ -11,15 +11,14 @@ import {
   appendVersion,
   audit,
   type Appended,
-  checkPreconditions,
   lockSecret,
   metadata,
   notFound,
   readValue,
   requireSecretRow,
-  type Preconditions,
   type SecretRow,
 } from './secret-rows.js'
+import { checkPreconditions, type Preconditions } from './preconditions.js'
 import { listVersionRows, liveSecretRows, versionCreatedAt } from './version-rows.js'
 import { queueWebhookEvents } from './webhooks.js'
 

@@ -8,7 +8,7 @@ import type { createAuthorizer } from '../authorize.js'
 import type { VaultContext } from '../context.js'
 import { ApiError, readJsonObject } from '../http.js'
 import type { Resource } from '../router.js'
-import type { Preconditions } from '../secret-rows.js'
+import type { Preconditions } from '../preconditions.js'
 import * as secrets from '../secrets.js'
 
 const namePattern = /^[A-Z][A-Z0-9_]*$/
