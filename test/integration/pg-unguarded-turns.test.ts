@@ -86,82 +86,86 @@ describe.skipIf(!postgres)(`unguarded writer turns (postgres: ${unavailableReaso
   }
 
   const fail = () => Promise.reject(new Error('A failed'))
-
-  it('a conditional change, then a failure: the batch fails, B runs again and is kept once', async () => {
-    const outcome = await race(async (tx) => {
-      expect(await tx.runIf!(`UPDATE scratch SET value = 1 WHERE id = 1 AND value = 0`, [])).toBe(1)
-    }, fail)
-    expect(outcome).toEqual({ aEnded: 'A failed', aAttempts: 1, bRuns: 2, rows: { 1: 0, 2: 10 } })
-  })
-
-  it('a conditional statement that changed nothing, then a failure: only A ends, B runs once', async () => {
-    const outcome = await race(async (tx) => {
-      expect(await tx.runIf!(`UPDATE scratch SET value = 1 WHERE id = 1 AND value = 99`, [])).toBe(0)
-    }, fail)
-    expect(outcome).toEqual({ aEnded: 'A failed', aAttempts: 1, bRuns: 1, rows: { 1: 0, 2: 10 } })
-  })
-
-  it('no change, then a change (the SAVEPOINT is taken first), then a failure: only A is undone', async () => {
-    const outcome = await race(
-      async (tx) => {
-        expect(await tx.runIf!(`UPDATE scratch SET value = 1 WHERE id = 1 AND value = 99`, [])).toBe(0)
+  const nothing = async () => undefined
+  const changeRow1 = (tx: SqlExecutor) =>
+    tx.runIf!(`UPDATE scratch SET value = 1 WHERE id = 1 AND value = 0`, []).then((n) => expect(n).toBe(1))
+  const changeNothing = (tx: SqlExecutor) =>
+    tx.runIf!(`UPDATE scratch SET value = 1 WHERE id = 1 AND value = 99`, []).then((n) => expect(n).toBe(0))
+  const failUnswallowed = (tx: SqlExecutor, run: 'run' | 'runIf') =>
+    expect(tx[run]!(`UPDATE scratch SET value = 1 / 0 WHERE id = 1`, [])).rejects.toThrow(/division by zero/)
+  /** Every way A can end, with how A ends, how often A's and B's works ran, and the rows kept. */
+  const cases: {
+    name: string
+    first: (tx: SqlExecutor) => Promise<void>
+    then: (tx: SqlExecutor) => Promise<void>
+    expected: { aEnded: string; aAttempts: number; bRuns: number; rows: Record<number, number> }
+  }[] = [
+    {
+      name: 'a conditional change, then a failure: the batch fails, B runs again and is kept once',
+      first: changeRow1,
+      then: fail,
+      expected: { aEnded: 'A failed', aAttempts: 1, bRuns: 2, rows: { 1: 0, 2: 10 } },
+    },
+    {
+      name: 'a conditional statement that changed nothing, then a failure: only A ends, B runs once',
+      first: changeNothing,
+      then: fail,
+      expected: { aEnded: 'A failed', aAttempts: 1, bRuns: 1, rows: { 1: 0, 2: 10 } },
+    },
+    {
+      name: 'no change, then a change (the SAVEPOINT is taken first), then a failure: only A is undone',
+      first: async (tx) => {
+        await changeNothing(tx)
         expect(await tx.run(`UPDATE scratch SET value = 5 WHERE id = 1`)).toBe(1)
       },
-      async (tx) => {
+      then: async (tx) => {
         expect(await tx.all(`SELECT value FROM scratch WHERE id = 1`)).toEqual([{ value: 5 }])
         await fail()
       },
-    )
-    expect(outcome).toEqual({ aEnded: 'A failed', aAttempts: 1, bRuns: 1, rows: { 1: 0, 2: 10 } })
-  })
-
-  it('a change after a conditional change stays unguarded: a failure fails the batch', async () => {
-    const outcome = await race(async (tx) => {
-      expect(await tx.runIf!(`UPDATE scratch SET value = 1 WHERE id = 1 AND value = 0`, [])).toBe(1)
-      expect(await tx.run(`UPDATE scratch SET value = value + 1 WHERE id = 1`)).toBe(1)
-    }, fail)
-    expect(outcome).toEqual({ aEnded: 'A failed', aAttempts: 1, bRuns: 2, rows: { 1: 0, 2: 10 } })
-  })
-
-  it('an unguarded statement that fails, its error swallowed: nothing of the batch is committed on top of it', async () => {
-    const outcome = await race(
-      async (tx) => {
-        await expect(tx.runIf!(`UPDATE scratch SET value = 1 / 0 WHERE id = 1`, [])).rejects.toThrow(
-          /division by zero/,
-        )
+      expected: { aEnded: 'A failed', aAttempts: 1, bRuns: 1, rows: { 1: 0, 2: 10 } },
+    },
+    {
+      name: 'a change after a conditional change stays unguarded: a failure fails the batch',
+      first: async (tx) => {
+        await changeRow1(tx)
+        expect(await tx.run(`UPDATE scratch SET value = value + 1 WHERE id = 1`)).toBe(1)
       },
-      async () => undefined,
-    )
-    expect(outcome).toEqual({ aEnded: 'division by zero', aAttempts: 1, bRuns: 2, rows: { 1: 0, 2: 10 } })
-  })
-
-  it('a guarded statement that fails, its error swallowed: A ends with that error, B runs once', async () => {
-    const outcome = await race(
-      async (tx) => {
-        await expect(tx.run(`UPDATE scratch SET value = 1 / 0 WHERE id = 1`)).rejects.toThrow(
-          /division by zero/,
-        )
+      then: fail,
+      expected: { aEnded: 'A failed', aAttempts: 1, bRuns: 2, rows: { 1: 0, 2: 10 } },
+    },
+    {
+      name: 'an unguarded statement that fails, its error swallowed: nothing of the batch is committed on top of it',
+      first: (tx) => failUnswallowed(tx, 'runIf'),
+      then: nothing,
+      expected: { aEnded: 'division by zero', aAttempts: 1, bRuns: 2, rows: { 1: 0, 2: 10 } },
+    },
+    {
+      name: 'a guarded statement that fails, its error swallowed: A ends with that error, B runs once',
+      first: (tx) => failUnswallowed(tx, 'run'),
+      then: nothing,
+      expected: { aEnded: 'division by zero', aAttempts: 1, bRuns: 1, rows: { 1: 0, 2: 10 } },
+    },
+    {
+      name: 'a conditional change inside a guarded turn (a lock came first): a failure undoes only A',
+      first: async (tx) => {
+        await tx.lockRows(`SELECT id FROM scratch WHERE id = 1`)
+        await changeRow1(tx)
       },
-      async () => undefined,
-    )
-    expect(outcome).toEqual({ aEnded: 'division by zero', aAttempts: 1, bRuns: 1, rows: { 1: 0, 2: 10 } })
-  })
+      then: fail,
+      expected: { aEnded: 'A failed', aAttempts: 1, bRuns: 1, rows: { 1: 0, 2: 10 } },
+    },
+    {
+      name: 'a conditional change that succeeds is committed with the batch',
+      first: (tx) =>
+        tx.runIf!(`UPDATE scratch SET value = 7 WHERE id = 1 AND value = 0`, []).then((n) =>
+          expect(n).toBe(1),
+        ),
+      then: nothing,
+      expected: { aEnded: 'committed', aAttempts: 1, bRuns: 1, rows: { 1: 7, 2: 10 } },
+    },
+  ]
 
-  it('a conditional change inside a guarded turn (a lock came first): a failure undoes only A', async () => {
-    const outcome = await race(async (tx) => {
-      await tx.lockRows(`SELECT id FROM scratch WHERE id = 1`)
-      expect(await tx.runIf!(`UPDATE scratch SET value = 1 WHERE id = 1 AND value = 0`, [])).toBe(1)
-    }, fail)
-    expect(outcome).toEqual({ aEnded: 'A failed', aAttempts: 1, bRuns: 1, rows: { 1: 0, 2: 10 } })
-  })
-
-  it('a conditional change that succeeds is committed with the batch', async () => {
-    const outcome = await race(
-      async (tx) => {
-        expect(await tx.runIf!(`UPDATE scratch SET value = 7 WHERE id = 1 AND value = 0`, [])).toBe(1)
-      },
-      async () => undefined,
-    )
-    expect(outcome).toEqual({ aEnded: 'committed', aAttempts: 1, bRuns: 1, rows: { 1: 7, 2: 10 } })
+  it.each(cases)('$name', async ({ first, then, expected }) => {
+    expect(await race(first, then)).toEqual(expected)
   })
 })
