@@ -218,35 +218,44 @@ export async function appendOnHint(
   const hint = context.secretHints?.get(scope, name)
   if (!hint || !tx.runIf || !accept(hint)) return undefined
   const next = await nextVersion(at, hint, value)
-  const changed = await tx.runIf(
-    `WITH moved AS (
+  const forget = () => context.secretHints!.forget(scope, name)
+  // a statement that fails here fails its whole batch (no SAVEPOINT): dropping the hint sends the next
+  // write of the secret down the locked path, inside a SAVEPOINT, so a write that fails every time
+  // (a constraint or a trigger in the database) fails alone instead of every batch it joins
+  const changed = await tx
+    .runIf(
+      `WITH moved AS (
        UPDATE secrets SET version = ?, deleted = ?, created_at = ?, updated_at = ?, row_mac = ?
        WHERE id = ? AND project_id = ? AND environment = ? AND name = ? AND version = ? AND deleted = ?
          AND created_at = ? AND updated_at = ?
        RETURNING id, version, deleted, updated_at)
      INSERT INTO secret_versions (secret_id, version, ciphertext, key_version, actor, deleted, created_at)
      SELECT id, version, ?, CAST(? AS INTEGER), ?, deleted, updated_at FROM moved`,
-    [
-      next.row.version,
-      next.row.deleted,
-      next.row.created_at,
-      next.row.updated_at,
-      next.mac,
-      hint.id,
-      scope.projectId,
-      scope.environment,
-      name,
-      Number(hint.version),
-      Number(hint.deleted),
-      hint.created_at,
-      hint.updated_at,
-      next.ciphertext,
-      next.keyVersion,
-      scope.actor,
-    ],
-  )
+      [
+        next.row.version,
+        next.row.deleted,
+        next.row.created_at,
+        next.row.updated_at,
+        next.mac,
+        hint.id,
+        scope.projectId,
+        scope.environment,
+        name,
+        Number(hint.version),
+        Number(hint.deleted),
+        hint.created_at,
+        hint.updated_at,
+        next.ciphertext,
+        next.keyVersion,
+        scope.actor,
+      ],
+    )
+    .catch((error: unknown) => {
+      forget()
+      throw error
+    })
   if (changed === 0) {
-    context.secretHints!.forget(scope, name)
+    forget()
     return undefined
   }
   return appended(at, next.row, hint)
