@@ -111,7 +111,10 @@ async function nextVersion(
   const now = new Date().toISOString()
   const { id, name } = current
   const version = Number(current.version) + 1
-  const createdAt = Number(current.deleted) && value !== null ? now : current.created_at
+  // a secret created (version 1, on the row appendVersion inserted) or brought back is created now, the
+  // time its version records
+  const created = Number(current.version) === 0 || (Number(current.deleted) && value !== null)
+  const createdAt = created ? now : current.created_at
   const sealed =
     value === null
       ? null
