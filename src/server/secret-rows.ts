@@ -151,6 +151,16 @@ function appended(
   return { row: metadata(next), created: !previous || Boolean(Number(previous.deleted)) }
 }
 
+/**
+ * The secret had no row when the caller's lock looked, and another transaction has created it since
+ * (its row is now locked in the caller's): the caller decides the write again on that row.
+ */
+export class CreatedConcurrently extends ApiError {
+  constructor(name: string) {
+    super(409, 'conflict', `secret ${name} was created concurrently; retry`)
+  }
+}
+
 /** Appends version n+1 (value sealed for its exact row, or a tombstone when null) and moves the row to it. */
 export async function appendVersion(
   at: InTransaction<SecretScope>,
@@ -169,9 +179,7 @@ export async function appendVersion(
       [id, scope.projectId, scope.environment, name, now, now],
     )
     const raced = await lockSecret(tx, scope, name)
-    if (raced?.id !== id) {
-      throw new ApiError(409, 'conflict', `secret ${name} was created concurrently; retry`)
-    }
+    if (raced?.id !== id) throw new CreatedConcurrently(name)
     row = raced
   }
   const next = await nextVersion(at, row, value)

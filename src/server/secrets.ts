@@ -11,6 +11,7 @@ import {
   appendVersion,
   audit,
   type Appended,
+  CreatedConcurrently,
   lockSecret,
   metadata,
   notFound,
@@ -171,7 +172,14 @@ async function lockAndAppend(
 ): Promise<Appended> {
   const current = await lockSecret(at.tx, at.scope, name)
   check(current)
-  return appendVersion(at, name, current, value)
+  return appendVersion(at, name, current, value).catch(async (error: unknown) => {
+    // another request created the secret after the lock found no row: this write comes after it (a
+    // PUT appends the next version, a POST is a 409 on the live secret), decided on its locked row
+    if (!(error instanceof CreatedConcurrently)) throw error
+    const created = await lockSecret(at.tx, at.scope, name)
+    check(created)
+    return appendVersion(at, name, created, value)
+  })
 }
 
 /** Whether `check` lets the write go ahead on `row` (a hinted row: a refusal is decided on the locked one). */
