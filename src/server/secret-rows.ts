@@ -100,6 +100,7 @@ interface NextVersion {
   row: SecretRow
   ciphertext: string | null
   keyVersion: number | null
+  mac: string
 }
 
 /** Seals `value` (or a tombstone when null) as the version after `current` (whose id is known). */
@@ -107,7 +108,7 @@ async function nextVersion(
   { context, tx, scope, view }: InTransaction<SecretScope>,
   current: Pick<SecretRow, 'id' | 'name' | 'version' | 'deleted' | 'created_at'>,
   value: string | null,
-): Promise<NextVersion & { mac: string }> {
+): Promise<NextVersion> {
   const now = new Date().toISOString()
   const { id, name } = current
   const version = Number(current.version) + 1
@@ -156,6 +157,9 @@ function appended(
  * (its row is now locked in the caller's): the caller decides the write again on that row.
  */
 export class CreatedConcurrently extends ApiError {
+  override name = 'CreatedConcurrently'
+  override readonly code: string = 'ERR_CREATED_CONCURRENTLY'
+
   constructor(name: string) {
     super(409, 'conflict', `secret ${name} was created concurrently; retry`)
   }
