@@ -35,20 +35,21 @@ interface Batch {
 /**
  * A writer's turn on a batch: its connection until it leaves or abandons. A guarded turn runs inside
  * a SAVEPOINT, and abandoning it rolls back to it. An unguarded one (entered for a conditional first
- * statement) has no savepoint until `guard`: abandoning it undoes nothing, so a turn that changed
- * rows or saw a statement fail unguarded is `spoil`ed, and its whole batch fails (the batch's other
- * transactions get BatchAbortedError).
+ * statement) has no savepoint: once it has changed rows, or once a statement of it has failed, it
+ * cannot be rolled back alone, and its whole batch fails (the batch's other transactions get
+ * BatchAbortedError).
  */
 export interface Turn {
   client: pg.PoolClient
-  readonly guarded: boolean
-  /** Opens the turn's SAVEPOINT (before the first change of a turn entered unguarded). */
+  /** Opens the SAVEPOINT before a change, unless the turn has one or has already changed rows without one. */
   guard(): Promise<void>
-  /** Fails the batch: this turn cannot be rolled back alone. */
-  spoil(): void
+  /** A statement of the turn changed rows. */
+  changed(): void
+  /** A statement of the turn failed (the database transaction is aborted): unguarded, the batch fails. */
+  failed(): void
   /** Ends the turn with the writer's events; resolves when the batch has committed. */
   leave(events: PendingEvent[]): Promise<void>
-  /** Rolls the writer's statements back (to its SAVEPOINT, when guarded) and ends the turn. */
+  /** Rolls the writer's statements back (to its SAVEPOINT, or by failing the batch) and ends the turn. */
   abandon(): Promise<void>
 }
 
@@ -142,24 +143,30 @@ export class GroupCommit {
       throw error
     }
     const client = batch.client
-    const turn = {
+    let changedUnguarded = false
+    return {
       client,
-      guarded,
       guard: async () => {
+        if (guarded || changedUnguarded) return
         await client.query('SAVEPOINT work').catch((error: unknown) => {
           spoil(error)
           throw error
         })
-        turn.guarded = true
+        guarded = true
       },
-      spoil: () => spoil(),
+      changed: () => {
+        if (!guarded) changedUnguarded = true
+      },
+      failed: () => {
+        if (!guarded) spoil()
+      },
       leave,
       abandon: async () => {
-        if (turn.guarded) await client.query('ROLLBACK TO SAVEPOINT work').catch(spoil)
+        if (guarded) await client.query('ROLLBACK TO SAVEPOINT work').catch(spoil)
+        else if (changedUnguarded) spoil()
         void leave([])
       },
     }
-    return turn
   }
 
   /**

@@ -29,8 +29,6 @@ export class PgTransaction {
   private reader: Promise<pg.PoolClient> | undefined
   private entering: Promise<Turn> | undefined
   private turn: Turn | undefined
-  /** A statement outside a SAVEPOINT changed rows: a failure now fails the whole batch. */
-  private changedUnguarded = false
   /** The first statement of its turn that failed (the database transaction is aborted since). */
   private failedStatement: { error: unknown } | undefined
   private readonly events: PendingEvent[] = []
@@ -61,7 +59,7 @@ export class PgTransaction {
     },
     runIf: async (sql, params) => {
       const changed = (await this.query(sql, params, await this.writer('conditional'))).rowCount ?? 0
-      if (changed > 0 && !this.turn!.guarded) this.changedUnguarded = true
+      if (changed > 0) this.turn!.changed()
       return changed
     },
     lockRows: async <T extends SqlRow>(sql: string, params: SqlValue[] = []) =>
@@ -97,7 +95,6 @@ export class PgTransaction {
   async rollback(): Promise<void> {
     await this.releaseReader()
     const turn = this.entering ? await this.entering.catch(() => undefined) : undefined
-    if (turn && !turn.guarded && this.changedUnguarded) turn.spoil()
     await turn?.abandon()
     await this.checkGeneration()
   }
@@ -109,9 +106,8 @@ export class PgTransaction {
     const turn = this.turn
     if (turn && client === turn.client) {
       result.catch((error: unknown) => {
-        // a failed statement aborts the database transaction: unguarded, nothing can roll back to before it
         this.failedStatement ??= { error }
-        if (!turn.guarded) turn.spoil()
+        turn.failed()
       })
     }
     return result
@@ -125,14 +121,14 @@ export class PgTransaction {
   /**
    * The turn's connection for a statement that locks rows, changes them, or changes them only when
    * its WHERE holds (`conditional`): entering the batch on the first, guarded unless that one is
-   * conditional; a change in an unguarded turn that has changed nothing yet takes the SAVEPOINT first.
+   * conditional; a change takes the SAVEPOINT first when the turn can still have one (Turn.guard).
    */
   private async writer(kind: 'lock' | 'change' | 'conditional'): Promise<pg.ClientBase> {
     this.entering ??= this.releaseReader()
       .then(() => this.checkGeneration())
       .then(() => this.batches.enter({ guarded: kind !== 'conditional' }))
     const turn = (this.turn = await this.entering)
-    if (kind === 'change' && !turn.guarded && !this.changedUnguarded) await turn.guard()
+    if (kind === 'change') await turn.guard()
     return turn.client
   }
 
