@@ -25,6 +25,7 @@ export interface SealedUnder {
 }
 
 const dataKeyLabel = (projectId: string, version: number) => `data-key|${projectId}|${version}`
+const cacheKey = (projectId: string, version: number) => `${projectId}|${version}`
 
 export class DataKeys {
   /** By `${projectId}|${version}`. */
@@ -57,14 +58,14 @@ export class DataKeys {
 
   /** Data key `version` of the project; IntegrityError when it is missing. */
   async version(tx: SqlExecutor, projectId: string, version: number): Promise<DataKey> {
-    const cached = this.unwrapped.get(`${projectId}|${version}`)
+    const cached = this.unwrapped.get(cacheKey(projectId, version))
     if (cached) return { version, key: cached.key }
     return this.remember(projectId, version, await this.wrapped(tx, projectId, version))
   }
 
   /** Opens `sealed` with data key `version` of the project (see the module's note on a failure). */
   async open(tx: SqlExecutor, projectId: string, version: number, sealed: SealedUnder): Promise<Buffer> {
-    const held = this.unwrapped.get(`${projectId}|${version}`)
+    const held = this.unwrapped.get(cacheKey(projectId, version))
     const { key } = await this.version(tx, projectId, version)
     try {
       return open(key, sealed.text, sealed.label, sealed.what)
@@ -86,11 +87,15 @@ export class DataKeys {
   }
 
   private remember(projectId: string, version: number, wrapped: string): DataKey {
-    const cached = this.unwrapped.get(`${projectId}|${version}`)
+    const cached = this.unwrapped.get(cacheKey(projectId, version))
     if (cached?.wrapped === wrapped) return { version, key: cached.key }
-    const key = open(this.root, wrapped, dataKeyLabel(projectId, version), 'a data key')
-    this.unwrapped.set(`${projectId}|${version}`, { wrapped, key })
+    const key = this.unwrap(projectId, version, wrapped)
+    this.unwrapped.set(cacheKey(projectId, version), { wrapped, key })
     return { version, key }
+  }
+
+  private unwrap(projectId: string, version: number, wrapped: string): Buffer {
+    return open(this.root, wrapped, dataKeyLabel(projectId, version), 'a data key')
   }
 
   /** Creates version 1 (or finds the one a concurrent writer created); not kept until committed. */
@@ -100,7 +105,6 @@ export class DataKeys {
        ON CONFLICT (project_id, version) DO NOTHING`,
       [projectId, seal(this.root, randomKey(), dataKeyLabel(projectId, 1)), new Date().toISOString()],
     )
-    const wrapped = await this.wrapped(tx, projectId, 1)
-    return { version: 1, key: open(this.root, wrapped, dataKeyLabel(projectId, 1), 'a data key') }
+    return { version: 1, key: this.unwrap(projectId, 1, await this.wrapped(tx, projectId, 1)) }
   }
 }
