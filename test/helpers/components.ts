@@ -35,3 +35,18 @@ export async function createDatabase(info: PostgresInfo, prefix = 'vault_test'):
   }
   return info.url.replace(/\/postgres$/, `/${name}`)
 }
+
+/** Runs `text` ($1-style placeholders) on the PostgreSQL database at `url`, outside any vault; its rows. */
+export async function queryDatabase<R extends Record<string, unknown> = Record<string, string | number>>(
+  url: string,
+  text: string,
+  params: unknown[] = [],
+): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query(text, params)).rows as R[]
+  } finally {
+    await client.end()
+  }
+}

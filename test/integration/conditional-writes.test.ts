@@ -12,10 +12,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../helpers/cli.js'
-import { createDatabase, postgresOrNull, unavailableReason } from '../helpers/components.js'
+import { createDatabase, postgresOrNull, queryDatabase, unavailableReason } from '../helpers/components.js'
 import { spawnVaultProcess, startVaultServer } from '../helpers/vault-server.js'
 
 const postgres = postgresOrNull()
@@ -38,15 +37,7 @@ const runStart = (listed: Listed[], index: number) => {
   return index
 }
 
-async function sql(dbUrl: string, text: string, params: unknown[] = []) {
-  const client = new pg.Client({ connectionString: dbUrl })
-  await client.connect()
-  try {
-    return (await client.query(text, params)).rows as Record<string, string | number>[]
-  } finally {
-    await client.end()
-  }
-}
+const sql = queryDatabase
 
 /** A (in this process) and B (a process) on `dbUrl`, and the histories the cases expect. */
 async function replicas(dbUrl: string) {

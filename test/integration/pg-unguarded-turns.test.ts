@@ -10,10 +10,9 @@
  * not committed (PostgreSQL would answer its COMMIT with ROLLBACK) but fails with that error.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openStore, type SqlDriver, type SqlExecutor } from '../../src/server/store/index.js'
-import { createDatabase, postgresOrNull, unavailableReason } from '../helpers/components.js'
+import { createDatabase, postgresOrNull, queryDatabase, unavailableReason } from '../helpers/components.js'
 
 const postgres = postgresOrNull()
 
@@ -41,14 +40,8 @@ describe.skipIf(!postgres)(`unguarded writer turns (postgres: ${unavailableReaso
 
   /** The committed values, read outside the vault's driver. */
   async function committed(): Promise<Record<number, number>> {
-    const client = new pg.Client({ connectionString: dbUrl })
-    await client.connect()
-    try {
-      const { rows } = await client.query<{ id: number; value: number }>(`SELECT id, value FROM scratch`)
-      return Object.fromEntries(rows.map((row) => [row.id, row.value]))
-    } finally {
-      await client.end()
-    }
+    const rows = await queryDatabase<{ id: number; value: number }>(dbUrl, `SELECT id, value FROM scratch`)
+    return Object.fromEntries(rows.map((row) => [row.id, row.value]))
   }
 
   /**

@@ -13,11 +13,10 @@ import { DatabaseSync } from 'node:sqlite'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { open, randomKey, seal } from '../../src/crypto/envelope.js'
 import { runCli } from '../helpers/cli.js'
-import { createDatabase, postgresOrNull, unavailableReason } from '../helpers/components.js'
+import { createDatabase, postgresOrNull, queryDatabase, unavailableReason } from '../helpers/components.js'
 import { spawnVaultProcess, startVaultServer } from '../helpers/vault-server.js'
 
 const postgres = postgresOrNull()
@@ -35,19 +34,12 @@ async function query(dbUrl: string, sql: string, params: (string | number)[] = [
       database.close()
     }
   }
-  const client = new pg.Client({ connectionString: dbUrl })
-  await client.connect()
-  try {
-    let n = 0
-    return (
-      await client.query(
-        sql.replace(/\?/g, () => `$${++n}`),
-        params,
-      )
-    ).rows as Record<string, unknown>[]
-  } finally {
-    await client.end()
-  }
+  let n = 0
+  return queryDatabase<Record<string, unknown>>(
+    dbUrl,
+    sql.replace(/\?/g, () => `$${++n}`),
+    params,
+  )
 }
 
 describe.each([
