@@ -54,11 +54,28 @@ export function httpStatusError(
         hint: `retry after ${String(headers['retry-after'] ?? 'a while')} seconds`,
       })
     default:
+      if (isGatewayFailure(status, body)) {
+        return new UnreachableError(
+          `a gateway in front of the vault answered HTTP ${status}: the vault behind it is not answering`,
+          { hint: 'check that the vault server is running behind the reverse proxy' },
+        )
+      }
       return new UnreachableError(`the vault answered with an error: ${text}`, {
         hint: 'check the vault server logs',
       })
   }
 }
+
+/**
+ * True for a 502, 503 or 504 that is not the vault's own JSON error (`{ error: ... }`): the answer of
+ * a reverse proxy whose upstream, the vault, is down or not answering. The vault is then as
+ * unreachable as a refused connection; a 503 in the vault's own words keeps its meaning.
+ */
+export function isGatewayFailure(status: number, body: string): boolean {
+  return gatewayStatuses.has(status) && describeErrorBody(body).code === undefined
+}
+
+const gatewayStatuses = new Set([502, 503, 504])
 
 function describeErrorBody(body: string): { code?: string; message?: string } {
   try {

@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { UnreachableError, UsageError } from '../errors.js'
-import { httpStatusError } from './http-errors.js'
+import { httpStatusError, isGatewayFailure } from './http-errors.js'
 import { NetworkError, sendOnce, type RawResponse } from './http-send.js'
 import { loopbackOnlyLookup, notLoopbackCode } from './loopback.js'
 
@@ -39,9 +39,10 @@ export interface HttpClientOptions {
   /** Retries after the first attempt (default 2). */
   retries?: number
   /**
-   * Retry a connection that nothing accepted (ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, EAI_AGAIN;
-   * default true). `--fallback` turns it off: an unreachable vault fails at once so the offline copy
-   * is used promptly, while a slow vault that answers still gets its timeout and retries.
+   * Retry a connection that nothing accepted (ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, EAI_AGAIN) or
+   * a gateway's 502/503/504 that is not the vault's own JSON error (default true). `--fallback` turns
+   * it off: an unreachable vault fails at once so the offline copy is used promptly, while a slow
+   * vault that answers, or a vault that answers 503 itself, still gets its timeout and retries.
    */
   retryUnreachable?: boolean
   /** Longest Retry-After honoured, in milliseconds (default 30 s); a longer one fails at once. */
@@ -93,11 +94,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       }
       if (debug)
         logDebug(request, url, outcome instanceof NetworkError ? outcome.reason : outcome.status, started)
-      const giveUp =
-        attempt > retries ||
-        (options.retryUnreachable === false &&
-          outcome instanceof NetworkError &&
-          unreachableCodes.has(outcome.reason))
+      const giveUp = attempt > retries || (options.retryUnreachable === false && unreachable(outcome))
       const delay = giveUp
         ? undefined
         : retryDelay(request.method, outcome, attempt, options.maxRetryAfterMs ?? 30_000)
@@ -122,6 +119,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       return { status: outcome.status, body: parseBody<T>(outcome.text), headers: outcome.headers }
     }
   }
+}
+
+/**
+ * No vault was reached: nothing accepted the connection, or a gateway in front of the vault answered
+ * 502/503/504 in its own words (the vault behind it is down).
+ */
+function unreachable(outcome: RawResponse | NetworkError): boolean {
+  if (outcome instanceof NetworkError) return unreachableCodes.has(outcome.reason)
+  return isGatewayFailure(outcome.status, outcome.text)
 }
 
 /**

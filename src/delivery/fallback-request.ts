@@ -17,8 +17,8 @@ export interface FallbackRequest {
 
 /**
  * The session options a fetch under `request` wants: with --fallback an unreachable vault (connection
- * refused, no route) is not retried, so the offline copy is used at once instead of after the
- * retries' 3 s; a vault that answers slowly still gets its timeout.
+ * refused, no route, a gateway's own 502/503/504) is not retried, so the offline copy is used at once
+ * instead of after the retries' 3 s; a vault that answers slowly still gets its timeout.
  */
 export function sessionOptionsFor(request: FallbackRequest | undefined): { retryUnreachable?: boolean } {
   return request?.flags.fallback || request?.flags['fallback-only'] ? { retryUnreachable: false } : {}

@@ -200,6 +200,48 @@ describe('retryUnreachable: false (--fallback)', () => {
     expect(response.body).toEqual({ ok: true })
   })
 
+  const nginx502 =
+    '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.27.3</center>\r\n</body>\r\n</html>\r\n'
+
+  it.each([
+    [502, nginx502, 'text/html'],
+    [503, 'no available server\n', 'text/plain'],
+    [504, '', 'text/plain'],
+    [502, '{"message":"Bad Gateway"}', 'application/json'],
+  ])(
+    "a gateway's own %i (the vault behind it down) fails at once, where the default retries",
+    async (status, body, type) => {
+      server = await startTinyServer((_request, response) => {
+        response.writeHead(status, { 'content-type': type })
+        response.end(body)
+      })
+      const quick = createHttpClient({ baseUrl: new URL(server.url), retries: 2, retryUnreachable: false })
+      const started = Date.now()
+      await expect(quick({ method: 'GET', path: 'api/v1/x' })).rejects.toMatchObject({
+        exitCode: ExitCode.unreachable,
+        message: `a gateway in front of the vault answered HTTP ${status}: the vault behind it is not answering`,
+      })
+      expect(Date.now() - started).toBeLessThan(500)
+      expect(server.requests).toHaveLength(1)
+      await expect(client(server.url)({ method: 'GET', path: 'api/v1/x' })).rejects.toMatchObject({
+        exitCode: ExitCode.unreachable,
+      })
+      expect(server.requests).toHaveLength(4)
+    },
+  )
+
+  it("the vault's own 503 (its JSON error) is still retried: the vault answered, it is not gone", async () => {
+    server = await startTinyServer((request, response) => {
+      if (server!.requests.length < 3)
+        sendJson(response, 503, { error: { code: 'not_ready', message: 'starting' } })
+      else sendJson(response, 200, { ok: true })
+    })
+    const quick = createHttpClient({ baseUrl: new URL(server.url), retries: 2, retryUnreachable: false })
+    const response = await quick<{ ok: boolean }>({ method: 'GET', path: 'api/v1/x' })
+    expect(response.body).toEqual({ ok: true })
+    expect(server.requests).toHaveLength(3)
+  })
+
   it('a timeout is still retried (the vault may be slow, not gone)', async () => {
     server = await startTinyServer(() => undefined)
     const quick = createHttpClient({
