@@ -5,7 +5,8 @@
  * load, which the lean path of src/cli/lean.ts skips), the commands as users run them, and, timed from
  * this process over a warm connection, the token exchange, the list call without values and with
  * values (the difference is the server's decryption). With BENCH_BASE_RUN_JS set to another build's
- * bin/run.js, its export and run are timed in the same rounds (before/after a change).
+ * bin/run.js, its pwgen, full-path export (its test/helpers/oclif-path.mjs), export and run are timed
+ * in the same rounds (before/after a change).
  */
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -61,6 +62,13 @@ try {
     ],
   ]
   if (baseRunJs) {
+    const baseOclifPathJs = join(baseRunJs, '..', '..', 'test', 'helpers', 'oclif-path.mjs')
+    commands.push(['BASE vault pwgen (oclif frame)', process.execPath, [baseRunJs, 'pwgen']])
+    commands.push([
+      'BASE vault export --env dev, full oclif path',
+      process.execPath,
+      [baseOclifPathJs, 'export', '--env', 'dev'],
+    ])
     commands.push(['BASE vault export --env dev', process.execPath, [baseRunJs, 'export', '--env', 'dev']])
     commands.push([
       'BASE vault run --env dev -- true',

@@ -4,6 +4,7 @@
  */
 import { Command } from '@oclif/core/command'
 import * as Flags from '@oclif/core/flags'
+import type { Config } from '@oclif/core/config'
 import type * as Interfaces from '@oclif/core/interfaces'
 import { NotConfiguredError } from './errors.js'
 import { formatErrorReport, reportError, type ErrorReport } from './ui/errors.js'
@@ -69,6 +70,24 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected flags!: InferredFlags<T>
   protected args!: InferredArgs<T>
 
+  /**
+   * Runs the command as oclif's Command.run does, except that a Config of vault's own oclif (the one
+   * oclif's main.run has just loaded and passes here) is used as it is. oclif's Command.run builds a
+   * second Config from any Config it is given (package.json, platform, shell, theme, every command's
+   * permutations again), which is for command classes built on another copy of @oclif/core; vault's
+   * commands share vault's. Anything else (a root path, load options, no options) goes to oclif.
+   */
+  public static override async run<C extends Command>(
+    this: new (argv: string[], config: Config) => C,
+    argv: string[] = process.argv.slice(2),
+    opts?: Interfaces.LoadOptions,
+  ): Promise<ReturnType<C['run']>> {
+    const config = await ownConfig(opts)
+    if (!config) return Command.run.call(this, argv, opts) as Promise<ReturnType<C['run']>>
+    const command = new this(argv, config)
+    return (command as unknown as { _run(): Promise<ReturnType<C['run']>> })._run()
+  }
+
   public override async init(): Promise<void> {
     await super.init()
     const { args, flags } = await this.parse({
@@ -119,6 +138,18 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected override toErrorJson(error: unknown): { error: ErrorReport } {
     return { error: reportError(error) }
   }
+}
+
+/**
+ * `opts` when it is a Config instance of the @oclif/core this module runs with. oclif's Config module
+ * is imported only here, when a Config is at hand: on the full path it is loaded already; the lean
+ * bundles (scripts/bundle.mjs) leave it out and never get here (the lean runner calls no Command.run).
+ */
+async function ownConfig(opts: Interfaces.LoadOptions): Promise<Config | undefined> {
+  if (typeof opts !== 'object' || !('_base' in opts)) return undefined
+  // a CommonJS module: its exports object is the default export, in Node and in the bundle alike
+  const { Config: OwnConfig } = (await import('@oclif/core/config')).default
+  return opts instanceof OwnConfig ? opts : undefined
 }
 
 function scrubStack(stack: string): string {
