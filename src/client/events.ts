@@ -7,7 +7,7 @@
  */
 import type * as Http from 'node:http'
 import { createParser } from 'eventsource-parser'
-import { VaultError } from '../errors.js'
+import { UnreachableError, VaultError } from '../errors.js'
 import { httpStatusError } from './http-errors.js'
 import { createSession, type VaultSession } from './session.js'
 import { vaultBaseUrl, type ConnectionSettings } from './settings.js'
@@ -27,6 +27,8 @@ export interface FollowOptions {
   onChange: (change: SecretChange) => void
   /** Called on each `ready` event: the stream is open and every later change will be delivered. */
   onReady?: () => void
+  /** Called on each attempt that failed because no vault answered (refused, no route, a gateway's 502). */
+  onUnreachable?: () => void
   /** A line for the user: lost connection, reconnected. */
   note?: (line: string) => void
   backoff?: { initialMs: number; maxMs: number }
@@ -39,7 +41,8 @@ const fatalStatuses = new Set([400, 403, 404])
 
 /** Follows the environment's changes until `signal` aborts; rejects on a refusal retrying cannot fix. */
 export async function followChanges(settings: ConnectionSettings, options: FollowOptions): Promise<void> {
-  const session = createSession(settings)
+  // the feed has its own backoff: its requests are not retried, and stopping abandons them at once
+  const session = createSession(settings, process.env, { retryUnreachable: false, signal: options.signal })
   const url = new URL('api/v1/events', vaultBaseUrl(settings))
   if (options.environment) url.searchParams.set('environment', options.environment)
   const { initialMs, maxMs } = options.backoff ?? { initialMs: 500, maxMs: 30_000 }
@@ -53,6 +56,7 @@ export async function followChanges(settings: ConnectionSettings, options: Follo
       const status = (error as { status?: number }).status
       if (status !== undefined && fatalStatuses.has(status)) throw error
       if (status === 401) await session.login().catch(() => undefined)
+      if (unreachable(error)) options.onUnreachable?.()
     }
     if (options.signal.aborted) return
     failures++
@@ -63,6 +67,11 @@ export async function followChanges(settings: ConnectionSettings, options: Follo
       options.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
     })
   }
+}
+
+/** No vault answered: the connection failed, the token exchange found no vault, or a gateway answered 5xx. */
+function unreachable(error: unknown): boolean {
+  return (error instanceof FeedError && error.status === undefined) || error instanceof UnreachableError
 }
 
 /** A failed connection attempt, with its HTTP status when the server answered. */

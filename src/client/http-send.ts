@@ -21,6 +21,8 @@ export interface SendOptions {
   timeoutMs: number
   /** How the socket resolves the host (default: the system's). */
   lookup?: LookupFunction
+  /** Abandons the request when aborted (it then fails as ABORTED). */
+  signal?: AbortSignal
 }
 
 /** A network-level failure (no HTTP answer); `reason` is the Node-style code (ECONNREFUSED, ETIMEDOUT). */
@@ -44,7 +46,9 @@ export async function sendOnce(url: URL, options: SendOptions): Promise<RawRespo
       {
         method: options.method,
         headers: options.headers,
-        signal: AbortSignal.timeout(options.timeoutMs),
+        signal: options.signal
+          ? AbortSignal.any([AbortSignal.timeout(options.timeoutMs), options.signal])
+          : AbortSignal.timeout(options.timeoutMs),
         lookup: options.lookup,
       },
       (response) => {
@@ -60,7 +64,9 @@ export async function sendOnce(url: URL, options: SendOptions): Promise<RawRespo
         )
       },
     )
-    request.on('error', (error: NodeJS.ErrnoException) => reject(networkError(error)))
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      reject(options.signal?.aborted ? new NetworkError('ABORTED') : networkError(error)),
+    )
     request.end(options.body)
   })
 }

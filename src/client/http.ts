@@ -51,6 +51,8 @@ export interface HttpClientOptions {
   loopbackOnly?: boolean
   /** The resolver behind `loopbackOnly` (tests); dns.lookup by default. */
   resolve?: Parameters<typeof loopbackOnlyLookup>[0]
+  /** Ends every request and retry wait at once when aborted (a --watch feed being stopped). */
+  signal?: AbortSignal
 }
 
 /** A function that sends one request (with retries) and returns the parsed JSON body. */
@@ -87,6 +89,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           body,
           timeoutMs: options.timeoutMs ?? 30_000,
           lookup,
+          signal: options.signal,
         })
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error
@@ -94,12 +97,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       }
       if (debug)
         logDebug(request, url, outcome instanceof NetworkError ? outcome.reason : outcome.status, started)
-      const giveUp = attempt > retries || (options.retryUnreachable === false && unreachable(outcome))
+      const giveUp =
+        attempt > retries ||
+        options.signal?.aborted === true ||
+        (options.retryUnreachable === false && unreachable(outcome))
       const delay = giveUp
         ? undefined
         : retryDelay(request.method, outcome, attempt, options.maxRetryAfterMs ?? 30_000)
       if (delay !== undefined) {
-        await sleep(delay)
+        await sleep(delay, undefined, { signal: options.signal }).catch(() => undefined)
         continue
       }
       if (outcome instanceof NetworkError && outcome.reason === notLoopbackCode) {

@@ -177,6 +177,8 @@ export class VaultSession {
 export interface SessionOptions {
   /** Retry a connection nothing accepted (default true; --fallback turns it off). */
   retryUnreachable?: boolean
+  /** Abandons every request of the session when aborted. */
+  signal?: AbortSignal
 }
 
 /** A session for the settings, with the transport and token store of this machine. */
@@ -190,6 +192,7 @@ export function createSession(
     baseUrl,
     loopbackOnly: needsLoopbackResolution(baseUrl, settings),
     retryUnreachable: options.retryUnreachable,
+    signal: options.signal,
   })
   let store: Promise<TokenStore> | undefined
   return new VaultSession(settings, http, () => (store ??= openTokenStore(env)))

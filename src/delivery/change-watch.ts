@@ -23,6 +23,8 @@ export interface ChangeWatchOptions {
 export interface ChangeWatcher<T> {
   /** The first load and the work itself; resolves with the command's outcome. */
   run(): Promise<T>
+  /** The outcome when the command is stopped before its work started. */
+  stopped(): T
   onChanges(names: string[]): Promise<void>
 }
 
@@ -31,8 +33,9 @@ const stopSignals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
 /**
  * Runs the watcher `create` builds (it receives the signal that aborts when the command is stopped)
  * while following the feed. The feed is connected before `run` starts, so no change between the first
- * load and the subscription is missed; when it cannot connect within `connectWaitMs`, the watcher
- * starts anyway and says so. A refusal of the feed leaves the work running without --watch.
+ * load and the subscription is missed; when it cannot connect within `connectWaitMs`, or no vault
+ * answers its first attempt, the watcher starts anyway and says so. A stop while waiting ends the
+ * command without starting the work. A refusal of the feed leaves the work running without --watch.
  */
 export async function watchChanges<T>(
   options: ChangeWatchOptions,
@@ -48,13 +51,15 @@ export async function watchChanges<T>(
       options.timing ?? { quietMs: 1000, maxWaitMs: 5000 },
     )
     const { followChanges } = await import('../client/events.js')
-    let connected: () => void = () => undefined
-    const ready = new Promise<void>((resolve) => (connected = resolve))
+    let settle: (connected: boolean) => void = () => undefined
+    const ready = new Promise<boolean>((resolve) => (settle = resolve))
     const following = followChanges(options.settings, {
       environment: options.environment,
       signal: stopping.signal,
       onChange: (change: SecretChange) => batcher.add(change.name),
-      onReady: () => connected(),
+      onReady: () => settle(true),
+      // no vault answered: waiting for the feed would only delay the work (the feed keeps trying)
+      onUnreachable: () => settle(false),
       note: options.note,
     })
     const feedDone = following.catch((error: unknown) =>
@@ -62,10 +67,11 @@ export async function watchChanges<T>(
     )
     try {
       const waited = await Promise.race([
-        ready.then(() => true),
+        ready,
         feedDone.then(() => false),
         sleep(options.connectWaitMs ?? 5000, false, { ref: false }),
       ])
+      if (stopping.signal.aborted) return watcher.stopped()
       if (!waited)
         options.note(
           'Warning: the change feed is not connected yet; changes made before it connects are missed',

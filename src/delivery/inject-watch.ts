@@ -56,6 +56,13 @@ export async function injectWatching(options: InjectWatchOptions): Promise<Injec
         await untilAborted(stopping)
         return last!
       },
+      stopped: () => ({
+        template: options.templatePath,
+        output: options.outputPath,
+        written: false,
+        variables: 0,
+        problems: [],
+      }),
       async onChanges(names) {
         if (stopping.aborted) return
         const used = names.filter((name) => lookedUp.has(name))

@@ -33,6 +33,7 @@ export async function runWatching(command: string, args: string[], options: Watc
         )
     return {
       run: async () => mode.run(await options.prepare(), command, args),
+      stopped: () => 0,
       onChanges: (names) => mode.onChanges(names),
     }
   })
