@@ -21,6 +21,9 @@ export const ExitCode = {
   findings: 10,
   /** `vault rotate`: the new value was written but the services did not come back, so it was rolled back. */
   rolledBack: 11,
+  /** `vault rotate --rotator`: the database refused the new password and could not be given the old one
+   * back, so it may hold a password the vault does not (the vault was not changed). */
+  databaseDiverged: 12,
 } as const
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode]

@@ -3,7 +3,8 @@
  * matter) and a private MariaDB 10.11, driven through the real CLI and a real vault server. Properties:
  * after `vault rotate --rotator ...` the database accepts only the new password and the vault holds it;
  * when the vault refuses the new value (a read-only identity) the database accepts the old password
- * again and the vault is unchanged; when the vault's current value is not the database's, nothing changes.
+ * again and the vault is unchanged; when the vault's current value is not the database's, or the
+ * database refuses the change (read-only), nothing changes, and `--json` names the rotator's ERR_ code.
  */
 import { randomBytes } from 'node:crypto'
 import { rmSync } from 'node:fs'
@@ -80,6 +81,23 @@ describe.skipIf(reason !== undefined)(
         return true
       } catch {
         return false
+      }
+    }
+
+    /** Makes the database refuse a password change by `app` (PostgreSQL: its sessions read-only). */
+    const readOnlyDatabase = async (rotator: string, on: boolean) => {
+      if (rotator === 'mysql') {
+        rootSql(maria, `SET GLOBAL read_only = ${on ? 1 : 0}`)
+        return
+      }
+      const admin = new pg.Client({ connectionString: postgres.url })
+      await admin.connect()
+      try {
+        await admin.query(
+          on ? 'ALTER ROLE app SET default_transaction_read_only = on' : 'ALTER ROLE app RESET ALL',
+        )
+      } finally {
+        await admin.end()
       }
     }
 
@@ -164,9 +182,56 @@ describe.skipIf(reason !== undefined)(
         ])
         expect(result.exitCode).toBe(7)
         expect(result.stderr).toMatch(/cannot log in with the current password/)
+        const json = await vault([
+          'rotate',
+          name,
+          '--env',
+          'dev',
+          '--rotator',
+          rotator,
+          '--rotator-url',
+          url(),
+          '--no-restart',
+          '--json',
+        ])
+        expect(json.exitCode).toBe(7)
+        expect(JSON.parse(json.stdout)).toMatchObject({
+          error: { name: 'RotatorLoginError', code: 'ERR_ROTATOR_LOGIN', exitCode: 7 },
+        })
         expect(await stored(name)).toBe('not-the-password')
         expect(await login(real)).toBe(true)
         expect((await vault(['secrets', 'set', name, '--env', 'dev'], real)).exitCode).toBe(0)
+      })
+
+      it('when the database refuses the change (read-only), nothing changes: ERR_ROTATOR_REFUSED, exit 10', async () => {
+        const real = await stored(name)
+        await readOnlyDatabase(rotator, true)
+        try {
+          const result = await vault([
+            'rotate',
+            name,
+            '--env',
+            'dev',
+            '--rotator',
+            rotator,
+            '--rotator-url',
+            url(),
+            '--no-restart',
+            '--json',
+          ])
+          expect(result.exitCode).toBe(10)
+          const { error } = JSON.parse(result.stdout) as { error: { message: string } }
+          expect(error).toMatchObject({
+            name: 'RotatorRefusedError',
+            code: 'ERR_ROTATOR_REFUSED',
+            exitCode: 10,
+          })
+          expect(error.message).toMatch(/refused the new password: .*read.only/i)
+        } finally {
+          await readOnlyDatabase(rotator, false)
+        }
+        expect(await stored(name)).toBe(real)
+        expect(await login(real)).toBe(true)
       })
     })
   },

@@ -6,12 +6,14 @@
  * password read into MYSQL_PWD from the first stdin line, then the SQL). A fresh login with the new password must succeed before
  * the vault changes; if it fails, the session that changed it puts the old one back.
  */
-import { UnreachableError, VaultError } from '../../errors.js'
+import { clientErrorLine, RotatorLoginError, RotatorRefusedError } from './errors.js'
 import {
   changePasswordByUrl,
   checkPassword,
   passwordFromStdin,
   passwordLine,
+  refusedHint,
+  restoreInService,
   type DatabaseRotator,
   type RotatorTarget,
   type ServiceExec,
@@ -47,6 +49,8 @@ function connectionOptions(url: string, password: string) {
     password,
     database: parsed.pathname.replace(/^\//, '') || undefined,
     connectTimeout: 10_000,
+    // the connector's errors would otherwise quote the statement's parameters: the password
+    logParam: false,
   }
 }
 
@@ -97,6 +101,11 @@ async function changeInService(
   const fromLine = passwordLine(from)
   const toLine = passwordLine(to)
   const version = await exec(service, args, { input: `${fromLine}SELECT VERSION();\n` })
+  if (version.exitCode !== 0)
+    throw new RotatorLoginError(
+      `mysql rotator: the client in ${service} failed: ${clientErrorLine(version.stderr)}`,
+      { hint: 'check --rotator-service and --rotator-user (default root)' },
+    )
   const mariadb = /mariadb/i.test(version.stdout)
   const sql = (password: string) =>
     mariadb
@@ -104,17 +113,16 @@ async function changeInService(
       : `SET PASSWORD = ${mysqlLiteral(password)};\n`
   const changed = await exec(service, args, { input: `${fromLine}${sql(to)}` })
   if (changed.exitCode !== 0)
-    throw new UnreachableError(
-      `mysql rotator: the client in ${service} failed: ${changed.stderr.trim().split('\n').at(-1)}`,
-      {
-        hint: 'check --rotator-service and --rotator-user (default root)',
-      },
+    throw new RotatorRefusedError(
+      `mysql rotator: the database in ${service} refused the new password: ${clientErrorLine(changed.stderr)}`,
+      { hint: refusedHint },
     )
   const check = await exec(service, args, { input: `${toLine}SELECT 1;\n` })
   if (check.exitCode !== 0) {
-    await exec(service, args, { input: `${toLine}${sql(from)}` })
-    throw new VaultError(
-      `mysql rotator: a fresh login with the new password failed in ${service}; the old one is back`,
+    await restoreInService(
+      'mysql',
+      () => exec(service, args, { input: `${toLine}${sql(from)}` }),
+      `a fresh login with the new password failed in ${service}: ${clientErrorLine(check.stderr)}`,
     )
   }
 }

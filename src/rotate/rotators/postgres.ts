@@ -5,11 +5,14 @@
  * login with the new password must succeed before the vault changes; if it fails, the session that
  * changed the password puts the old one back.
  */
-import { UnreachableError, VaultError } from '../../errors.js'
+import { clientErrorLine, RotatorLoginError, RotatorPasswordError, RotatorRefusedError } from './errors.js'
 import {
   changePasswordByUrl,
+  checkPassword,
   passwordFromStdin,
   passwordLine,
+  refusedHint,
+  restoreInService,
   type DatabaseRotator,
   type RotatorTarget,
   type ServiceExec,
@@ -17,7 +20,7 @@ import {
 
 /** A SQL string literal (standard_conforming_strings: only the quote is doubled; E'' is never used). */
 export function sqlLiteral(value: string): string {
-  if (value.includes('\0')) throw new VaultError('a password cannot hold a NUL character')
+  if (value.includes('\0')) throw new RotatorPasswordError('a password cannot hold a NUL character')
   return `'${value.replaceAll("'", "''")}'`
 }
 
@@ -29,6 +32,7 @@ export function postgresRotator(target: RotatorTarget): DatabaseRotator {
     target.kind === 'url' ? (from: string, to: string) => changeByUrl(target.url, from, to) : undefined
   const byService = target.kind === 'service' ? target : undefined
   const run = async (from: string, to: string) => {
+    checkPassword(to)
     if (change) return change(from, to)
     return changeInService(byService!, from, to)
   }
@@ -88,18 +92,25 @@ async function changeInService(
   const fromLine = passwordLine(from)
   const toLine = passwordLine(to)
   const changed = await exec(service, args, { input: `${fromLine}${alterSql(to)};\n` })
+  // psql exits 3 when a statement of its script failed (ON_ERROR_STOP), 2 when it could not connect
+  if (changed.exitCode === 3)
+    throw new RotatorRefusedError(
+      `postgres rotator: the database in ${service} refused the new password: ${clientErrorLine(changed.stderr)}`,
+      { hint: refusedHint },
+    )
   if (changed.exitCode !== 0)
-    throw new UnreachableError(
-      `postgres rotator: psql in ${service} failed: ${changed.stderr.trim().split('\n').at(-1)}`,
+    throw new RotatorLoginError(
+      `postgres rotator: psql in ${service} failed: ${clientErrorLine(changed.stderr)}`,
       {
         hint: 'check --rotator-service and --rotator-user; the database must accept the current password on 127.0.0.1',
       },
     )
   const check = await exec(service, args, { input: `${toLine}SELECT 1;\n` })
   if (check.exitCode !== 0) {
-    await exec(service, args, { input: `${toLine}${alterSql(from)};\n` })
-    throw new VaultError(
-      `postgres rotator: a fresh login with the new password failed in ${service}; the old one is back`,
+    await restoreInService(
+      'postgres',
+      () => exec(service, args, { input: `${toLine}${alterSql(from)};\n` }),
+      `a fresh login with the new password failed in ${service}: ${clientErrorLine(check.stderr)}`,
     )
   }
 }

@@ -4,7 +4,15 @@
  * the new one (putting the old one back if that login fails); `revert` puts the old one back when a
  * later step of the rotation fails.
  */
-import { UnreachableError, VaultError } from '../../errors.js'
+import { VaultError } from '../../errors.js'
+import {
+  RotatorLoginError,
+  RotatorPasswordError,
+  RotatorRefusedError,
+  RotatorRestoreError,
+  clientErrorLine,
+  firstErrorLine,
+} from './errors.js'
 
 export interface DatabaseRotator {
   /** `postgres` or `mysql`, for reports. */
@@ -36,14 +44,20 @@ export function passwordFromStdin(name: string, command: string): string[] {
 
 /** Refuses a value no database client path carries intact (a NUL byte); returns it otherwise. */
 export function checkPassword(password: string): string {
-  if (password.includes('\0')) throw new VaultError('a database password cannot hold a NUL character')
+  if (password.includes('\0'))
+    throw new RotatorPasswordError('a database password cannot hold a NUL character', {
+      hint: 'give vault rotate a value without one (--value on stdin), or let it generate one',
+    })
   return password
 }
 
 /** `password` as the first stdin line of a passwordFromStdin command; refuses a line break in it. */
 export function passwordLine(password: string): string {
   if (/[\r\n]/.test(password))
-    throw new VaultError('a password given to a database client in a service cannot hold a line break')
+    throw new RotatorPasswordError(
+      'a password given to a database client in a service cannot hold a line break',
+      { hint: 'use --rotator-url, which takes any password without a NUL, or a value without a line break' },
+    )
   return `${password}\n`
 }
 
@@ -66,28 +80,88 @@ export interface UrlPasswordChange<Session extends RotatorSession> {
 /**
  * Changes the password over a session opened with the current one (`from`), then checks that a fresh
  * login with the new one (`to`) works; if it does not, the same session puts the old password back.
+ * Failures: RotatorLoginError (the current password does not log in), RotatorRefusedError (the change
+ * or the fresh login refused; nothing changed), RotatorRestoreError (and the old one not put back).
  */
 export async function changePasswordByUrl<Session extends RotatorSession>(
   database: UrlPasswordChange<Session>,
   { from, to }: { from: string; to: string },
 ): Promise<void> {
+  const { rotator } = database
   const session = await database.connect(from).catch((error: unknown) => {
-    throw new UnreachableError(
-      `${database.rotator} rotator: cannot log in with the current password: ${(error as Error).message}`,
+    throw new RotatorLoginError(
+      `${rotator} rotator: cannot log in with the current password: ${firstErrorLine(error)}`,
       { hint: database.hint },
     )
   })
   try {
-    await database.setPassword(session, to)
-    const check = await database.connect(to).catch(async (error: unknown) => {
-      await database.setPassword(session, from)
-      throw new VaultError(
-        `${database.rotator} rotator: a fresh login with the new password failed, the old one is back: ${(error as Error).message}`,
+    await database.setPassword(session, to).catch((error: unknown) => {
+      if (error instanceof VaultError) throw error
+      throw new RotatorRefusedError(
+        `${rotator} rotator: the database refused the new password: ${firstErrorLine(error)}`,
+        { hint: refusedHint },
       )
     })
-    await check.query('SELECT 1')
-    await check.end()
+    const failed = await freshLogin(database, to)
+    if (failed === undefined) return
+    await database.setPassword(session, from).catch((error: unknown) => {
+      throw new RotatorRestoreError(
+        `${rotator} rotator: a fresh login with the new password failed and the old one could not be put back: ${firstErrorLine(error)}`,
+        { hint: restoreHint },
+      )
+    })
+    throw new RotatorRefusedError(
+      `${rotator} rotator: a fresh login with the new password failed, the old one is back: ${firstErrorLine(failed)}`,
+      { hint: refusedHint },
+    )
   } finally {
     await session.end().catch(() => undefined)
   }
+}
+
+/** What a refused rotation tells the user to check. */
+export const refusedHint =
+  "nothing was changed; check the database's password policy and how it authenticates the user (e.g. pg_hba.conf)"
+
+/** What a rotation that left the database with the new password tells the user to do. */
+export const restoreHint =
+  "the vault still holds the old password; set the database user's password to it by hand (ALTER ROLE / SET PASSWORD)"
+
+/** Undefined when a new session logs in with `password` and runs a statement; the failure otherwise. */
+async function freshLogin<Session extends RotatorSession>(
+  database: UrlPasswordChange<Session>,
+  password: string,
+): Promise<unknown> {
+  try {
+    const check = await database.connect(password)
+    try {
+      await check.query('SELECT 1')
+    } finally {
+      await check.end().catch(() => undefined)
+    }
+    return undefined
+  } catch (error) {
+    return error
+  }
+}
+
+/**
+ * After a fresh login with the new password failed inside a service: `restore` runs the client that
+ * puts the old password back. Throws RotatorRefusedError when it did (nothing changed),
+ * RotatorRestoreError when it did not.
+ */
+export async function restoreInService(
+  rotator: string,
+  restore: () => Promise<{ exitCode: number; stderr: string }>,
+  failure: string,
+): Promise<never> {
+  const restored = await restore()
+  if (restored.exitCode !== 0)
+    throw new RotatorRestoreError(
+      `${rotator} rotator: ${failure}; the old password could not be put back: ${clientErrorLine(restored.stderr)}`,
+      { hint: restoreHint },
+    )
+  throw new RotatorRefusedError(`${rotator} rotator: ${failure}; the old password is back`, {
+    hint: refusedHint,
+  })
 }
