@@ -81,7 +81,11 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
       const start = (finalArgs: string[]) => {
         const channels = channelsAhead
         channelsAhead = undefined
-        return runChild(command, finalArgs, { env, masked: masked && { ...masked, channels }, stop })
+        return runChild(command, finalArgs, {
+          env,
+          masked: masked && { ...masked, channels, warn: options.warn },
+          stop,
+        })
       }
       if (basename(command) !== 'docker-compose') return start(args)
       const { runWithSecretFiles } = await import('../run/compose-secret-files.js')

@@ -19,7 +19,8 @@ import type { OutputChannel } from './output-channel.js'
  */
 export async function openOutputFifos(count: number): Promise<OutputChannel[] | undefined> {
   if (process.platform === 'win32' || count === 0) return undefined
-  const dir = await mkdtemp(join(tmpdir(), 'vault-run-'))
+  const dir = await mkdtemp(join(tmpdir(), 'vault-run-')).catch(() => undefined)
+  if (dir === undefined) return undefined
   const opened: number[] = []
   try {
     const paths = Array.from({ length: count }, (_, index) => join(dir, `output-${index}`))

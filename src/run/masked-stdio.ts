@@ -4,13 +4,16 @@
  * channel can be made, Node's pipe with the stream copy (src/run/masked-output.ts). Streams that are
  * not masked are inherited. When stdout and stderr are one output (`2>&1`: src/run/same-output.ts),
  * the child gets one channel as both, copied to the CLI's stdout: its writes keep their order and a
- * value split between the two streams is masked (Node's pipes, the fallback, keep them apart).
+ * value split between the two streams is masked. Node's pipes, the fallback, keep them apart: Node
+ * cannot give a child one pipe as two of its descriptors, so the run then says once that the order
+ * of stdout and stderr is not kept, and why.
  *
  * This module is the one entry of the masking code that `vault run` loads at run time (the plan's
  * value check and the channels made ahead come from here too), so that the bundle loads it as one
  * chunk and its shared code, not seven small files on the start-up path.
  */
 import type { Socket } from 'node:net'
+import { tmpdir } from 'node:os'
 import type { Readable } from 'node:stream'
 import { closeOutputChannels, openOutputChannels, type OutputChannel } from './output-channel.js'
 import { pipeMasked, settleCopies, streamCopyHandle, type CopyHandle } from './masked-output.js'
@@ -28,6 +31,8 @@ export interface MaskedStreams {
   values: string[]
   /** Channels made ahead (openOutputChannels: one when shared, else one per masked stream, stdout first); used by one child only. */
   channels?: Promise<OutputChannel[] | undefined>
+  /** Where the run's warning goes when the shared output falls back to two pipes. */
+  warn?: (line: string) => void
 }
 
 /** What to give `spawn` for stdout and stderr, and how to start the copies once it has run. */
@@ -48,6 +53,7 @@ export async function prepareMaskedStdio(masked: MaskedStreams): Promise<MaskedS
     channels = await openOutputChannels(count, process.env)
   }
   if (channels && masked.shared) return sharedStdio(channels[0]!, masked.values)
+  if (masked.shared) warnOrderLost(masked.warn)
   const channelOf = (name: 'stdout' | 'stderr'): OutputChannel | undefined => channels?.[names.indexOf(name)]
   const stdioOf = (name: 'stdout' | 'stderr') =>
     masked[name] ? (channelOf(name)?.childEnd ?? ('pipe' as const)) : ('inherit' as const)
@@ -74,6 +80,26 @@ export async function prepareMaskedStdio(masked: MaskedStreams): Promise<MaskedS
       return { settle: () => settleCopies(copies, handles) }
     },
   }
+}
+
+let orderLostTold = false
+
+/**
+ * Says once per run (a --watch restart does not repeat it) that the fallback's two pipes do not keep
+ * the order of stdout and stderr written to one output, and why no channel was made.
+ */
+function warnOrderLost(warn: ((line: string) => void) | undefined): void {
+  if (orderLostTold || !warn) return
+  orderLostTold = true
+  const why =
+    process.platform === 'win32'
+      ? 'Windows has no Unix socket or FIFO for it'
+      : `no private socket could be made in the temporary directory ${tmpdir()} (TMPDIR)`
+  warn(
+    `stdout and stderr are one output, but the masked channel they would share could not be made (${why}); ` +
+      'they are masked through two separate pipes, so the order of lines written to stdout and to stderr is not kept, ' +
+      'and a value written partly to each is not masked',
+  )
 }
 
 /** One channel as the child's stdout and stderr, copied to the CLI's stdout (the same output as its stderr). */

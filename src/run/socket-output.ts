@@ -51,7 +51,9 @@ export async function openOutputSockets(
   count: number,
   options: SocketOptions = {},
 ): Promise<OutputChannel[] | undefined> {
-  const dir = await mkdtemp(join(tmpdir(), 'vault-run-'))
+  // a temporary directory that cannot be used (not a directory, full, read-only) means no channel
+  const dir = await mkdtemp(join(tmpdir(), 'vault-run-')).catch(() => undefined)
+  if (dir === undefined) return undefined
   const path = join(dir, 'output')
   const pairing = new SocketPairing()
   const server = createServer({ pauseOnConnect: true }, (socket) => pairing.claim(socket))

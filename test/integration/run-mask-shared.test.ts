@@ -5,7 +5,7 @@
  * different files, each file gets its own stream only. Run as a user would: `sh -c '... 2>&1'`.
  * The masking does not depend on the store, so these run on SQLite only.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
@@ -96,6 +96,44 @@ describe('vault run masked output when stdout and stderr are one output', () => 
     expect(combined.stdout).toBe('one\n')
     const apart = await shell(`${probe} 2>/dev/null`)
     expect(apart.stdout).toBe('two\n')
+  })
+
+  /**
+   * A TMPDIR that is a file, not a directory: no private socket (nor FIFO) can be made there, so the
+   * masking falls back to Node's pipes. (A missing one would not do: Node's compile cache creates it.)
+   */
+  const noChannel = () => {
+    const file = join(dir, 'not-a-dir-tmp')
+    writeFileSync(file, '')
+    return { TMPDIR: file }
+  }
+  const orderWarning =
+    /^Warning: stdout and stderr are one output, but the masked channel they would share could not be made \(no private socket could be made in the temporary directory .*not-a-dir-tmp \(TMPDIR\)\); they are masked through two separate pipes, so the order of lines written to stdout and to stderr is not kept, and a value written partly to each is not masked$/m
+
+  it('without a channel (no usable TMPDIR) under 2>&1: whole values still masked, and the lost order said once', async () => {
+    const result = await shell(`${vaultRun} ${node} -e "$WRITER" 2>&1`, { ...noChannel(), WRITER: separate })
+    expect(result.exitCode, result.stdout).toBe(0)
+    expect(result.stdout).toMatch(orderWarning)
+    expect(result.stdout.match(/Warning: /g)).toHaveLength(1)
+    expect(result.stdout).not.toContain(canary)
+    // every line arrives masked, but not interleaved as written (a line may even be cut by the other stream's)
+    for (let i = 0; i < 10; i++) {
+      expect(result.stdout).toContain(`out ${i} ********`)
+      expect(result.stdout).toContain(`err ${i} ********`)
+    }
+    expect(result.stdout.match(/\*{8}/g)).toHaveLength(20)
+  })
+
+  it('without a channel, stdout and stderr apart: no warning (their order is not one order)', async () => {
+    const out = join(dir, 'apart-out.log')
+    const result = await shell(`${vaultRun} ${node} -e "$WRITER" > ${quoted(out)}`, {
+      ...noChannel(),
+      WRITER: separate,
+    })
+    expect(result.exitCode, result.stderr).toBe(0)
+    expect(result.stderr).not.toMatch(/Warning/)
+    expect(result.stderr).not.toContain(canary)
+    expect(readFileSync(out, 'utf8')).not.toContain(canary)
   })
 
   it('stdout and stderr into different files: each gets only its own stream, masked', async () => {
