@@ -31,6 +31,24 @@ export const proxyNodeFlags = [
   '--expose-gc',
 ]
 
+/**
+ * glibc's malloc settings for the serving process (GLIBC_TUNABLES; other C libraries ignore it): keep up
+ * to 4 MB of freed heap instead of returning it to the kernel at once. Each relayed answer is read into
+ * fresh 64 KB buffers that are freed together after a collection; with glibc's default (128 KB) the top
+ * of the heap went back to the kernel and was faulted in again page by page, 0.3-1.7 page faults per
+ * 64 KB answer at 16 connections (bench/proxy.ts, docs/proxy-performance.md). A tunable the user has
+ * set is kept as it is.
+ */
+export const proxyMallocTunables = ['glibc.malloc.trim_threshold=4194304']
+
+/** The serving process's environment: `env` with the malloc tunables the user has not set added. */
+export function proxyEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const own = env.GLIBC_TUNABLES ? env.GLIBC_TUNABLES.split(':') : []
+  const named = new Set(own.map((tunable) => tunable.split('=')[0]))
+  const added = proxyMallocTunables.filter((tunable) => !named.has(tunable.split('=')[0]))
+  return { ...env, GLIBC_TUNABLES: [...own, ...added].join(':') }
+}
+
 /** Path of the lean entry point: bundled into one file that loads nothing else. */
 export const proxyMainPath = packagePath('dist', 'proxy', 'main.js')
 
@@ -43,7 +61,7 @@ export async function serveProxyInPlace(args: readonly string[]): Promise<void> 
     process.execve(
       process.execPath,
       [process.execPath, ...proxyNodeFlags, proxyMainPath, ...args],
-      process.env,
+      proxyEnvironment(process.env),
     )
   }
   const { runProxyMain } = (await import(proxyMainPath)) as {

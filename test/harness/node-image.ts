@@ -16,7 +16,7 @@ import {
 } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { proxyNodeFlags } from '../../src/proxy/launch.js'
+import { proxyMallocTunables, proxyNodeFlags } from '../../src/proxy/launch.js'
 
 const repository = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -75,7 +75,7 @@ export function buildNodeBaseImage(dockerHost: string, tag: string): void {
 
 /**
  * Builds `tag` on the engine at `dockerHost`: the entrypoint runs dist/proxy/main.js with the proxy's V8
- * flags, and a HEALTHCHECK in exec form runs `main.js healthcheck` (the image has no shell).
+ * flags and malloc tunables (as src/proxy/launch.ts starts it), and a HEALTHCHECK in exec form runs `main.js healthcheck` (the image has no shell).
  */
 export function buildProxyImage(dockerHost: string, tag: string): void {
   const distProxy = join(repository, 'dist', 'proxy')
@@ -94,11 +94,12 @@ export function buildProxyImage(dockerHost: string, tag: string): void {
       'sh',
       [
         '-c',
-        'tar -C "$1" -c . | docker -H "$2" import --change "$3" --change "$4" --change "$5" - "$6"',
+        'tar -C "$1" -c . | docker -H "$2" import --change "$3" --change "$4" --change "$5" --change "$6" - "$7"',
         'sh',
         rootfs,
         dockerHost,
         `ENTRYPOINT ${entrypoint}`,
+        `ENV GLIBC_TUNABLES=${proxyMallocTunables.join(':')}`,
         'WORKDIR /app',
         `HEALTHCHECK --interval=3s --timeout=3s CMD ${healthcheck}`,
         tag,
