@@ -7,6 +7,7 @@ import * as Flags from '@oclif/core/flags'
 import type { Config } from '@oclif/core/config'
 import type * as Interfaces from '@oclif/core/interfaces'
 import { NotConfiguredError } from './errors.js'
+import { releaseHeldOutput } from './run/held-output.js'
 import { formatErrorReport, reportError, type ErrorReport } from './ui/errors.js'
 import { escapeJsonText, escapeLines } from './ui/terminal-text.js'
 
@@ -110,6 +111,8 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   /** Writes progress, warnings and hints to stderr (never data), control characters escaped. */
   protected note(text: string): void {
     const safe = escapeLines(text)
+    // under 2>&1 a masked child's line is completed first, never cut by this one
+    releaseHeldOutput()
     process.stderr.write(safe.endsWith('\n') ? safe : `${safe}\n`)
   }
 

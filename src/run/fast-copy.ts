@@ -7,6 +7,7 @@
  */
 import { writevSync } from 'node:fs'
 import type { Socket } from 'node:net'
+import { trackHeldOutput } from './held-output.js'
 import { OutputMasker } from './output-mask.js'
 
 /** After this long without output, bytes held back that cannot begin a value are shown. */
@@ -84,8 +85,12 @@ export function copyMaskedFast(open: SourceOpener, target: CopyTarget, values: s
     }
     return queued === 0
   }
-  const idle = setTimeout(() => deliver([masker.release()]), idleReleaseMs)
+  const release = () => {
+    if (!closed) deliver([masker.release()])
+  }
+  const idle = setTimeout(release, idleReleaseMs)
   idle.unref()
+  const untrack = trackHeldOutput(release)
   target.stream.on('error', onTargetError)
   const source = open((chunk) => {
     idle.refresh()
@@ -98,6 +103,7 @@ export function copyMaskedFast(open: SourceOpener, target: CopyTarget, values: s
   })
   source.once('close', () => {
     clearTimeout(idle)
+    untrack()
     closed = true
     if (!ended) deliver([masker.cut()])
     if (queued === 0) finishCopy()
