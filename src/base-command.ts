@@ -150,9 +150,15 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
  */
 async function ownConfig(opts: Interfaces.LoadOptions): Promise<Config | undefined> {
   if (typeof opts !== 'object' || !('_base' in opts)) return undefined
-  // a CommonJS module: its exports object is the default export, in Node and in the bundle alike
-  const { Config: OwnConfig } = (await import('@oclif/core/config')).default
-  return opts instanceof OwnConfig ? opts : undefined
+  // A CommonJS module: Node's import gives its exports as named and as the default export, the bundle
+  // and tsx (which oclif loads the TypeScript commands with under NODE_ENV=test or development) as one
+  // or the other. Without a class to compare with, oclif decides.
+  const loaded = (await import('@oclif/core/config')) as {
+    Config?: typeof Config
+    default?: { Config?: typeof Config }
+  }
+  const OwnConfig = loaded.Config ?? loaded.default?.Config
+  return OwnConfig && opts instanceof OwnConfig ? opts : undefined
 }
 
 function scrubStack(stack: string): string {

@@ -40,3 +40,16 @@ describe("the full oclif path loads oclif's Config once", () => {
     if (exitCode === 127) expect(result.stderr).toContain('pwgne is not a vault command')
   })
 })
+
+describe('the full oclif path under NODE_ENV=test or development (oclif loads the TypeScript commands)', () => {
+  it.each(['test', 'development'])('NODE_ENV=%s: pwgen runs and help prints', async (nodeEnv) => {
+    const env = { ...home.env, NODE_ENV: nodeEnv }
+    const pwgen = await runCli(['pwgen', '--length', '24', '--charset', 'alnum'], { env, cwd: home.dir })
+    expect(pwgen.stderr).toBe('')
+    expect(pwgen.exitCode).toBe(0)
+    expect(pwgen.stdout).toMatch(/^[A-Za-z0-9]{24}\n$/)
+    const help = await runCli(['secrets', 'list', '--help'], { env, cwd: home.dir })
+    expect(help.exitCode).toBe(0)
+    expect(help.stdout).toContain('USAGE')
+  })
+})
