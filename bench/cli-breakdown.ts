@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { deploymentApi, spawnVaultProcess, startVaultServer } from '../test/helpers/vault-server.js'
-import { median, printTable, quantile, timeInterleaved } from './lib/timing.js'
+import { median, printRatioTable, printTable, timeInterleaved } from './lib/timing.js'
 
 const runJs = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const oclifPathJs = fileURLToPath(new URL('../test/helpers/oclif-path.mjs', import.meta.url))
@@ -81,16 +81,9 @@ try {
     runs,
     env,
   )
-  const baseline = median(samples[0]!)
-  printTable(
-    ['command', 'runs', 'median ms', 'p90 ms', 'x node -e 0'],
-    commands.map(([name], index) => [
-      name,
-      runs,
-      median(samples[index]!),
-      quantile(samples[index]!, 0.9),
-      median(samples[index]!) / baseline,
-    ]),
+  printRatioTable(
+    commands.map(([name]) => name),
+    samples,
   )
   const at = (index: number) => median(samples[index]!)
   console.log(

@@ -6,7 +6,7 @@
  * that build are timed in the same rounds (before/after a change).
  */
 import { fileURLToPath } from 'node:url'
-import { median, printTable, quantile, timeInterleaved } from './lib/timing.js'
+import { median, printRatioTable, timeInterleaved } from './lib/timing.js'
 
 const runJs = fileURLToPath(new URL('../bin/run.js', import.meta.url))
 const baseRunJs = process.env.BENCH_BASE_RUN_JS
@@ -30,15 +30,9 @@ const samples = timeInterleaved(
   runs,
 )
 const baseline = median(samples[0]!)
-printTable(
-  ['command', 'runs', 'median ms', 'p90 ms', 'x node -e 0'],
-  commands.map(([name], index) => [
-    name,
-    runs,
-    median(samples[index]!),
-    quantile(samples[index]!, 0.9),
-    median(samples[index]!) / baseline,
-  ]),
+printRatioTable(
+  commands.map(([name]) => name),
+  samples,
 )
 const ratio = median(samples[1]!) / baseline
 console.log(`target: vault pwgen <= 4x node -e 0 -> ${ratio <= 4 ? 'met' : 'NOT met'} (${ratio.toFixed(2)}x)`)

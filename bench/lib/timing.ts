@@ -47,6 +47,24 @@ export function quantile(samples: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
 }
 
+/**
+ * Prints the wall times of interleaved commands (`names[i]` timed in `samples[i]`), each as a multiple
+ * of the first one's median (`node -e 0` in the start-up benchmarks).
+ */
+export function printRatioTable(names: string[], samples: number[][], baselineName = 'node -e 0'): void {
+  const baseline = median(samples[0]!)
+  printTable(
+    ['command', 'runs', 'median ms', 'p90 ms', `x ${baselineName}`],
+    names.map((name, index) => [
+      name,
+      samples[index]!.length,
+      median(samples[index]!),
+      quantile(samples[index]!, 0.9),
+      median(samples[index]!) / baseline,
+    ]),
+  )
+}
+
 /** Prints an aligned text table; numbers get two decimals. */
 export function printTable(headers: string[], rows: (string | number)[][]): void {
   const cells = [

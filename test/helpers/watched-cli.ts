@@ -57,3 +57,16 @@ export function startWatching(env: Record<string, string>, args: string[], cwd?:
     },
   }
 }
+
+/** Whether `pid` still runs, waiting (bounded) for an exited child to be reaped. */
+export async function alive(pid: number): Promise<boolean> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      process.kill(pid, 0)
+    } catch {
+      return false
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  return true
+}

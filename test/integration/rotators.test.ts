@@ -132,12 +132,27 @@ describe.skipIf(reason !== undefined)(
       ['postgres', 'DB_PASSWORD', () => pgUrl(), (password: string) => pgLogin(password), () => pgOld],
       ['mysql', 'MYSQL_PASSWORD', () => myUrl(), (password: string) => myLogin(password), () => myOld],
     ] as const)('--rotator %s', (rotator, name, url, login, initial) => {
-      it('a read-only identity: the vault refuses, and the database takes the old password back', async () => {
-        const result = await vault(
-          ['rotate', name, '--env', 'dev', '--rotator', rotator, '--rotator-url', url(), '--no-restart'],
+      /** `vault rotate NAME --env dev --rotator ROTATOR --rotator-url URL --no-restart` plus `extra`. */
+      const rotateByUrl = (extra: string[] = [], identity?: ClientCredentials) =>
+        vault(
+          [
+            'rotate',
+            name,
+            '--env',
+            'dev',
+            '--rotator',
+            rotator,
+            '--rotator-url',
+            url(),
+            '--no-restart',
+            ...extra,
+          ],
           undefined,
-          readOnly,
+          identity,
         )
+
+      it('a read-only identity: the vault refuses, and the database takes the old password back', async () => {
+        const result = await rotateByUrl([], readOnly)
         expect(result.exitCode).toBe(4)
         expect(result.stderr).toMatch(/the old password is back inside the database/)
         expect(await stored(name)).toBe(initial())
@@ -145,18 +160,7 @@ describe.skipIf(reason !== undefined)(
       })
 
       it('changes the password inside the database, proves the login, then the vault holds it', async () => {
-        const result = await vault([
-          'rotate',
-          name,
-          '--env',
-          'dev',
-          '--rotator',
-          rotator,
-          '--rotator-url',
-          url(),
-          '--no-restart',
-          '--json',
-        ])
+        const result = await rotateByUrl(['--json'])
         expect(result.exitCode).toBe(0)
         expect(JSON.parse(result.stdout)).toMatchObject({ rotator, vaultHolds: 'new', outcome: 'rotated' })
         const now = await stored(name)
@@ -169,31 +173,10 @@ describe.skipIf(reason !== undefined)(
       it('when the vault value is not the database password, nothing changes', async () => {
         const real = await stored(name)
         expect((await vault(['secrets', 'set', name, '--env', 'dev'], 'not-the-password')).exitCode).toBe(0)
-        const result = await vault([
-          'rotate',
-          name,
-          '--env',
-          'dev',
-          '--rotator',
-          rotator,
-          '--rotator-url',
-          url(),
-          '--no-restart',
-        ])
+        const result = await rotateByUrl()
         expect(result.exitCode).toBe(7)
         expect(result.stderr).toMatch(/cannot log in with the current password/)
-        const json = await vault([
-          'rotate',
-          name,
-          '--env',
-          'dev',
-          '--rotator',
-          rotator,
-          '--rotator-url',
-          url(),
-          '--no-restart',
-          '--json',
-        ])
+        const json = await rotateByUrl(['--json'])
         expect(json.exitCode).toBe(7)
         expect(JSON.parse(json.stdout)).toMatchObject({
           error: { name: 'RotatorLoginError', code: 'ERR_ROTATOR_LOGIN', exitCode: 7 },
@@ -207,18 +190,7 @@ describe.skipIf(reason !== undefined)(
         const real = await stored(name)
         await readOnlyDatabase(rotator, true)
         try {
-          const result = await vault([
-            'rotate',
-            name,
-            '--env',
-            'dev',
-            '--rotator',
-            rotator,
-            '--rotator-url',
-            url(),
-            '--no-restart',
-            '--json',
-          ])
+          const result = await rotateByUrl(['--json'])
           expect(result.exitCode).toBe(10)
           const { error } = JSON.parse(result.stdout) as { error: { message: string } }
           expect(error).toMatchObject({

@@ -13,7 +13,7 @@ import type { VaultApi } from '../../src/client/vault-api.js'
 import { createDatabase, postgresOrNull } from '../helpers/components.js'
 import { waitForWatchers } from '../helpers/event-feed.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
-import { startWatching, type WatchedRun } from '../helpers/watched-cli.js'
+import { alive, startWatching, type WatchedRun } from '../helpers/watched-cli.js'
 import { deploymentApi, startVaultServer, type TestVault } from '../helpers/vault-server.js'
 
 const postgres = postgresOrNull()
@@ -22,19 +22,6 @@ const adapters = [
   { adapter: 'postgres', available: postgres !== null },
 ]
 const printer = fileURLToPath(new URL('../fixtures/process/print-env-forever.mjs', import.meta.url))
-
-/** Whether `pid` still runs, waiting (bounded) for an exited child to be reaped. */
-async function alive(pid: number): Promise<boolean> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    try {
-      process.kill(pid, 0)
-    } catch {
-      return false
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  return true
-}
 
 describe.each(adapters)('vault run --watch (a plain command) on $adapter', ({ adapter, available }) => {
   let server: TestVault

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../helpers/cli.js'
 import { waitForWatchers } from '../helpers/event-feed.js'
-import { startWatching, type WatchedRun } from '../helpers/watched-cli.js'
+import { alive, startWatching, type WatchedRun } from '../helpers/watched-cli.js'
 import { startDeliveryVault, type DeliveryVault } from './delivery-fixture.js'
 
 const printer = fileURLToPath(new URL('../fixtures/process/print-env-forever.mjs', import.meta.url))
@@ -30,19 +30,6 @@ const watchRun = (...flags: string[]) => [
   printer,
   'DOWN_VALUE',
 ]
-
-/** Whether `pid` still runs, waiting (bounded) for an exited child to be reaped. */
-async function alive(pid: number): Promise<boolean> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    try {
-      process.kill(pid, 0)
-    } catch {
-      return false
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  return true
-}
 
 /** Sends SIGTERM and resolves with the exit code and the milliseconds until the exit. */
 async function stopTimed(run: WatchedRun): Promise<{ code: number | null; ms: number }> {
