@@ -49,8 +49,6 @@ export function composeWatcher(
 
   return {
     async run(first, command, args) {
-      // stopped while the secrets were loading: compose is not started
-      if (options.stopping.aborted) return 0
       const code = await first.start(command, args)
       if (code !== 0 || !compose.detached || options.stopping.aborted) return code
       options.note('watching for changes; stop with Ctrl-C (the stack keeps running)')

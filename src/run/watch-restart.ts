@@ -14,8 +14,6 @@ export function restartWatcher(options: WatchOptions & { stopping: AbortSignal }
   return {
     async run(first, command, args) {
       let run = first
-      // stopped while the secrets were loading: the child is not started
-      if (options.stopping.aborted) return 0
       for (;;) {
         const restart = new AbortController()
         running = restart

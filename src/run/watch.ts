@@ -32,7 +32,11 @@ export async function runWatching(command: string, args: string[], options: Watc
           restartWatcher({ ...options, stopping }),
         )
     return {
-      run: async () => mode.run(await options.prepare(), command, args),
+      run: async () => {
+        const first = await options.prepare()
+        // stopped while the secrets were loading: neither compose nor the child is started
+        return stopping.aborted ? 0 : mode.run(first, command, args)
+      },
       stopped: () => 0,
       onChanges: (names) => mode.onChanges(names),
     }
