@@ -35,10 +35,17 @@ export async function runProxyMain(args: readonly string[]): Promise<void> {
     process.on('uncaughtException', (error) =>
       logger.log('error', 'unexpected error', { reason: error.message }),
     )
+    // The handlers are in place before the first frontend listens (and says so): a supervisor that
+    // stops the proxy as soon as it reads 'listening' gets the graceful stop, not the default SIGTERM
+    // death. A stop asked for during start-up runs once every frontend listens.
+    const stopAsked = new Promise<void>((resolve) => {
+      process.once('SIGTERM', () => resolve())
+      process.once('SIGINT', () => resolve())
+    })
     const proxy = await runProxy(config, logger)
-    const stop = () => proxy.stop().then(() => process.exit(0))
-    process.once('SIGTERM', stop)
-    process.once('SIGINT', stop)
+    await stopAsked
+    await proxy.stop()
+    process.exit(0)
   } catch (error) {
     fail(error)
   }

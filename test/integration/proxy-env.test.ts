@@ -296,3 +296,34 @@ describe('vault proxy serve configured from PROXY_* variables only', () => {
     await run()
   })
 })
+
+describe('vault proxy serve stopped the moment it says it listens', () => {
+  // A supervisor (or a test) that sends SIGTERM as soon as it reads the first 'listening' line: with two
+  // frontends the second one is still binding then. The serving process used to install its handlers
+  // only once every frontend listened, so this SIGTERM killed it (no exit code, no 'shutting down').
+  it('stops gracefully with exit 0, five times in a row', async () => {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const port = await freePort()
+      const child = spawn(process.execPath, [runJs, 'proxy', 'serve'], {
+        env: {
+          PATH: process.env.PATH,
+          PROXY_BACKEND_ADDR: `unix://${engine.socketPath}`,
+          PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port},unix://${file(`early-stop-${attempt}.sock`)}`,
+          PROXY_SHUTDOWN_GRACE: '0.25',
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      })
+      let log = ''
+      child.stderr!.on('data', (chunk) => {
+        log += chunk
+        if (log.includes('listening') && !child.killed) child.kill('SIGTERM')
+      })
+      const exit = await new Promise<[number | null, string | null]>((resolve) =>
+        child.on('exit', (code, signal) => resolve([code, signal])),
+      )
+      expect(exit, log).toEqual([0, null])
+      expect(log).toContain('msg="shutting down" graceMs=250')
+      expect(log.match(/listening/g), log).toHaveLength(2)
+    }
+  })
+})
