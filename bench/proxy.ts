@@ -1,7 +1,8 @@
 /**
  * Benchmark of `vault proxy serve`, in one run, side by side with the direct socket and CetusGuard:
  * the same keep-alive load (1 and 16 connections; GET /_ping and GET /containers/json, a 64 KB list; the
- * lean load generator of bench/lib/load.ts) against a fake engine (bench/lib/fake-engine.ts) on a unix
+ * lean load generator of bench/lib/load.ts) against a fake engine (bench/lib/fake-engine.go when Go is
+ * installed, as the issue's figures were measured, else bench/lib/fake-engine.ts; BENCH_HARNESS=go|node) on a unix
  * socket, straight and through each proxy on 127.0.0.1 with the same rule. Prints requests per second,
  * p50 and p99 latency, the CPU time each proxy's process spent per request (the figure that the machine's
  * other load disturbs least), the p50 each proxy adds at one connection, vault's throughput against
@@ -10,16 +11,18 @@
  * VAULT_BASELINE=/path/to/another/checkout (built) adds that vault as a row, for before/after figures.
  * Run: npx tsx bench/proxy.ts [seconds-per-case]   (needs `make build`)
  */
-import { spawn } from 'node:child_process'
+import { spawn, type StdioOptions } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '../test/harness/ports.js'
-import { httpRequest, runLoad, type Endpoint } from './lib/load.js'
+import { containerList } from './lib/container-list.js'
+import { buildGo, goInstalled, runGoLoad } from './lib/go-harness.js'
+import { httpRequest, runLoad, type Endpoint, type LoadOptions, type LoadResult } from './lib/load.js'
 import { printTable, quantile } from './lib/timing.js'
 
 const secondsPerCase = Number(process.argv[2] ?? 4)
@@ -63,18 +66,19 @@ interface Measured {
  * them see the same background load.
  */
 async function runCase(
+  harness: Harness,
   measured: Measured[],
   enginePid: number,
   path: string,
   connections: number,
 ): Promise<CaseResult[]> {
-  const totals = measured.map(() => ({ latencies: [] as number[], seconds: 0, cpu: 0, harness: 0 }))
-  const harnessCpu = () => {
+  const totals = measured.map(() => ({ latencies: [] as number[], seconds: 0, cpu: 0, harnessCpu: 0 }))
+  const ownCpu = () => {
     const own = process.cpuUsage()
-    return cpuMicros(enginePid) + own.user + own.system
+    return own.user + own.system
   }
   for (const { target } of measured) {
-    const warmUp = await runLoad({
+    const warmUp = await harness.load({
       endpoint: target.endpoint,
       request: httpRequest({ path }),
       connections: 1,
@@ -90,8 +94,9 @@ async function runCase(
       const { target, pid } = measured[index]!
       const total = totals[index]!
       const cpuBefore = pid === undefined ? 0 : cpuMicros(pid)
-      const harnessBefore = harnessCpu()
-      const result = await runLoad({
+      const engineBefore = cpuMicros(enginePid)
+      const ownBefore = ownCpu()
+      const result = await harness.load({
         endpoint: target.endpoint,
         request: httpRequest({ path }),
         connections,
@@ -100,17 +105,17 @@ async function runCase(
       })
       if (result.errors > 0) throw new Error(`${result.errors} failed requests against ${target.name}${path}`)
       if (pid !== undefined) total.cpu += cpuMicros(pid) - cpuBefore
-      total.harness += harnessCpu() - harnessBefore
+      total.harnessCpu += cpuMicros(enginePid) - engineBefore + (result.cpuMicros ?? ownCpu() - ownBefore)
       total.latencies.push(...result.latencies)
       total.seconds += result.elapsedSeconds
     }
   }
-  return totals.map(({ latencies, seconds, cpu, harness }, index) => ({
+  return totals.map(({ latencies, seconds, cpu, harnessCpu }, index) => ({
     rps: latencies.length / seconds,
     p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
     cpuPerRequest: measured[index]!.pid === undefined ? undefined : cpu / latencies.length,
-    harnessCpuPerRequest: harness / latencies.length,
+    harnessCpuPerRequest: harnessCpu / latencies.length,
   }))
 }
 
@@ -143,7 +148,41 @@ async function waitFor(options: http.RequestOptions, what: string): Promise<void
 }
 
 const rule = 'GET %API_PREFIX_CONTAINERS%/json'
-const fakeEngine = fileURLToPath(new URL('./lib/fake-engine.ts', import.meta.url))
+const fakeEngineNode = fileURLToPath(new URL('./lib/fake-engine.ts', import.meta.url))
+
+/** The fake engine and the load generator; `load` reports its own CPU time when it is not this process. */
+interface Harness {
+  name: string
+  startEngine(socket: string): ReturnType<typeof spawn>
+  load(options: LoadOptions): Promise<LoadResult & { cpuMicros?: number }>
+}
+
+/**
+ * The Go harness (fake-engine.go and load.go, as the issue's own figures were measured; they leave more
+ * of the machine to the proxies) when `go` is installed, else the Node one; BENCH_HARNESS=go|node chooses.
+ */
+function chooseHarness(dir: string): Harness {
+  const kind = process.env.BENCH_HARNESS ?? (goInstalled() ? 'go' : 'node')
+  const stdio: StdioOptions = ['ignore', 'ignore', 'inherit']
+  if (kind === 'node') {
+    return {
+      name: 'Node (bench/lib/fake-engine.ts, bench/lib/load.ts)',
+      startEngine: (socket) =>
+        spawn(process.execPath, [...process.execArgv, fakeEngineNode, socket], { stdio }),
+      load: runLoad,
+    }
+  }
+  if (kind !== 'go') throw new Error(`BENCH_HARNESS is go or node, not ${kind}`)
+  const listFile = join(dir, 'list.json')
+  writeFileSync(listFile, containerList(64 * 1024))
+  const engine = buildGo(dir, 'fake-engine')
+  const load = buildGo(dir, 'load')
+  return {
+    name: 'Go (bench/lib/fake-engine.go, bench/lib/load.go)',
+    startEngine: (socket) => spawn(engine, [socket, listFile], { stdio }),
+    load: (options) => runGoLoad(load, dir, options),
+  }
+}
 
 interface Proxy {
   name: string
@@ -164,7 +203,7 @@ async function startVault(socket: string, name = 'vault proxy serve', run = runJ
     '--frontend-addr',
     `tcp://127.0.0.1:${port}`,
   ]
-  const child = spawn(process.execPath, [run, ...args, '--rules', rule, '--log-level', '3'], {
+  const child = spawn(process.execPath, [run, ...args, '--rules', rule, '--log-level', '6'], {
     stdio: ['ignore', 'inherit', 'inherit'],
   })
   const target: Target = { name, options: { host: '127.0.0.1', port }, endpoint: { host: '127.0.0.1', port } }
@@ -214,7 +253,8 @@ async function stop(child: ReturnType<typeof spawn> | undefined): Promise<void> 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-proxy-'))
   const socket = join(dir, 'engine.sock')
-  const engine = spawn(process.execPath, [fakeEngine, socket], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const harness = chooseHarness(dir)
+  const engine = harness.startEngine(socket)
   const proxies: Proxy[] = []
   try {
     const direct: Target = {
@@ -240,6 +280,7 @@ async function main(): Promise<void> {
       for (const connections of [1, 16]) {
         const running = proxies.filter((proxy) => proxy.target)
         const [base, ...measuredProxies] = await runCase(
+          harness,
           [
             { target: direct },
             ...running.map((proxy) => ({ target: proxy.target!, pid: proxy.servingPid?.() })),
@@ -248,7 +289,7 @@ async function main(): Promise<void> {
           path,
           connections,
         )
-        const harness = (result: CaseResult) => Math.round(result.harnessCpuPerRequest)
+        const harnessCpu = (result: CaseResult) => Math.round(result.harnessCpuPerRequest)
         rows.push([
           label,
           connections,
@@ -257,7 +298,7 @@ async function main(): Promise<void> {
           base!.p50,
           base!.p99,
           '',
-          harness(base!),
+          harnessCpu(base!),
         ])
         const results = new Map<string, CaseResult>()
         running.forEach((proxy, index) => results.set(proxy.name, measuredProxies[index]!))
@@ -276,7 +317,7 @@ async function main(): Promise<void> {
             result.p50,
             result.p99,
             cpu,
-            harness(result),
+            harnessCpu(result),
           ])
         }
         const vault = results.get('vault proxy serve')!
@@ -307,6 +348,7 @@ async function main(): Promise<void> {
     console.log('')
     for (const line of summary) console.log(line)
     const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(', ')
+    console.log(`harness (fake engine, load generator): ${harness.name}`)
     console.log(`load average (1, 5, 15 min) before ${load(loadBefore)}, after ${load(loadavg())}`)
     for (const [index, proxy] of proxies.entries()) {
       const sampler = samplers[index]
