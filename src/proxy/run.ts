@@ -5,6 +5,7 @@
 import { chmodSync, lstatSync, unlinkSync } from 'node:fs'
 import type { ProxyAddress, ProxyConfig } from './config.js'
 import { createBackend } from './backend.js'
+import { boundBufferGarbage } from './buffer-garbage.js'
 import type { ProxyLogger } from './log.js'
 import { exposureWarnings } from './presets.js'
 import { allRuleSets, describeRuleSets } from './rule-sets.js'
@@ -68,13 +69,15 @@ export async function runProxy(config: ProxyConfig, logger: ProxyLogger) {
     for (const warning of exposureWarnings(set.rules, set.redactEnv))
       logger.log('warning', 'rules expose', { ruleSet: set.name, detail: warning })
   }
+  const bufferGarbage = boundBufferGarbage()
   let stopping: Promise<void> | undefined
   const stop = () => {
     stopping ??= (async () => {
+      bufferGarbage.stop()
       logger.log('info', 'shutting down', { graceMs: config.shutdownGraceMs })
       await Promise.all(proxies.map((proxy) => proxy.shutdown(config.shutdownGraceMs)))
       backend.close()
-      logger.log('info', 'stopped')
+      logger.log('info', 'stopped', { bufferCollections: bufferGarbage.collections() })
     })()
     return stopping
   }
