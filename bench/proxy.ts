@@ -1,9 +1,9 @@
 /**
  * Benchmark of `vault proxy serve`, in one run, side by side with the direct socket and CetusGuard:
- * the same keep-alive load (1 and 16 connections; GET /_ping and GET /containers/json, a 64 KB list; the
- * lean load generator of bench/lib/load.ts) against a fake engine (bench/lib/fake-engine.go when Go is
- * installed, as the issue's figures were measured, else bench/lib/fake-engine.ts; BENCH_HARNESS=go|node) on a unix
- * socket, straight and through each proxy on 127.0.0.1 with the same rule. Prints requests per second,
+ * the same keep-alive load (1 and 16 connections; GET /_ping and GET /containers/json, a 64 KB list)
+ * against a fake engine on a unix socket, both from bench/lib: load.go and fake-engine.go when Go is
+ * installed (as the issue's figures were measured), else load.ts and fake-engine.ts (BENCH_HARNESS=go|node
+ * chooses), straight and through each proxy on 127.0.0.1 with the same rule. Prints requests per second,
  * p50 and p99 latency, the CPU time each proxy's process spent per request (the figure that the machine's
  * other load disturbs least), the p50 each proxy adds at one connection, vault's throughput against
  * CetusGuard's at 16, peak RSS of each proxy, and the load average.
@@ -12,11 +12,10 @@
  * Run: npx tsx bench/proxy.ts [seconds-per-case]   (needs `make build`)
  */
 import { spawn, type StdioOptions } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { freePort } from '../test/harness/ports.js'

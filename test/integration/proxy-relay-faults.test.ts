@@ -8,7 +8,7 @@
  * GLIBC_TUNABLES of the user's own is merged is test/unit/proxy/launch.test.ts's.
  * And its private memory through 60,000 answers: V8 frees the promoted buffers only after about 64 MB
  * of them without src/proxy/buffer-garbage.ts (peaks of 54.6 and 62.0 MiB in two runs of three over
- * 40,000 answers; 20-23 MiB with it).
+ * 40,000 answers; 20.4-29.8 MiB over 60,000 with it).
  */
 import { spawn } from 'node:child_process'
 import http from 'node:http'
