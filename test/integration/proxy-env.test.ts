@@ -31,12 +31,17 @@ interface Served {
   stop(): Promise<number | null>
 }
 
-/** `vault proxy serve` with no argument and `env` as its only configuration; resolves once it listens. */
-async function serveFromEnv(env: Record<string, string>, listeners = 1): Promise<Served> {
-  const child = spawn(process.execPath, [runJs, 'proxy', 'serve'], {
+/** `vault proxy serve` with no argument, `env` (and the recording engine) as its only configuration. */
+function spawnServe(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [runJs, 'proxy', 'serve'], {
     env: { PATH: process.env.PATH, PROXY_BACKEND_ADDR: `unix://${engine.socketPath}`, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   })
+}
+
+/** spawnServe, resolved once it listens on `listeners` frontends. */
+async function serveFromEnv(env: Record<string, string>, listeners = 1): Promise<Served> {
+  const child = spawnServe(env)
   let log = ''
   child.stderr!.on('data', (chunk) => (log += chunk))
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
@@ -304,14 +309,9 @@ describe('vault proxy serve stopped the moment it says it listens', () => {
   it('stops gracefully with exit 0, five times in a row', async () => {
     for (let attempt = 0; attempt < 5; attempt++) {
       const port = await freePort()
-      const child = spawn(process.execPath, [runJs, 'proxy', 'serve'], {
-        env: {
-          PATH: process.env.PATH,
-          PROXY_BACKEND_ADDR: `unix://${engine.socketPath}`,
-          PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port},unix://${file(`early-stop-${attempt}.sock`)}`,
-          PROXY_SHUTDOWN_GRACE: '0.25',
-        },
-        stdio: ['ignore', 'ignore', 'pipe'],
+      const child = spawnServe({
+        PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port},unix://${file(`early-stop-${attempt}.sock`)}`,
+        PROXY_SHUTDOWN_GRACE: '0.25',
       })
       let log = ''
       child.stderr!.on('data', (chunk) => {
