@@ -60,7 +60,14 @@ export function parseSimpleYaml(text: string): FastYamlResult {
   const lineOfPath = new Map<string, number>()
   if (lines.length === 0) return { value: null, lines: lineOfPath }
   const reader: Reader = { lines, index: 0, out: lineOfPath, anchors: new Map(), raw }
-  const value = parseNode(reader, lines[0]!.indent, '')
+  let value: unknown
+  try {
+    value = parseNode(reader, lines[0]!.indent, '')
+  } catch (error) {
+    // nesting deeper than the stack (`- - - ...` a million times) is the full parser's to report
+    if (error instanceof RangeError) unsupported('nesting too deep')
+    throw error
+  }
   if (reader.index < lines.length) unsupported('trailing content')
   return { value, lines: lineOfPath }
 }

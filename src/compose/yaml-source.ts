@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs'
 import type { LineCounter as LineCounterType, Node } from 'yaml'
+import { checkAliasExpansion } from './alias-expansion.js'
 import { ComposeFileNotFoundError, ComposeInputError } from './errors.js'
 import { yamlModule } from '../yaml-module.js'
 import { childPath, parseSimpleYaml, UnsupportedYaml } from './fast-yaml.js'
@@ -58,6 +59,7 @@ export function parseComposeYaml(text: string, file: string): YamlSource {
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw new ComposeInputError(file, 1, 'a compose file must be a mapping at the top level')
   }
+  checkAliasExpansion(value, file)
   return { file, value: value as Record<string, unknown>, lines: fast.lines }
 }
 
@@ -86,10 +88,13 @@ export function parseWithFullParser(text: string, file: string): YamlSource {
     const line = problem.linePos?.[0]?.line ?? lineCounter.linePos(problem.pos[0]).line
     throw new ComposeInputError(file, line, `invalid YAML: ${problem.message.split('\n')[0]}`)
   }
-  const value: unknown = document.toJS({ maxAliasCount: 10_000 }) ?? {}
+  // aliases give the anchored value itself, so building the value is linear; its expansion is
+  // checked by compose's own rule (alias-expansion.ts) instead of the package's use count
+  const value: unknown = document.toJS({ maxAliasCount: -1 }) ?? {}
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ComposeInputError(file, 1, 'a compose file must be a mapping at the top level')
   }
+  checkAliasExpansion(value, file)
   const lines = new Map<string, number>()
   if (document.contents) recordLines(document.contents, '', lines, lineCounter)
   return { file, value: value as Record<string, unknown>, lines }

@@ -1,6 +1,6 @@
 /**
  * Runs the built CLI with the peak-memory reporter preloaded (report-max-rss.mjs) and returns its exit
- * code, stderr, peak resident memory (VmHWM, bytes) and wall time. `vault restore` replaces its process
+ * code, output, peak resident memory (VmHWM, bytes) and wall time. `vault restore` replaces its process
  * under its own V8 flags (process.execve); the reporter travels with the Node options, so the peak is
  * the one of the process that did the work.
  */
@@ -15,6 +15,7 @@ const runJs = fileURLToPath(new URL('../../../bin/run.js', import.meta.url))
 
 export interface MeasuredRun {
   exitCode: number | undefined
+  stdout: string
   stderr: string
   /** Peak resident memory in bytes (VmHWM of the process). */
   peak: number
@@ -35,6 +36,7 @@ export async function runMeasured(args: string[], env: Record<string, string>): 
     })
     return {
       exitCode: result.exitCode,
+      stdout: String(result.stdout),
       stderr: String(result.stderr),
       peak: Number(readFileSync(rssFile, 'utf8')),
       ms: Number(process.hrtime.bigint() - started) / 1e6,
