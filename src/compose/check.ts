@@ -1,8 +1,10 @@
 /**
  * Preflight (`vault render --check`): every problem of a stack at once, errors first. Required
  * variables without a value, malformed references, unset references, vault secrets nothing uses,
- * and values holding a `$` that compose would interpolate again if written to an env file.
+ * values holding a `$` that compose would interpolate again if written to an env file, and vault
+ * secrets written into a command line.
  */
+import { commandLineSecrets } from './command-line-secrets.js'
 import { fileSecretHints } from './file-secret-hints.js'
 import { holdsReference } from './interpolate.js'
 import type { ComposeProblem, ComposeProject, ProblemLevel } from './types.js'
@@ -82,6 +84,7 @@ export function checkProject(project: ComposeProject): CheckResult {
     ...project.problems,
     ...credentialLeaks(project),
     ...fileSecretHints(project),
+    ...commandLineSecrets(project),
   ]
   for (const [name, lower] of Object.entries(project.shadowed ?? {})) {
     if (project.origins[name] !== 'vault' || lower !== 'env-file') continue

@@ -36,6 +36,7 @@ export interface ComposeProblem {
     | 'vault_credential'
     | 'shadowed_by_vault'
     | 'secret_in_environment'
+    | 'secret_in_command_line'
   message: string
   variable?: string
   service?: string

@@ -1,0 +1,41 @@
+/**
+ * The `render --check` warning for vault secrets written into a command line (`command:`,
+ * `entrypoint:`, `healthcheck: test:`), as in `redis-server --requirepass ${REDIS_PASSWORD}`.
+ * Compose puts the value into the container's configuration as written: `docker ps --no-trunc` shows
+ * it, and so do a container inspect's `Config.Cmd`, `Path` and `Args`, which the socket proxy's
+ * read-only presets forward (they mask `Config.Env` only), and the process lists of the host and of
+ * `docker top`. A value the program reads from its environment or a compose secret is in none of them
+ * (a shell that expands `$$NAME` into the command line puts it back into the process lists).
+ */
+import type { ComposeProblem, ComposeProject } from './types.js'
+
+const commandLineFields = ['command', 'entrypoint', 'healthcheck.test']
+
+function isCommandLine(field: string): string | undefined {
+  return commandLineFields.find((name) => field === name || field.startsWith(`${name}.`))
+}
+
+/** One warning per service and vault secret referenced from a command line. */
+export function commandLineSecrets(project: ComposeProject): ComposeProblem[] {
+  const warnings: ComposeProblem[] = []
+  const seen = new Set<string>()
+  for (const site of project.references) {
+    const field = isCommandLine(site.field)
+    if (!site.service || !field || project.origins[site.name] !== 'vault') continue
+    if (seen.has(`${site.service}/${site.name}`)) continue
+    seen.add(`${site.service}/${site.name}`)
+    warnings.push({
+      level: 'warning',
+      code: 'secret_in_command_line',
+      service: site.service,
+      variable: site.name,
+      file: site.file,
+      line: site.line,
+      message:
+        `service ${site.service} writes vault secret ${site.name} into its ${field}, which docker ps --no-trunc, ` +
+        `docker inspect (Config.Cmd, Args) and the socket proxy's read-only clients show: pass it through ` +
+        `environment: or a compose secret and have the program read it from there`,
+    })
+  }
+  return warnings
+}
