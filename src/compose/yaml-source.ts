@@ -59,8 +59,13 @@ export function parseComposeYaml(text: string, file: string): YamlSource {
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw new ComposeInputError(file, 1, 'a compose file must be a mapping at the top level')
   }
-  checkAliasExpansion(value, file)
+  checkAliases(text, value, file)
   return { file, value: value as Record<string, unknown>, lines: fast.lines }
+}
+
+/** Compose's limit on alias expansion (alias-expansion.ts); a text without `*` has no alias to expand. */
+function checkAliases(text: string, value: unknown, file: string): void {
+  if (text.includes('*')) checkAliasExpansion(value, file)
 }
 
 /** `0440` as the octal integer 288, as compose-go's YAML reader (go-yaml) resolves it. */
@@ -94,7 +99,7 @@ export function parseWithFullParser(text: string, file: string): YamlSource {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ComposeInputError(file, 1, 'a compose file must be a mapping at the top level')
   }
-  checkAliasExpansion(value, file)
+  checkAliases(text, value, file)
   const lines = new Map<string, number>()
   if (document.contents) recordLines(document.contents, '', lines, lineCounter)
   return { file, value: value as Record<string, unknown>, lines }
