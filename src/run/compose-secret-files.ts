@@ -7,9 +7,9 @@
  * bind-mount the files) and is removed after `down` or a foreground `up`/`run`.
  */
 import { createHash } from 'node:crypto'
-import { chmod, mkdir, open, readFile, rm, stat } from 'node:fs/promises'
+import { chmod, lstat, mkdir, open, readFile, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
-import { NotConfiguredError } from '../errors.js'
+import { IoError, NotConfiguredError } from '../errors.js'
 import { yamlModule } from '../yaml-module.js'
 
 /** compose v1 global options that take a value (the subcommand is the first other word). */
@@ -89,6 +89,29 @@ async function tmpfsBase(env: NodeJS.ProcessEnv): Promise<string> {
   )
 }
 
+/**
+ * Makes `directory` (mode 700) or takes the one an earlier run made; refuses one that is a symlink or
+ * is not this user's (another local user may plant either at the predictable path in /dev/shm).
+ */
+async function privateDirectory(directory: string): Promise<void> {
+  await mkdir(directory, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error
+  })
+  const found = await lstat(directory)
+  const uid = process.getuid?.()
+  const problem = !found.isDirectory()
+    ? 'is a symlink or not a directory'
+    : uid !== undefined && found.uid !== uid
+      ? `belongs to uid ${found.uid}, not to this user`
+      : undefined
+  if (problem) {
+    throw new IoError(`refusing to write compose secrets into ${directory}: it ${problem}`, {
+      hint: `another user may have planted it: remove it (rm -r ${directory}) and run again`,
+    })
+  }
+  await chmod(directory, 0o700)
+}
+
 async function writePrivate(path: string, text: string, mode: number): Promise<void> {
   await chmod(path, 0o600).catch(() => undefined)
   const handle = await open(path, 'w', 0o600)
@@ -137,8 +160,7 @@ export async function prepareSecretFiles(
     )
     .digest('hex')
   const directory = join(await tmpfsBase(values), `vault-secrets-${identity.slice(0, 16)}`)
-  await mkdir(directory, { recursive: true, mode: 0o700 })
-  await chmod(directory, 0o700)
+  await privateDirectory(directory)
   for (const [name, variable] of sources) {
     const value = values[variable]
     if (value === undefined) {

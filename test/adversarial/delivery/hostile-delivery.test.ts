@@ -1,0 +1,152 @@
+/**
+ * Hostile inputs and neighbours against secret delivery: `vault run` (compose v1 secret files in the
+ * tmpfs directory, the child's environment) and `vault inject` (the rendered file and its messages).
+ * One case per attack; the PROPERTY checked is that no canary value reaches anything that should not
+ * have it (another user's file, a file left behind, stderr or --json output) and that the CLI ends
+ * with one clear line, never exit 1 with Node's own message.
+ */
+import { createHash } from 'node:crypto'
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runCli, type CliResult } from '../../helpers/cli.js'
+import { createTempHome, type TempHome } from '../../helpers/temp-home.js'
+import { deploymentApi, startVaultServer, type TestVault } from '../../helpers/vault-server.js'
+
+const canary = 'CANARY-delivery-5e1b7a'
+const otherCanary = 'CANARY-delivery-second-77d0'
+const isRoot = process.getuid?.() === 0
+/** uid and gid of `nobody`: the other local user. */
+const nobody = 65534
+
+let vault: TestVault
+let home: TempHome
+let work: string
+let env: Record<string, string>
+
+beforeAll(async () => {
+  vault = await startVaultServer()
+  home = createTempHome()
+  const api = deploymentApi(vault, join(home.dir, 'seed-state'))
+  await api.putSecret('DELIVERY_CANARY', canary, 'dev')
+  await api.putSecret('DELIVERY_OTHER', otherCanary, 'dev')
+  work = realpathSync(mkdtempSync(join(tmpdir(), 'hostile-delivery-')))
+  chmodSync(work, 0o755)
+  env = {
+    PATH: process.env.PATH ?? '',
+    ...home.env,
+    VAULT_DOMAIN: vault.url,
+    VAULT_PROJECT_ID: vault.projectId,
+    VAULT_CLIENT_ID: vault.deploymentCredentials.clientId,
+    VAULT_CLIENT_SECRET: vault.deploymentCredentials.clientSecret,
+  }
+})
+
+afterAll(async () => {
+  rmSync(work, { recursive: true, force: true })
+  home?.cleanup()
+  await vault?.stop()
+})
+
+/** A fresh directory under the work directory. */
+function scratch(name: string): string {
+  const dir = join(work, name)
+  mkdirSync(dir, { recursive: true })
+  return dir
+}
+
+/** Nothing vault printed holds a canary, and it ended with its own error, not Node's. */
+function expectCleanFailure(result: CliResult): void {
+  expect(result.stdout + result.stderr).not.toContain(canary)
+  expect(result.stdout + result.stderr).not.toContain(otherCanary)
+  expect(result.exitCode, result.stderr).not.toBe(0)
+  expect(result.exitCode, result.stderr).not.toBe(1)
+  expect(result.stderr).not.toMatch(/\n\s+at /)
+}
+
+describe('vault run: compose v1 secret files in the tmpfs directory', () => {
+  /** A stack whose compose file sources secrets from the vault, a fake docker-compose, a sticky runtime dir. */
+  function stack(name: string, variables: string[]) {
+    const dir = scratch(name)
+    const runtime = join(dir, 'runtime')
+    mkdirSync(runtime)
+    chmodSync(runtime, 0o1777)
+    const secrets = variables
+      .map((variable, index) => `  s${index}:\n    environment: ${variable}\n`)
+      .join('')
+    writeFileSync(join(dir, 'compose.yaml'), `services:\n  app:\n    image: busybox\nsecrets:\n${secrets}`)
+    const compose = join(dir, 'docker-compose')
+    writeFileSync(compose, `#!/bin/sh\necho started > ${JSON.stringify(join(dir, 'started'))}\n`, {
+      mode: 0o755,
+    })
+    const identity = createHash('sha256')
+      .update(JSON.stringify([dir, undefined]))
+      .digest('hex')
+    const secretDir = join(runtime, `vault-secrets-${identity.slice(0, 16)}`)
+    const run = (subcommand = 'up') =>
+      runCli(['run', '--env', 'dev', '--', compose, subcommand], {
+        env: { ...env, XDG_RUNTIME_DIR: runtime },
+        cwd: dir,
+      })
+    return { dir, runtime, secretDir, run, started: () => existsSync(join(dir, 'started')) }
+  }
+
+  /** A file of the other user that anyone may write: where a planted symlink points. */
+  function lootFile(dir: string): string {
+    const loot = join(dir, 'loot')
+    writeFileSync(loot, '', { mode: 0o666 })
+    chmodSync(loot, 0o666)
+    chownSync(loot, nobody, nobody)
+    return loot
+  }
+
+  it.skipIf(!isRoot)(
+    "writes no value through a directory another user planted at the secret directory's path",
+    async () => {
+      const { dir, secretDir, run, started } = stack('planted-dir', ['DELIVERY_CANARY'])
+      const loot = lootFile(dir)
+      mkdirSync(secretDir, { mode: 0o777 })
+      chmodSync(secretDir, 0o777)
+      symlinkSync(loot, join(secretDir, 'secret-s0'))
+      chownSync(secretDir, nobody, nobody)
+      const result = await run()
+      expect(readFileSync(loot, 'utf8')).not.toContain(canary)
+      expect(readdirSync(secretDir)).toEqual(['secret-s0'])
+      expect(started(), 'compose was started with files in a directory another user owns').toBe(false)
+      expectCleanFailure(result)
+      expect(result.stderr).toContain(secretDir)
+    },
+  )
+
+  it.skipIf(!isRoot)(
+    "writes no value through a symlink another user planted at the secret directory's path",
+    async () => {
+      const { dir, secretDir, run, started } = stack('planted-link', ['DELIVERY_CANARY'])
+      const theirs = join(dir, 'theirs')
+      mkdirSync(theirs, { mode: 0o777 })
+      chmodSync(theirs, 0o777)
+      const loot = lootFile(dir)
+      symlinkSync(loot, join(theirs, 'secret-s0'))
+      chownSync(theirs, nobody, nobody)
+      symlinkSync(theirs, secretDir)
+      const result = await run()
+      expect(readFileSync(loot, 'utf8')).not.toContain(canary)
+      expect(readdirSync(theirs)).toEqual(['secret-s0'])
+      expect(started()).toBe(false)
+      expectCleanFailure(result)
+    },
+  )
+})
