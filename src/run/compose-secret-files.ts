@@ -160,10 +160,8 @@ export async function prepareSecretFiles(
     )
     .digest('hex')
   const directory = join(await tmpfsBase(values), `vault-secrets-${identity.slice(0, 16)}`)
-  await privateDirectory(directory)
   for (const [name, variable] of sources) {
-    const value = values[variable]
-    if (value === undefined) {
+    if (values[variable] === undefined) {
       throw new NotConfiguredError(
         `compose secret ${name} takes its value from ${variable}, which is not set`,
         {
@@ -171,8 +169,10 @@ export async function prepareSecretFiles(
         },
       )
     }
-    await writePrivate(join(directory, `secret-${name}`), value, 0o400)
   }
+  await privateDirectory(directory)
+  for (const [name, variable] of sources)
+    await writePrivate(join(directory, `secret-${name}`), values[variable]!, 0o400)
   const rewritten: string[] = []
   for (const [index, document] of documents.entries()) {
     const secrets = document.get('secrets')

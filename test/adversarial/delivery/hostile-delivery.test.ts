@@ -149,4 +149,14 @@ describe('vault run: compose v1 secret files in the tmpfs directory', () => {
       expectCleanFailure(result)
     },
   )
+
+  it('leaves no secret file behind when a later secret of the stack has no value', async () => {
+    const { runtime, run, started } = stack('missing-second', ['DELIVERY_CANARY', 'DELIVERY_UNSET'])
+    const result = await run()
+    expect(result.exitCode).toBe(3)
+    expect(result.stderr).toContain('DELIVERY_UNSET')
+    expect(started()).toBe(false)
+    expect(readdirSync(runtime), 'the first secret was left on tmpfs').toEqual([])
+    expectCleanFailure(result)
+  })
 })
