@@ -3,6 +3,7 @@
  * vault wins unless the host is preferred), without the client secret or any token of the CLI, and
  * never a vault secret whose name controls the host (`DOCKER_HOST`, `BASH_ENV`, ...) unless allowed.
  */
+import { NotConfiguredError } from '../errors.js'
 import { refuseHostVariables } from './host-variables.js'
 
 /** Variables the child never receives, whatever their source. */
@@ -17,7 +18,9 @@ export interface ChildEnvironmentOptions {
 
 /**
  * Merges host and vault values for the child. Throws HostVariableError (exit 4) when a secret's name
- * controls the host and is not in `options.allowEnv`: nothing is started then.
+ * controls the host and is not in `options.allowEnv`, and NotConfiguredError (exit 3) when a value
+ * holds a NUL byte (no environment can carry it; Node's own error would print the value): nothing is
+ * started then.
  */
 export function buildChildEnvironment(
   host: NodeJS.ProcessEnv,
@@ -25,6 +28,13 @@ export function buildChildEnvironment(
   options: ChildEnvironmentOptions = {},
 ): Record<string, string> {
   refuseHostVariables(Object.keys(secrets), options.allowEnv)
+  const withNul = Object.keys(secrets).filter((name) => secrets[name]!.includes('\0'))
+  if (withNul.length > 0) {
+    throw new NotConfiguredError(
+      `the value of ${withNul.join(', ')} holds a NUL byte, which a process environment cannot carry; nothing was started`,
+      { hint: 'store it without NUL bytes (base64, for instance) with vault secrets set' },
+    )
+  }
   const hostValues = Object.fromEntries(
     Object.entries(host).filter((entry): entry is [string, string] => entry[1] !== undefined),
   )

@@ -160,3 +160,18 @@ describe('vault run: compose v1 secret files in the tmpfs directory', () => {
     expectCleanFailure(result)
   })
 })
+
+describe("vault run: a value the child's environment cannot carry", () => {
+  it('refuses a value with a NUL byte in one clear line that does not show it', async () => {
+    const dir = scratch('nul-value')
+    const api = deploymentApi(vault, join(dir, 'seed-state'))
+    await api.putSecret('DELIVERY_NUL', `head\u0000${canary}`, 'staging')
+    const result = await runCli(['run', '--env', 'staging', '--', 'sh', '-c', 'echo started'], {
+      env,
+      cwd: dir,
+    })
+    expect(result.stdout).not.toContain('started')
+    expect(result.stderr).toContain('DELIVERY_NUL')
+    expectCleanFailure(result)
+  })
+})
