@@ -21,6 +21,8 @@ export interface LoadSession {
   interpolate: boolean
   indexing: boolean
   maskNames?: ReadonlySet<string>
+  /** Names whose values come from the vault (kept out of error messages). */
+  secretNames?: ReadonlySet<string>
   /** Set when collecting errors as problems (`--check`) instead of throwing. */
   collect?: ComposeProblem[]
   warnings: ComposeProblem[]
@@ -53,6 +55,7 @@ function loadOneFile(session: LoadSession, scope: ProjectScope, file: string, ba
   const context = {
     lookup: scope.lookup,
     maskNames: session.maskNames,
+    secretNames: session.secretNames,
     collect: session.collect,
     warnings: session.warnings,
     references: session.indexing ? references : undefined,

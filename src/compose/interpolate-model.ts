@@ -21,6 +21,8 @@ export interface ModelInterpolationContext {
   lookup: Lookup
   /** Names whose values are written as `********` in the output (`--mask`). */
   maskNames?: ReadonlySet<string>
+  /** Names whose values come from the vault: shown as `********` in an error's `${V:?message}`. */
+  secretNames?: ReadonlySet<string>
   /** When given, errors are recorded here and the value becomes empty, instead of a throw. */
   collect?: ComposeProblem[]
   warnings: ComposeProblem[]
@@ -156,7 +158,11 @@ function interpolateValue(
         variable: name,
         ...site(),
       })
-    const value = interpolate(text, context.lookup, { onUnset })
+    const secretNames = context.secretNames
+    const messageLookup: Lookup | undefined = secretNames
+      ? (name) => (secretNames.has(name) && context.lookup(name) ? maskText : context.lookup(name))
+      : undefined
+    const value = interpolate(text, context.lookup, { onUnset, messageLookup })
     const maskNames = context.maskNames
     if (!maskNames || !scanReferences(text).some((reference) => maskNames.has(reference.name))) return value
     const maskedLookup: Lookup = (name) => (maskNames.has(name) ? maskText : context.lookup(name))

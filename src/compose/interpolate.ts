@@ -24,6 +24,8 @@ export interface VariableReference {
 export interface InterpolateOptions {
   /** Called for each plain reference to an unset variable (compose warns and uses an empty string). */
   onUnset?: (name: string) => void
+  /** The lookup for the references inside a `${V:?message}` (default: the lookup); one that masks secrets keeps their values out of the error. */
+  messageLookup?: Lookup
 }
 
 /** A malformed reference or a required variable without a value, with compose's own message. */
@@ -115,7 +117,7 @@ function resolveBrace(
     case ':?':
     case '?': {
       if (usable) return value as string
-      const message = substitute(word, lookup, options, whole)
+      const message = substitute(word, options.messageLookup ?? lookup, options, whole)
       const suffix = message === '' ? '' : `: ${message}`
       throw new InterpolationError(
         `required variable ${name} is missing a value${suffix}`,

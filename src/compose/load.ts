@@ -160,6 +160,9 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
     interpolate: interpolating,
     indexing: options.referenceIndex !== false,
     maskNames,
+    secretNames: new Set(
+      Object.keys(environment.origins).filter((name) => environment.origins[name] === 'vault'),
+    ),
     collect: options.collectProblems ? problems : undefined,
     warnings: [],
     references: [...environment.references],

@@ -2,13 +2,15 @@
  * `vault inject`: a template file whose `$NAME` / `${NAME...}` references are substituted with
  * compose's own engine (src/compose/interpolate.ts: the same operators, `$$` escapes and messages),
  * line by line so every problem names its template line. Values come from the lookup the caller
- * builds; no value ever appears in a problem message.
+ * builds; no value ever appears in a problem message (a vault value a `${V:?message}` references
+ * is shown as ********).
  */
 import { located, ComposeInputError, RequiredVariableError } from '../compose/errors.js'
 import { interpolate, InterpolationError, unsetVariableWarning, type Lookup } from '../compose/interpolate.js'
 import { readFile } from 'node:fs/promises'
 import { NotFoundError } from '../errors.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
+import { maskText } from '../run/mask-matcher.js'
 
 export interface TemplateProblem {
   level: 'error' | 'warning'
@@ -25,7 +27,12 @@ export interface TemplateRendering {
 }
 
 /** Substitutes every reference of `template`, collecting every problem instead of stopping at one. */
-export function renderTemplate(template: string, templatePath: string, lookup: Lookup): TemplateRendering {
+export function renderTemplate(
+  template: string,
+  templatePath: string,
+  lookup: Lookup,
+  messageLookup?: Lookup,
+): TemplateRendering {
   const problems: TemplateProblem[] = []
   const lines = template.split('\n')
   const rendered = lines.map((line, index) => {
@@ -33,6 +40,7 @@ export function renderTemplate(template: string, templatePath: string, lookup: L
     const reported = new Set<string>()
     try {
       return interpolate(line, lookup, {
+        messageLookup,
         onUnset: (name) => {
           if (reported.has(name)) return
           reported.add(name)
@@ -123,7 +131,9 @@ export async function renderTemplateFile(
     names.add(name)
     return Object.hasOwn(options.secrets, name) ? options.secrets[name] : options.hostEnv[name]
   }
-  const rendering = renderTemplate(template, options.templatePath, lookup)
+  const masked: Lookup = (name) =>
+    Object.hasOwn(options.secrets, name) && options.secrets[name] !== '' ? maskText : lookup(name)
+  const rendering = renderTemplate(template, options.templatePath, lookup, masked)
   const result: InjectResult = {
     template: options.templatePath,
     output: options.outputPath,

@@ -175,3 +175,49 @@ describe("vault run: a value the child's environment cannot carry", () => {
     expectCleanFailure(result)
   })
 })
+
+describe('vault inject: hostile templates and output paths', () => {
+  const inject = (dir: string, args: string[]) =>
+    runCli(['inject', '--env', 'dev', ...args], { env, cwd: dir })
+
+  it.each([
+    {
+      form: 'the ${NAME:?message} of a missing variable',
+      line: 'x=${DELIVERY_UNSET:?see ${DELIVERY_CANARY}}',
+    },
+    { form: 'the ${NAME?message} of a missing variable', line: 'x=${DELIVERY_UNSET?see $DELIVERY_CANARY}' },
+  ])('keeps a value out of $form that references a secret', async ({ line }) => {
+    const dir = scratch('required-message')
+    writeFileSync(join(dir, 'app.tpl'), `${line}\n`)
+    for (const args of [
+      ['-o', 'app.conf'],
+      ['--check'],
+      ['--check', '--json'],
+      ['-o', 'app.conf', '--json'],
+    ]) {
+      const result = await inject(dir, ['-i', 'app.tpl', ...args])
+      expect(result.exitCode, args.join(' ')).toBe(3)
+      expect(result.stdout + result.stderr, args.join(' ')).not.toContain(canary)
+      expect(result.stderr + result.stdout, args.join(' ')).toContain('DELIVERY_UNSET')
+    }
+    expect(existsSync(join(dir, 'app.conf'))).toBe(false)
+  })
+
+  it("keeps a value out of a compose file's ${NAME:?message} in vault run --check and render", async () => {
+    const dir = scratch('required-message-compose')
+    writeFileSync(
+      join(dir, 'compose.yaml'),
+      'services:\n  app:\n    image: "busybox:${DELIVERY_UNSET:?see ${DELIVERY_CANARY}}"\n',
+    )
+    for (const args of [
+      ['run', '--env', 'dev', '--check', '--', 'true'],
+      ['render', '--env', 'dev'],
+      ['render', '--env', 'dev', '--check', '--json'],
+    ]) {
+      const result = await runCli(args, { env, cwd: dir })
+      expect(result.exitCode, args.join(' ')).not.toBe(0)
+      expect(result.stdout + result.stderr, args.join(' ')).not.toContain(canary)
+      expect(result.stdout + result.stderr, args.join(' ')).toContain('DELIVERY_UNSET')
+    }
+  })
+})
