@@ -6,9 +6,8 @@
  * A failed load or a rendering error keeps the file as it is and says so. Notes name variables and
  * files, never values.
  */
-import { writeFileAtomic600 } from '../fs/atomic-file.js'
 import { untilAborted, watchChanges, type ChangeWatchOptions } from './change-watch.js'
-import { renderingError, renderTemplateFile, type InjectResult } from './inject.js'
+import { renderingError, renderTemplateFile, writeRendered, type InjectResult } from './inject.js'
 
 export interface InjectWatchOptions extends ChangeWatchOptions {
   templatePath: string
@@ -38,7 +37,7 @@ export async function injectWatching(options: InjectWatchOptions): Promise<Injec
         options.note(`${options.outputPath} unchanged: not rewritten`)
         return
       }
-      await writeFileAtomic600(options.outputPath, rendered.text)
+      await writeRendered(options.outputPath, rendered.text)
       written = rendered.text
       last = { ...rendered.result, written: true }
       options.note(`wrote ${options.outputPath} (mode 600)`)

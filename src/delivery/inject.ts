@@ -8,7 +8,7 @@
 import { located, ComposeInputError, RequiredVariableError } from '../compose/errors.js'
 import { interpolate, InterpolationError, unsetVariableWarning, type Lookup } from '../compose/interpolate.js'
 import { readFile } from 'node:fs/promises'
-import { NotFoundError } from '../errors.js'
+import { IoError, NotFoundError } from '../errors.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
 import { maskText } from '../run/mask-matcher.js'
 
@@ -156,8 +156,22 @@ export async function injectTemplate(
   const error = renderingError(result.problems, options.templatePath)
   if (error) throw error
   if (options.outputPath) {
-    await writeFileAtomic600(options.outputPath, text)
+    await writeRendered(options.outputPath, text)
     result.written = true
   }
   return { result, text }
+}
+
+/** Writes the rendered file (atomically, mode 600); a file-system failure is one IoError line (exit 9). */
+export async function writeRendered(outputPath: string, text: string): Promise<void> {
+  try {
+    await writeFileAtomic600(outputPath, text)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (!code) throw error
+    throw new IoError(`cannot write ${outputPath}: ${code}`, {
+      hint: 'check that its directory exists and is writable, and that the path is not a directory',
+      cause: error,
+    })
+  }
 }

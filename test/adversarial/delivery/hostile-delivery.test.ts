@@ -220,4 +220,12 @@ describe('vault inject: hostile templates and output paths', () => {
       expect(result.stdout + result.stderr, args.join(' ')).toContain('DELIVERY_UNSET')
     }
   })
+
+  it('fails in one clear line when the directory of -o does not exist', async () => {
+    const dir = scratch('missing-output-dir')
+    writeFileSync(join(dir, 'app.tpl'), 'x=${DELIVERY_CANARY}\n')
+    const result = await inject(dir, ['-i', 'app.tpl', '-o', join(dir, 'absent', 'app.conf')])
+    expectCleanFailure(result)
+    expect(result.stderr).toContain(join(dir, 'absent', 'app.conf'))
+  })
 })
