@@ -5,7 +5,7 @@
  * archives are written this way.
  */
 import { randomBytes } from 'node:crypto'
-import { chmod, open, rename, rm } from 'node:fs/promises'
+import { open, rename, rm, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 
 /** fsyncs a file's content to disk. */
@@ -34,18 +34,24 @@ export async function syncDirectory(directory: string): Promise<void> {
 
 /**
  * Replaces `path` atomically: `produce` writes the temporary file it is given (which already exists,
- * empty, with mode 600), then the result is made durable and renamed over `path` with mode 600.
+ * empty, with mode 600), through `handle` (the descriptor of the exclusive create) or by its path,
+ * then the result is made durable and renamed over `path` with mode 600. The mode and the sync go
+ * through the descriptor: a name swapped for a symlink in between is never followed.
  */
 export async function replaceFileAtomically(
   path: string,
-  produce: (temporary: string) => Promise<void>,
+  produce: (temporary: string, handle: FileHandle) => Promise<void>,
 ): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`)
-  await (await open(temporary, 'wx', 0o600)).close()
+  const handle = await open(temporary, 'wx', 0o600)
   try {
-    await produce(temporary)
-    await chmod(temporary, 0o600)
-    await syncFile(temporary)
+    try {
+      await produce(temporary, handle)
+      await handle.chmod(0o600)
+      await handle.sync()
+    } finally {
+      await handle.close()
+    }
     await rename(temporary, path)
   } catch (error) {
     await rm(temporary, { force: true })
@@ -54,14 +60,10 @@ export async function replaceFileAtomically(
   await syncDirectory(dirname(path))
 }
 
-/** Writes `text` to `path` atomically with mode 600 (an existing file is replaced). */
+/**
+ * Writes `text` to `path` atomically with mode 600 (an existing file is replaced), through the
+ * descriptor of the exclusive create: never through whatever the temporary's name points at later.
+ */
 export function writeFileAtomic600(path: string, text: string): Promise<void> {
-  return replaceFileAtomically(path, async (temporary) => {
-    const handle = await open(temporary, 'w')
-    try {
-      await handle.writeFile(text, 'utf8')
-    } finally {
-      await handle.close()
-    }
-  })
+  return replaceFileAtomically(path, (_temporary, handle) => handle.writeFile(text, 'utf8'))
 }

@@ -17,14 +17,34 @@ import {
   realpathSync,
   rmSync,
   symlinkSync,
+  unlinkSync,
   writeFileSync,
 } from 'node:fs'
+import type { FileHandle } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { writeFileAtomic600 } from '../../../src/fs/atomic-file.js'
 import { runCli, type CliResult } from '../../helpers/cli.js'
 import { createTempHome, type TempHome } from '../../helpers/temp-home.js'
 import { deploymentApi, startVaultServer, type TestVault } from '../../helpers/vault-server.js'
+
+/** Set by a test: called once right after the next exclusive create of a `.partial` temporary. */
+const race = vi.hoisted(() => ({ afterExclusiveCreate: undefined as ((path: string) => void) | undefined }))
+
+vi.mock('node:fs/promises', async (original) => {
+  const fs = await original<typeof import('node:fs/promises')>()
+  const open = async (...args: Parameters<typeof fs.open>): Promise<FileHandle> => {
+    const handle = await fs.open(...args)
+    const hook = race.afterExclusiveCreate
+    if (hook && args[1] === 'wx' && String(args[0]).endsWith('.partial')) {
+      race.afterExclusiveCreate = undefined
+      hook(String(args[0]))
+    }
+    return handle
+  }
+  return { ...fs, default: { ...fs, open }, open }
+})
 
 const canary = 'CANARY-delivery-5e1b7a'
 const otherCanary = 'CANARY-delivery-second-77d0'
@@ -227,5 +247,19 @@ describe('vault inject: hostile templates and output paths', () => {
     const result = await inject(dir, ['-i', 'app.tpl', '-o', join(dir, 'absent', 'app.conf')])
     expectCleanFailure(result)
     expect(result.stderr).toContain(join(dir, 'absent', 'app.conf'))
+  })
+
+  it('writes no value into a file another user swaps in for the temporary before it is written', async () => {
+    const dir = scratch('swapped-temporary')
+    const loot = join(dir, 'loot')
+    writeFileSync(loot, '', { mode: 0o666 })
+    race.afterExclusiveCreate = (temporary) => {
+      // the other user, in a directory both may write, wins the race between create and write
+      unlinkSync(temporary)
+      symlinkSync(loot, temporary)
+    }
+    await writeFileAtomic600(join(dir, 'app.conf'), `password=${canary}\n`).catch(() => undefined)
+    expect(race.afterExclusiveCreate).toBeUndefined()
+    expect(readFileSync(loot, 'utf8')).not.toContain(canary)
   })
 })
