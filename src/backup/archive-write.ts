@@ -6,10 +6,8 @@
  * sees a half-written archive and a failure (a full disk) leaves no partial file behind.
  */
 import { createHash, createHmac } from 'node:crypto'
-import { createWriteStream } from 'node:fs'
 import { stat } from 'node:fs/promises'
 import { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
 import { replaceFileAtomically } from '../fs/atomic-file.js'
 import { tablesInOrder, type SqlRow } from '../server/store/index.js'
@@ -111,8 +109,8 @@ export function encodeTable(table: string, tableRows: SqlRow[]): { lines: Buffer
 /** Writes encoded lines, gzip-compressed, to `path` atomically with mode 600; returns the size in bytes. */
 export async function writeArchiveFile(path: string, lines: Buffer[]): Promise<number> {
   try {
-    await replaceFileAtomically(path, (temporary) =>
-      pipeline(Readable.from(lines), createGzip({ level: 6 }), createWriteStream(temporary)),
+    await replaceFileAtomically(path, (handle) =>
+      handle.writeFile(Readable.from(lines).pipe(createGzip({ level: 6 }))),
     )
     return (await stat(path)).size
   } catch (error) {

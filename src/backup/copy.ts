@@ -3,7 +3,8 @@
  * bytes, and it reads back as a complete archive). The copy is atomic and mode 600 like the original.
  */
 import { createHash } from 'node:crypto'
-import { copyFile, readFile, stat } from 'node:fs/promises'
+import { createReadStream } from 'node:fs'
+import { readFile, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { IntegrityError, NotFoundError } from '../errors.js'
 import { replaceFileAtomically } from '../fs/atomic-file.js'
@@ -36,7 +37,7 @@ export async function copyArchive(
     })
   }
   try {
-    await replaceFileAtomically(target, (temporary) => copyFile(archive, temporary))
+    await replaceFileAtomically(target, (handle) => handle.writeFile(createReadStream(archive)))
   } catch (error) {
     throw fileWriteError(error, target)
   }

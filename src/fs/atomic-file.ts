@@ -33,20 +33,20 @@ export async function syncDirectory(directory: string): Promise<void> {
 }
 
 /**
- * Replaces `path` atomically: `produce` writes the temporary file it is given (which already exists,
- * empty, with mode 600), through `handle` (the descriptor of the exclusive create) or by its path,
- * then the result is made durable and renamed over `path` with mode 600. The mode and the sync go
- * through the descriptor: a name swapped for a symlink in between is never followed.
+ * Replaces `path` atomically: `produce` writes the temporary file (created empty and exclusively, mode
+ * 600) through `handle`, the descriptor of that create; then the result is made durable and renamed over
+ * `path`. Nothing goes through the temporary's name, so a name swapped for a symlink in between (in a
+ * directory another user can write) is never followed.
  */
 export async function replaceFileAtomically(
   path: string,
-  produce: (temporary: string, handle: FileHandle) => Promise<void>,
+  produce: (handle: FileHandle) => Promise<void>,
 ): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`)
   const handle = await open(temporary, 'wx', 0o600)
   try {
     try {
-      await produce(temporary, handle)
+      await produce(handle)
       await handle.chmod(0o600)
       await handle.sync()
     } finally {
@@ -60,10 +60,7 @@ export async function replaceFileAtomically(
   await syncDirectory(dirname(path))
 }
 
-/**
- * Writes `text` to `path` atomically with mode 600 (an existing file is replaced), through the
- * descriptor of the exclusive create: never through whatever the temporary's name points at later.
- */
+/** Writes `text` to `path` atomically with mode 600 (an existing file is replaced). */
 export function writeFileAtomic600(path: string, text: string): Promise<void> {
-  return replaceFileAtomically(path, (_temporary, handle) => handle.writeFile(text, 'utf8'))
+  return replaceFileAtomically(path, (handle) => handle.writeFile(text, 'utf8'))
 }

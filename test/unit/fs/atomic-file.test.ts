@@ -1,5 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { writeFile } from 'node:fs/promises'
+import {
+  chmodSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -30,23 +38,39 @@ describe('writeFileAtomic600', () => {
 })
 
 describe('replaceFileAtomically', () => {
-  it('hands the producer an existing mode-600 temporary beside the target', async () => {
+  it('hands the producer the descriptor of an exclusive mode-600 temporary beside the target', async () => {
     const file = join(work, 'archive.gz')
-    let seen: { path: string; mode: number } | undefined
-    await replaceFileAtomically(file, async (temporary) => {
-      seen = { path: temporary, mode: statSync(temporary).mode & 0o777 }
-      await writeFile(temporary, 'content')
+    let seen: { names: string[]; mode: number } | undefined
+    await replaceFileAtomically(file, async (handle) => {
+      seen = { names: readdirSync(work), mode: (await handle.stat()).mode & 0o777 }
+      await handle.writeFile('content')
     })
     expect(seen?.mode).toBe(0o600)
-    expect(seen?.path.startsWith(join(work, '.archive.gz.'))).toBe(true)
+    expect(seen?.names).toHaveLength(1)
+    expect(seen?.names[0]).toMatch(/^\.archive\.gz\.[0-9a-f]{12}\.partial$/)
     expect(readFileSync(file, 'utf8')).toBe('content')
+  })
+
+  it('never writes through a symlink put in place of the temporary while it is produced', async () => {
+    const file = join(work, 'out.env')
+    const loot = join(work, 'loot')
+    writeFileSync(loot, '')
+    chmodSync(loot, 0o666)
+    await replaceFileAtomically(file, async (handle) => {
+      const [temporary] = readdirSync(work).filter((name) => name.endsWith('.partial'))
+      rmSync(join(work, temporary!))
+      symlinkSync(loot, join(work, temporary!))
+      await handle.writeFile('password=canary-7f1')
+    })
+    expect(readFileSync(loot, 'utf8')).toBe('')
+    expect(statSync(loot).mode & 0o777).toBe(0o666)
   })
 
   it('leaves the target untouched and removes the temporary when the producer fails', async () => {
     const file = join(work, 'keep.env')
     writeFileSync(file, 'original')
-    const failure = replaceFileAtomically(file, async (temporary) => {
-      await writeFile(temporary, 'half')
+    const failure = replaceFileAtomically(file, async (handle) => {
+      await handle.writeFile('half')
       throw new Error('disk full')
     })
     await expect(failure).rejects.toThrow('disk full')
