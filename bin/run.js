@@ -1,4 +1,8 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --
+// `node --` (here and wherever vault starts Node again): Node reads every `--env-file` it finds in its
+// command line, the script's own arguments included, until a `--` (nodejs/node#54232), and applies the
+// NODE_OPTIONS such a file sets: `vault render --env-file .env` ran `--require` code from the project's
+// .env and took its variables into vault's own environment before any of this file ran.
 // The vault CLI. `vault proxy serve` replaces this process with the lean proxy (no oclif loaded);
 // `vault restore` replaces it with itself under the restore's V8 flags (src/backup/restore-launch.ts).
 // Under a Node older than 24 it hands over to the Node 24 that `make setup` installs into
@@ -35,7 +39,7 @@ if (major >= 24 && servesProxy) {
 } else if ((await builtin('node:fs')).existsSync(bootstrapped)) {
   const { spawn } = await import('node:child_process')
   const { constants } = await import('node:os')
-  const child = spawn(bootstrapped, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+  const child = spawn(bootstrapped, ['--', fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: 'inherit',
   })
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT']) {

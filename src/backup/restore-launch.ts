@@ -28,7 +28,7 @@ export function relaunchForRestore(script: string, args: readonly string[]): voi
   if (typeof process.execve !== 'function' || underRestoreFlags()) return
   process.execve(
     process.execPath,
-    [process.execPath, ...restoreNodeFlags, ...process.execArgv, script, ...args],
+    [process.execPath, ...restoreNodeFlags, ...process.execArgv, '--', script, ...args],
     process.env,
   )
 }

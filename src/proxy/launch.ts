@@ -60,7 +60,7 @@ export async function serveProxyInPlace(args: readonly string[]): Promise<void> 
   if (typeof process.execve === 'function') {
     process.execve(
       process.execPath,
-      [process.execPath, ...proxyNodeFlags, proxyMainPath, ...args],
+      [process.execPath, ...proxyNodeFlags, '--', proxyMainPath, ...args],
       proxyEnvironment(process.env),
     )
   }

@@ -1,5 +1,6 @@
 /**
- * Runs the built CLI (`bin/run.js`) as a user would, with a clean environment plus what the test gives.
+ * Runs the built CLI (`bin/run.js`) as a user would, with a clean environment plus what the test gives:
+ * `node -- bin/run.js`, as its shebang does, so Node never reads an `--env-file` of the arguments.
  */
 import { execa } from 'execa'
 import { fileURLToPath } from 'node:url'
@@ -25,7 +26,7 @@ export interface CliResult {
 
 /** Runs `vault <args>` and resolves with its result whatever the exit code. */
 export async function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
-  const result = await execa(process.execPath, [options.entry ?? runJs, ...args], {
+  const result = await execa(process.execPath, ['--', options.entry ?? runJs, ...args], {
     env: { PATH: process.env.PATH, LANG: 'C.UTF-8', ...options.env },
     extendEnv: false,
     cwd: options.cwd,
