@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path'
 import { readEnvFile } from './env-file.js'
 import type { Lookup } from './interpolate.js'
 import type { ReferenceSite, VariableOrigin } from './types.js'
-import { readTextFile } from './yaml-source.js'
+import { readInputFile } from './input-file.js'
 
 export interface EnvironmentOptions {
   cwd: string
@@ -48,8 +48,9 @@ export function loadProjectEnvironment(options: EnvironmentOptions): ProjectEnvi
   const fromFiles: Record<string, string> = {}
   const references: ReferenceSite[] = []
   const processEnv = options.processEnv
+  const named = Boolean(options.envFiles?.length)
   for (const file of envFiles) {
-    const read = readEnvFile(readTextFile(file, 'env file'), (name) => processEnv[name], {
+    const read = readEnvFile(readInputFile(file, 'env file', { named }), (name) => processEnv[name], {
       file,
       earlier: fromFiles,
     })

@@ -14,7 +14,8 @@ import { absolutizeServicePaths } from './normalize.js'
 import { absolutizeResourceFiles } from './normalize-fields.js'
 import type { ComposeProblem, ReferenceSite } from './types.js'
 import { findV1RefusedKeys } from './v1-keys.js'
-import { parseComposeYaml, readTextFile } from './yaml-source.js'
+import { readInputFile } from './input-file.js'
+import { parseComposeYaml } from './yaml-source.js'
 
 /** What every file of a load shares: how to interpolate and where findings go. */
 export interface LoadSession {
@@ -33,6 +34,8 @@ export interface LoadSession {
   lines: Map<string, Map<string, number>>
   /** Every compose file read, includes and extends files too. */
   filesRead: Set<string>
+  /** The compose files the user gave (`-f`, COMPOSE_FILE, discovery): only these may be pipes. */
+  namedFiles: ReadonlySet<string>
   /** Set to report the keys docker-compose v1 refuses (into `collect`). */
   checkV1Keys?: boolean
 }
@@ -50,7 +53,8 @@ interface ScopedFile extends LoadedFile {
 }
 
 function loadOneFile(session: LoadSession, scope: ProjectScope, file: string, baseDir: string): ScopedFile {
-  const source = parseComposeYaml(readTextFile(file, 'compose file'), file)
+  const named = session.namedFiles.has(file)
+  const source = parseComposeYaml(readInputFile(file, 'compose file', { named }), file)
   const references: ReferenceSite[] = []
   const context = {
     lookup: scope.lookup,

@@ -14,7 +14,8 @@ import { ComposeInputError } from './errors.js'
 import { loadFileSet, type LoadSession, type ProjectScope } from './file-set.js'
 import { asRecord } from './interpolate-model.js'
 import { childPath } from './fast-yaml.js'
-import { lineOf, readTextFile } from './yaml-source.js'
+import { readInputFile } from './input-file.js'
+import { lineOf } from './yaml-source.js'
 
 interface IncludeEntry {
   paths: string[]
@@ -74,7 +75,7 @@ function includeScope(entry: IncludeEntry, paths: string[], including: Including
       : resolve(parent.workingDir, entry.projectDirectory)
   const fromFiles: Record<string, string> = {}
   for (const envFile of includeEnvFiles(entry, workingDir, including)) {
-    const read = readEnvFile(readTextFile(envFile, 'env file'), parent.lookup, {
+    const read = readEnvFile(readInputFile(envFile, 'env file'), parent.lookup, {
       file: envFile,
       earlier: fromFiles,
     })

@@ -169,6 +169,7 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
     serviceFiles: new Map(),
     lines: new Map(),
     filesRead: new Set(),
+    namedFiles: new Set(files),
     checkV1Keys: options.checkV1Keys,
   }
   const merged = loadFileSet(session, { lookup: environment.lookup, workingDir, includedFrom: [] }, files)

@@ -12,7 +12,7 @@ import { asRecord, maskText, setEntry } from './interpolate-model.js'
 import { listToMap } from './merge.js'
 import { normalizeBuild, normalizeDependsOn, normalizeFileMounts } from './normalize-fields.js'
 import type { ReferenceSite } from './types.js'
-import { readTextFile } from './yaml-source.js'
+import { readInputFile } from './input-file.js'
 
 type Model = Record<string, unknown>
 
@@ -97,7 +97,7 @@ function readSharedEnvFile(
   if (cached) return cached
   let text: string
   try {
-    text = readTextFile(entry.path, 'env file')
+    text = readInputFile(entry.path, 'env file')
   } catch (error) {
     if (!entry.required) return undefined
     throw error

@@ -2,10 +2,9 @@
  * Reading one compose file: the YAML parsed to plain values (anchors, aliases and `<<` merge keys
  * resolved) plus the line of every node by its path, so later stages can say `file:line`.
  */
-import { readFileSync } from 'node:fs'
 import type { LineCounter as LineCounterType, Node } from 'yaml'
 import { checkAliasExpansion } from './alias-expansion.js'
-import { ComposeFileNotFoundError, ComposeInputError } from './errors.js'
+import { ComposeInputError } from './errors.js'
 import { yamlModule } from '../yaml-module.js'
 import { childPath, parseSimpleYaml, UnsupportedYaml } from './fast-yaml.js'
 import { legacyOctal, parseLegacyOctal } from './fast-yaml-scalars.js'
@@ -26,23 +25,6 @@ export function lineOf(lines: Map<string, number>, path: string): number | undef
     const dot = current.lastIndexOf('.')
     if (dot === -1) return undefined
     current = current.slice(0, dot)
-  }
-}
-
-/** Reads a file's text, mapping a missing or unreadable file to one located error. */
-export function readTextFile(file: string, what: string): string {
-  try {
-    return readFileSync(file, 'utf8')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') {
-      throw new ComposeFileNotFoundError(`${what} ${file} not found`, {
-        hint: 'check the path and -f/--env-file flags',
-      })
-    }
-    throw new ComposeFileNotFoundError(`${what} ${file} cannot be read (${code ?? 'error'})`, {
-      hint: 'check the file permissions',
-    })
   }
 }
 

@@ -1,0 +1,107 @@
+/**
+ * Compose projects whose files point somewhere hostile, run through the built CLI (`vault render`
+ * and `--check`). Each case names the attack and checks the property that matters: a clear input
+ * error (exit 2, `Error: file...`), no stack trace, nothing leaked, and time and memory bounded
+ * however large or endless the thing pointed at is.
+ */
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { loadComposeProject } from '../../../src/compose/load.js'
+import { runMeasured } from '../backup/measured-cli.js'
+
+const work = mkdtempSync(join(tmpdir(), 'vault-hostile-compose-'))
+afterAll(() => rmSync(work, { recursive: true, force: true }))
+
+const bounded = { peak: 200 * 1024 * 1024, ms: 15_000 }
+
+/** A project directory holding `files` (name -> text); returns its path. */
+function project(name: string, files: Record<string, string>): string {
+  const directory = join(work, name)
+  mkdirSync(directory, { recursive: true })
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(directory, file), text)
+  return directory
+}
+
+const web = 'services:\n  web:\n    image: nginx\n'
+
+async function render(directory: string, extra: string[] = []) {
+  const run = await runMeasured(['render', '-f', join(directory, 'compose.yaml'), ...extra], {})
+  expect(run.stderr).not.toMatch(/\n\s+at /)
+  expect(run.peak).toBeLessThan(bounded.peak)
+  expect(run.ms).toBeLessThan(bounded.ms)
+  return run
+}
+
+describe('files that are not regular files, or are endless', () => {
+  const fifo = join(work, 'nobody-writes')
+  execFileSync('mkfifo', [fifo])
+  const sparse = join(work, 'sparse-1g')
+  writeFileSync(sparse, '')
+  truncateSync(sparse, 1024 ** 3)
+
+  it.each([
+    ['include of a FIFO nobody writes to (open blocks for ever)', `include:\n  - ${fifo}\n${web}`, 'a pipe'],
+    [
+      'include of /dev/zero (endless: memory grew past 3 GB)',
+      `include:\n  - /dev/zero\n${web}`,
+      'a character device',
+    ],
+    ['include of a directory', `include:\n  - ${work}\n${web}`, 'a directory'],
+    ['include of a 1 GB sparse file', `include:\n  - ${sparse}\n${web}`, 'larger than 16 MiB'],
+    ['env_file of /dev/zero', `${web}    env_file: /dev/zero\n`, 'a character device'],
+    ['env_file of a FIFO', `${web}    env_file: ${fifo}\n`, 'a pipe'],
+    [
+      'include env_file of /dev/zero',
+      `include:\n  - path: inc.yaml\n    env_file: /dev/zero\n${web}`,
+      'a character device',
+    ],
+    [
+      'extends file of /dev/zero',
+      `${web}  api:\n    extends:\n      file: /dev/zero\n      service: web\n`,
+      'a character device',
+    ],
+  ])('%s: exit 2, says what the file is', async (name, text, says) => {
+    const directory = project(name.replace(/\W+/g, '-'), {
+      'compose.yaml': text,
+      'inc.yaml': 'services:\n  inc:\n    image: nginx\n',
+    })
+    for (const extra of [[], ['--check']]) {
+      const run = await render(directory, extra)
+      expect(run.exitCode).toBe(2)
+      expect(run.stderr).toMatch(/^Error: \//)
+      expect(run.stderr).toContain(says)
+    }
+  })
+
+  // Through the CLI, `--env-file FILE` is read by Node itself at start-up before vault runs
+  // (nodejs/node#54232), so this case calls the loader.
+  it('--env-file /dev/zero, named by the user: refused after 16 MiB', () => {
+    const directory = project('env-file-flag', { 'compose.yaml': web })
+    const load = () =>
+      loadComposeProject({
+        files: ['compose.yaml'],
+        envFiles: ['/dev/zero'],
+        cwd: directory,
+        environment: {},
+      })
+    expect(load).toThrow('/dev/zero: env file is larger than 16 MiB')
+  })
+
+  it('env_file: /dev/null is still read (as empty)', async () => {
+    const directory = project('dev-null', { 'compose.yaml': `${web}    env_file: /dev/null\n` })
+    const run = await render(directory)
+    expect(run.exitCode).toBe(0)
+  })
+
+  it('a pipe the user names with -f (process substitution) is still read', async () => {
+    const named = join(work, 'named-pipe')
+    execFileSync('mkfifo', [named])
+    const writer = spawn('sh', ['-c', `printf '${web}' > ${named}`])
+    const loaded = loadComposeProject({ files: [named], cwd: work, environment: {} })
+    writer.kill()
+    expect(Object.keys(loaded.model.services as object)).toEqual(['web'])
+  })
+})
