@@ -49,6 +49,13 @@ export function unsetVariableWarning(name: string): string {
 
 const operators: ReferenceOperator[] = [':-', ':?', ':+', '-', '?', '+']
 
+/**
+ * How deep braces may nest inside one reference. Substitution recurses once per level and every
+ * level rescans the rest of the word, so thousands of levels overflowed the stack (exit 1) and
+ * cost time quadratic in the template; no real default nests more than a few.
+ */
+export const maxReferenceNesting = 100
+
 interface ParsedBrace {
   reference: VariableReference
   /** Index just after the closing `}`. */
@@ -73,6 +80,13 @@ function invalidTemplate(template: string): InterpolationError {
   return new InterpolationError(`Invalid template: "${template}"`, 'ERR_INVALID_TEMPLATE')
 }
 
+function nestedTooDeep(): InterpolationError {
+  return new InterpolationError(
+    `Invalid template: references nested more than ${maxReferenceNesting} levels deep`,
+    'ERR_INVALID_TEMPLATE',
+  )
+}
+
 /** Parses the `${...}` that starts at `start` (the `$`), or throws Invalid template. */
 function parseBrace(text: string, start: number, template: string): ParsedBrace {
   const nameStart = start + 2
@@ -89,8 +103,9 @@ function parseBrace(text: string, start: number, template: string): ParsedBrace 
   let index = wordStart
   for (; index < text.length; index++) {
     const char = text[index]
-    if (char === '{') depth++
-    else if (char === '}' && --depth === 0) break
+    if (char === '{') {
+      if (++depth > maxReferenceNesting) throw nestedTooDeep()
+    } else if (char === '}' && --depth === 0) break
   }
   if (depth !== 0) throw invalidTemplate(template)
   const word = text.slice(wordStart, index)

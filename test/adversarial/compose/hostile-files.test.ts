@@ -105,3 +105,44 @@ describe('files that are not regular files, or are endless', () => {
     expect(Object.keys(loaded.model.services as object)).toEqual(['web'])
   })
 })
+
+/** `${A0:-${A1:-...${An:-x}...}}`: `levels` references, each the default of the one before. */
+function nestedDefaults(levels: number): string {
+  return `${Array.from({ length: levels }, (_, i) => `\${A${i}:-`).join('')}x${'}'.repeat(levels)}`
+}
+
+describe('references nested thousands deep', () => {
+  it.each([
+    // before: exit 1, "Maximum call stack size exceeded" from 5,000 levels; 8 s at 50,000 (quadratic)
+    ['a compose value, 5,000 levels', 5_000, 'compose'],
+    ['a compose value, 50,000 levels (540 KB)', 50_000, 'compose'],
+    ['a .env value, 5,000 levels', 5_000, 'env'],
+  ])('%s: exit 2 naming the file, bounded', async (name, levels, where) => {
+    const template = nestedDefaults(levels)
+    const directory = project(name.replace(/\W+/g, '-'), {
+      'compose.yaml': `${web}    environment:\n      X: "${where === 'compose' ? template : 'ok'}"\n`,
+      '.env': where === 'env' ? `X=${template}\n` : '',
+    })
+    for (const extra of [[], ['--check']]) {
+      const run = await render(directory, extra)
+      // --check lists a compose file's problems (exit 10); a bad project env file stops the load
+      const listed = extra.length > 0 && where === 'compose'
+      expect(run.exitCode).toBe(listed ? 10 : 2)
+      const output = listed ? run.stdout : run.stderr
+      // an env file's message leaves the value out (it may be a secret)
+      expect(output).toContain(
+        where === 'compose' ? 'nested more than 100' : 'Invalid template in the value of X',
+      )
+      expect(output).toContain(where === 'compose' ? 'compose.yaml:5' : '.env:1')
+    }
+  })
+
+  it('100 levels are still substituted', async () => {
+    const directory = project('nested-100', {
+      'compose.yaml': `${web}    environment:\n      X: "${nestedDefaults(100)}"\n`,
+    })
+    const run = await render(directory)
+    expect(run.exitCode).toBe(0)
+    expect(run.stdout).toContain('X: x')
+  })
+})
