@@ -11,6 +11,13 @@ import { lineOf } from './yaml-source.js'
 
 type Model = Record<string, unknown>
 
+/**
+ * The longest chain of `extends` followed from one service. Resolution recurses once per link and
+ * every service keeps its whole chain, so 4,000 links overflowed the stack (exit 1) and 3,000 took
+ * 280 MB; real stacks extend a base or two.
+ */
+export const maxExtendsDepth = 100
+
 /** A compose file after interpolation, as `extends` sees it. */
 export interface LoadedFile {
   file: string
@@ -75,6 +82,13 @@ function resolveService(
     const chain = [...stack.slice(stack.indexOf(id)), id].map((entry) => entry.split('#')[1]).join(' -> ')
     throw new ComposeInputError(loaded.file, line, `extends cycle: ${chain}`, 'remove one of the extends')
   }
+  const tooLong = () =>
+    new ComposeInputError(
+      loaded.file,
+      line,
+      `service "${name}" extends a chain of more than ${maxExtendsDepth} services`,
+    )
+  if (stack.length >= maxExtendsDepth) throw tooLong()
   const spec = typeof extendsValue === 'string' ? { service: extendsValue } : asRecord(extendsValue)
   const baseName = String(spec.service ?? '')
   const baseFile = typeof spec.file === 'string' ? loadFile(resolve(dirname(loaded.file), spec.file)) : loaded
@@ -86,6 +100,8 @@ function resolveService(
     )
   }
   const base = resolveService(baseFile, baseName, [...stack, id], context)
+  // a base resolved earlier (services listed from the end of the chain) comes back with its chain
+  if (base.bases.length >= maxExtendsDepth) throw tooLong()
   const own = { ...service }
   delete own.extends
   const result: Resolved = {
