@@ -34,6 +34,8 @@ export interface LoadSession {
   lines: Map<string, Map<string, number>>
   /** Every compose file read, includes and extends files too. */
   filesRead: Set<string>
+  /** How many times each file was loaded through `include` (include.ts caps it). */
+  includeCounts: Map<string, number>
   /** The compose files the user gave (`-f`, COMPOSE_FILE, discovery): only these may be pipes. */
   namedFiles: ReadonlySet<string>
   /** Set to report the keys docker-compose v1 refuses (into `collect`). */

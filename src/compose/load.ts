@@ -170,6 +170,7 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
     lines: new Map(),
     filesRead: new Set(),
     namedFiles: new Set(files),
+    includeCounts: new Map(),
     checkV1Keys: options.checkV1Keys,
   }
   const merged = loadFileSet(session, { lookup: environment.lookup, workingDir, includedFrom: [] }, files)
