@@ -28,7 +28,7 @@ export async function runMeasured(args: string[], env: Record<string, string>): 
   const rssFile = join(directory, 'rss')
   const started = process.hrtime.bigint()
   try {
-    const result = await execa(process.execPath, ['--import', reportRss, runJs, ...args], {
+    const result = await execa(process.execPath, ['--import', reportRss, '--', runJs, ...args], {
       env: { PATH: process.env.PATH, LANG: 'C.UTF-8', VAULT_TEST_RSS_FILE: rssFile, ...env },
       extendEnv: false,
       reject: false,
