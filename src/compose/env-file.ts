@@ -76,6 +76,18 @@ interface Cursor {
   line: number
 }
 
+/**
+ * No environment value can hold a NUL byte, so a text holding one is not an env file: `env_file:
+ * /proc/self/environ` (NUL-separated) read vault's own process environment, credentials included, as
+ * one value into the rendered output, and `--check` saw nothing.
+ */
+function refuseNulBytes(text: string, file: string | undefined): void {
+  const nul = text.indexOf('\0')
+  if (nul === -1) return
+  const line = text.slice(0, nul).split('\n').length
+  throw new ComposeInputError(file, line, 'an env file holds no NUL byte: this is not a text env file')
+}
+
 /** Like `parseEnvFile`, also returning each key's line and references. */
 export function readEnvFile(text: string, lookup: Lookup, options: EnvFileOptions = {}): EnvFileResult {
   const values: Record<string, string> = {}
@@ -84,6 +96,7 @@ export function readEnvFile(text: string, lookup: Lookup, options: EnvFileOption
   const fileLookup: Lookup = (name) =>
     lookup(name) ??
     (Object.hasOwn(values, name) ? values[name] : Object.hasOwn(earlier, name) ? earlier[name] : undefined)
+  refuseNulBytes(text, options.file)
   const cursor: Cursor = { rest: text.startsWith('\uFEFF') ? text.slice(1) : text, line: 1 }
   for (;;) {
     skipToStatement(cursor)

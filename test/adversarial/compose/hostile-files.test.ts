@@ -76,18 +76,24 @@ describe('files that are not regular files, or are endless', () => {
     }
   })
 
-  // Through the CLI, `--env-file FILE` is read by Node itself at start-up before vault runs
-  // (nodejs/node#54232), so this case calls the loader.
-  it('--env-file /dev/zero, named by the user: refused after 16 MiB', () => {
+  it('--env-file /dev/zero, named by the user: refused after 16 MiB', async () => {
     const directory = project('env-file-flag', { 'compose.yaml': web })
-    const load = () =>
-      loadComposeProject({
-        files: ['compose.yaml'],
-        envFiles: ['/dev/zero'],
-        cwd: directory,
-        environment: {},
+    const run = await render(directory, ['--env-file', '/dev/zero'])
+    expect(run.exitCode).toBe(2)
+    expect(run.stderr).toContain('/dev/zero: env file is larger than 16 MiB')
+  })
+
+  it("env_file: /proc/self/environ: exit 2, vault's own environment never printed", async () => {
+    const canary = 'canary-proc-environ-5e1'
+    const directory = project('proc-environ', { 'compose.yaml': `${web}    env_file: /proc/self/environ\n` })
+    for (const extra of [[], ['--check']]) {
+      const run = await runMeasured(['render', '-f', join(directory, 'compose.yaml'), ...extra], {
+        VAULT_CLIENT_SECRET: canary,
       })
-    expect(load).toThrow('/dev/zero: env file is larger than 16 MiB')
+      expect(run.exitCode).toBe(2)
+      expect(run.stderr).toContain('an env file holds no NUL byte')
+      expect(`${run.stdout}${run.stderr}`).not.toContain(canary)
+    }
   })
 
   it('env_file: /dev/null is still read (as empty)', async () => {
