@@ -5,7 +5,7 @@
  */
 import { dirname, resolve } from 'node:path'
 import { ComposeInputError } from './errors.js'
-import { asRecord } from './interpolate-model.js'
+import { asRecord, setEntry } from './interpolate-model.js'
 import { mergeService } from './merge.js'
 import { lineOf } from './yaml-source.js'
 
@@ -52,8 +52,8 @@ export function resolveExtends(loaded: LoadedFile, loadFile: ExtendsFileLoader):
   const context: ResolveContext = { loadFile, memo: new Map() }
   for (const name of Object.keys(asRecord(loaded.model.services))) {
     const resolved = resolveService(loaded, name, [], context)
-    services[name] = resolved.service
-    bases[name] = resolved.bases
+    setEntry(services, name, resolved.service)
+    setEntry(bases, name, resolved.bases)
   }
   return { services, bases }
 }
@@ -92,7 +92,7 @@ function resolveService(
   const spec = typeof extendsValue === 'string' ? { service: extendsValue } : asRecord(extendsValue)
   const baseName = String(spec.service ?? '')
   const baseFile = typeof spec.file === 'string' ? loadFile(resolve(dirname(loaded.file), spec.file)) : loaded
-  if (!(baseName in asRecord(baseFile.model.services))) {
+  if (!Object.hasOwn(asRecord(baseFile.model.services), baseName)) {
     throw new ComposeInputError(
       loaded.file,
       line,

@@ -107,7 +107,7 @@ function parseFlow(text: string): unknown {
     const colon = findMappingColon(part)
     if (colon === -1) unsupported('flow mapping entry')
     const key = parseKey(part.slice(0, colon).trim())
-    if (Object.hasOwn(mapping, key)) unsupported('duplicate key')
+    if (Object.hasOwn(mapping, key) || key === '__proto__') unsupported('duplicate or special key')
     mapping[key] = parseFlowScalar(part.slice(colon + 1).trim())
   }
   return mapping

@@ -12,7 +12,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { readEnvFile } from './env-file.js'
 import { ComposeInputError } from './errors.js'
 import { loadFileSet, type LoadSession, type ProjectScope } from './file-set.js'
-import { asRecord } from './interpolate-model.js'
+import { asRecord, setEntry } from './interpolate-model.js'
 import { childPath } from './fast-yaml.js'
 import { readInputFile } from './input-file.js'
 import { lineOf } from './yaml-source.js'
@@ -149,7 +149,7 @@ export function applyIncludes(model: Record<string, unknown>, including: Includi
             `rename it or remove one of the definitions`,
           )
         }
-        to[name] = value
+        setEntry(to, name, value)
         if (section === 'services') imported.add(name)
       }
       model[section] = to

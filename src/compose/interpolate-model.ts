@@ -90,7 +90,7 @@ function walk(node: unknown, path: string, source: YamlSource, context: ModelInt
     const copy: Record<string, unknown> = {}
     for (const key of Object.keys(record)) {
       const item = record[key]
-      copy[key] = needsWalk(item) ? walk(item, childPath(path, key), source, context) : item
+      setEntry(copy, key, needsWalk(item) ? walk(item, childPath(path, key), source, context) : item)
     }
     return copy
   }
@@ -107,7 +107,7 @@ export function copyModel<T>(node: T): T {
   if (Array.isArray(node)) return node.map(copyModel) as T
   if (node !== null && typeof node === 'object') {
     const copy: Record<string, unknown> = {}
-    for (const [key, item] of Object.entries(node)) copy[key] = copyModel(item)
+    for (const [key, item] of Object.entries(node)) setEntry(copy, key, copyModel(item))
     return copy as T
   }
   return node

@@ -10,6 +10,7 @@ import { ComposeFileNotFoundError, ComposeInputError, located } from './errors.j
 import { loadProjectEnvironment } from './environment.js'
 import { childPath } from './fast-yaml.js'
 import { loadFileSet, servicesOf, type LoadSession } from './file-set.js'
+import { setEntry } from './interpolate-model.js'
 import { normalizeService, sortKeys } from './normalize.js'
 import { normalizeResources } from './normalize-fields.js'
 import { activeProfiles, selectServices } from './profiles.js'
@@ -112,7 +113,7 @@ function topLevelSections(merged: Record<string, unknown>): Record<string, unkno
   const sections: Record<string, unknown> = {}
   for (const key of topLevelOrder.slice(2)) if (merged[key] !== undefined) sections[key] = merged[key]
   for (const [key, value] of Object.entries(sortKeys(merged))) {
-    if (!topLevelOrder.includes(key) && key !== 'version') sections[key] = value
+    if (!topLevelOrder.includes(key) && key !== 'version') setEntry(sections, key, value)
   }
   return sections
 }
@@ -199,7 +200,7 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
   }
   const services: Record<string, unknown> = {}
   for (const name of Object.keys(enabled).sort()) {
-    services[name] = normalizeService(name, enabled[name]!, normalizeContext, fileOf(name))
+    setEntry(services, name, normalizeService(name, enabled[name]!, normalizeContext, fileOf(name)))
   }
   const name = projectNameOf(
     options.projectName ?? composeVariable('COMPOSE_PROJECT_NAME'),

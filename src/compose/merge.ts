@@ -4,7 +4,7 @@
  * `healthcheck.test` are replaced, lists such as `ports` are appended without duplicates, and
  * `volumes`/`devices`/`secrets`/`configs` are merged by their target.
  */
-import { asRecord } from './interpolate-model.js'
+import { asRecord, setEntry } from './interpolate-model.js'
 
 type Model = Record<string, unknown>
 
@@ -55,8 +55,8 @@ export function listToMap(value: unknown, separator = '='): Record<string, unkno
   for (const entry of value) {
     const text = String(entry)
     const index = text.indexOf(separator)
-    if (index === -1) result[text] = null
-    else result[text.slice(0, index)] = text.slice(index + separator.length)
+    if (index === -1) setEntry(result, text, null)
+    else setEntry(result, text.slice(0, index), text.slice(index + separator.length))
   }
   return result
 }
@@ -94,7 +94,8 @@ function deepMerge(base: unknown, override: unknown): unknown {
   const isMapping = (value: unknown) => value !== null && typeof value === 'object' && !Array.isArray(value)
   if (!isMapping(base) || !isMapping(override)) return override
   const result: Model = { ...(base as Model) }
-  for (const [key, value] of Object.entries(override as Model)) result[key] = deepMerge(result[key], value)
+  for (const [key, value] of Object.entries(override as Model))
+    setEntry(result, key, deepMerge(Object.hasOwn(result, key) ? result[key] : undefined, value))
   return result
 }
 
@@ -106,18 +107,21 @@ function buildOf(value: unknown): unknown {
 export function mergeService(base: Model, override: Model): Model {
   const result: Model = { ...base }
   for (const [field, value] of Object.entries(override)) {
-    const current = result[field]
-    if (current === undefined || value === undefined) result[field] = value ?? current
-    else if (mapFields.has(field)) result[field] = { ...mapOf(field, current), ...mapOf(field, value) }
-    else if (replacedFields.has(field)) result[field] = value
-    else if (appendedFields.has(field)) result[field] = uniqueAppend(current, value)
-    else if (field in keyedListFields) result[field] = mergeByKey(current, value, keyedListFields[field]!)
-    else if (field === 'build') result[field] = deepMerge(buildOf(current), buildOf(value))
-    else if (field === 'healthcheck')
-      result[field] = { ...asRecord(deepMerge(current, value)), ...pickTest(value) }
-    else result[field] = deepMerge(current, value)
+    const current = Object.hasOwn(result, field) ? result[field] : undefined
+    setEntry(result, field, mergeField(field, current, value))
   }
   return result
+}
+
+function mergeField(field: string, current: unknown, value: unknown): unknown {
+  if (current === undefined || value === undefined) return value ?? current
+  if (mapFields.has(field)) return { ...mapOf(field, current), ...mapOf(field, value) }
+  if (replacedFields.has(field)) return value
+  if (appendedFields.has(field)) return uniqueAppend(current, value)
+  if (Object.hasOwn(keyedListFields, field)) return mergeByKey(current, value, keyedListFields[field]!)
+  if (field === 'build') return deepMerge(buildOf(current), buildOf(value))
+  if (field === 'healthcheck') return { ...asRecord(deepMerge(current, value)), ...pickTest(value) }
+  return deepMerge(current, value)
 }
 
 function pickTest(value: unknown): Model {
@@ -132,12 +136,16 @@ export function mergeModels(base: Model, override: Model): Model {
     if (key === 'services') {
       const services: Model = { ...asRecord(result.services) }
       for (const [name, service] of Object.entries(asRecord(value))) {
-        const current = services[name]
-        services[name] = current === undefined ? service : mergeService(asRecord(current), asRecord(service))
+        const current = Object.hasOwn(services, name) ? services[name] : undefined
+        setEntry(
+          services,
+          name,
+          current === undefined ? service : mergeService(asRecord(current), asRecord(service)),
+        )
       }
       result.services = services
     } else {
-      result[key] = deepMerge(result[key], value)
+      setEntry(result, key, deepMerge(Object.hasOwn(result, key) ? result[key] : undefined, value))
     }
   }
   return result

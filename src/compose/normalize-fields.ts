@@ -5,7 +5,7 @@
  * `file` of a top-level secret or config made absolute.
  */
 import { isAbsolute, resolve } from 'node:path'
-import { asRecord } from './interpolate-model.js'
+import { asRecord, setEntry } from './interpolate-model.js'
 import { listToMap } from './merge.js'
 
 type Model = Record<string, unknown>
@@ -39,8 +39,8 @@ export function normalizeBuild(value: unknown, resolve: (name: string) => string
   if (build.args === undefined) return value
   const args: Model = {}
   for (const [key, item] of Object.entries(listToMap(build.args))) {
-    if (item !== null && item !== undefined) args[key] = String(item)
-    else if (resolve(key) !== undefined) args[key] = resolve(key)
+    const argument = item !== null && item !== undefined ? String(item) : resolve(key)
+    if (argument !== undefined) setEntry(args, key, argument)
   }
   return { ...build, args }
 }

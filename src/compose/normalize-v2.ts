@@ -44,8 +44,10 @@ function byName(a: string, b: string): number {
 /** A copy of `record` with `first` keys in that order, then the others sorted. */
 function ordered(record: Model, first: readonly string[]): Model {
   const result: Model = {}
-  for (const key of first) if (record[key] !== undefined) result[key] = record[key]
-  for (const key of Object.keys(record).sort(byName)) if (!(key in result)) result[key] = record[key]
+  for (const key of first)
+    if (Object.hasOwn(record, key) && record[key] !== undefined) result[key] = record[key]
+  for (const key of Object.keys(record).sort(byName))
+    if (!Object.hasOwn(result, key)) setEntry(result, key, record[key])
   return result
 }
 
@@ -65,8 +67,8 @@ function isRecord(value: unknown): value is Model {
 function dependsOn(service: Model): Model | undefined {
   const dependencies: Model = { ...asRecord(service.depends_on) }
   const implicit = (name: string, restart: boolean) => {
-    if (!(name in dependencies))
-      dependencies[name] = { condition: 'service_started', restart, required: true }
+    if (!Object.hasOwn(dependencies, name))
+      setEntry(dependencies, name, { condition: 'service_started', restart, required: true })
   }
   for (const link of Array.isArray(service.links) ? service.links : []) {
     const parts = String(link).split(':')
@@ -149,11 +151,11 @@ export function composeV2Model(model: Model, options: ComposeV2Options): Model {
   let usesDefault = false
   for (const [name, spec] of Object.entries(asRecord(model.services))) {
     const service = v2Service(asRecord(spec), options)
-    if (isRecord(service.networks) && 'default' in service.networks) usesDefault = true
-    services[name] = options.json ? withoutNestedExtensions(service) : service
+    if (isRecord(service.networks) && Object.hasOwn(service.networks, 'default')) usesDefault = true
+    setEntry(services, name, options.json ? withoutNestedExtensions(service) : service)
   }
   const result: Model = { ...model, name: options.projectName, services }
-  if (usesDefault && !('default' in asRecord(model.networks)))
+  if (usesDefault && !Object.hasOwn(asRecord(model.networks), 'default'))
     result.networks = { ...asRecord(model.networks), default: null }
   for (const section of resourceSections) {
     if (!isRecord(result[section])) continue

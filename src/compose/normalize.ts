@@ -123,12 +123,12 @@ function resolveEnvironment(name: string, service: Model, context: NormalizeCont
         })
       }
       if (context.interpolate && Object.hasOwn(read.values, item.key))
-        environment[item.key] = maskedIfVault(read.values[item.key]!, item, context)
+        setEntry(environment, item.key, maskedIfVault(read.values[item.key]!, item, context))
     }
   }
   for (const [key, value] of Object.entries(listToMap(service.environment))) {
     if (value !== null && value !== undefined) {
-      environment[key] = context.maskNames && key.startsWith('VAULT_') ? maskText : scalarText(value)
+      setEntry(environment, key, context.maskNames && key.startsWith('VAULT_') ? maskText : scalarText(value))
       continue
     }
     context.references.push({
@@ -141,7 +141,11 @@ function resolveEnvironment(name: string, service: Model, context: NormalizeCont
       file,
     })
     const inherited = context.interpolate ? context.lookup(key) : undefined
-    environment[key] = inherited === undefined ? null : context.maskNames?.has(key) ? maskText : inherited
+    setEntry(
+      environment,
+      key,
+      inherited === undefined ? null : context.maskNames?.has(key) ? maskText : inherited,
+    )
   }
   return sortKeys(environment)
 }

@@ -5,6 +5,7 @@
  * Dependencies are not enabled behind the user's back: compose refuses a required `depends_on` on a
  * disabled service, and so does the validation (`validate.ts`).
  */
+import { setEntry } from './interpolate-model.js'
 
 /** The active profiles: the `--profile` flags when given, else the comma-separated `COMPOSE_PROFILES`. */
 export function activeProfiles(flags: readonly string[] | undefined, variable: string | undefined): string[] {
@@ -27,8 +28,7 @@ export function selectServices<T extends Record<string, unknown>>(
   const enabled: Record<string, T> = {}
   const disabled: Record<string, T> = {}
   for (const [name, service] of Object.entries(services)) {
-    if (isEnabled(service.profiles, active)) enabled[name] = service
-    else disabled[name] = service
+    setEntry(isEnabled(service.profiles, active) ? enabled : disabled, name, service)
   }
   return { enabled, disabled }
 }
