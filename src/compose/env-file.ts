@@ -5,6 +5,7 @@
  * deliberate differences are listed in docs/compose-differences.md.
  */
 import { ComposeInputError, RequiredVariableError } from './errors.js'
+import { setEntry } from './interpolate-model.js'
 import {
   interpolate,
   InterpolationError,
@@ -105,7 +106,7 @@ export function readEnvFile(text: string, lookup: Lookup, options: EnvFileOption
     const key = readKey(cursor, options.file)
     if (key.inherited) {
       const inherited = lookup(key.name)
-      if (inherited !== undefined) values[key.name] = inherited
+      if (inherited !== undefined) setEntry(values, key.name, inherited)
       entries.push({
         key: key.name,
         line,
@@ -130,7 +131,7 @@ export function readEnvFile(text: string, lookup: Lookup, options: EnvFileOption
         throw new RequiredVariableError(error.variable ?? key.name, options.file, line, error.message)
       }
     }
-    values[key.name] = value
+    setEntry(values, key.name, value)
     entries.push({ key: key.name, line, references })
   }
   return { values, entries }

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { readEnvFile } from './env-file.js'
+import { setEntry } from './interpolate-model.js'
 import type { Lookup } from './interpolate.js'
 import type { ReferenceSite, VariableOrigin } from './types.js'
 import { readInputFile } from './input-file.js'
@@ -50,11 +51,12 @@ export function loadProjectEnvironment(options: EnvironmentOptions): ProjectEnvi
   const processEnv = options.processEnv
   const named = Boolean(options.envFiles?.length)
   for (const file of envFiles) {
-    const read = readEnvFile(readInputFile(file, 'env file', { named }), (name) => processEnv[name], {
+    const hostValue = (name: string) => (Object.hasOwn(processEnv, name) ? processEnv[name] : undefined)
+    const read = readEnvFile(readInputFile(file, 'env file', { named }), hostValue, {
       file,
       earlier: fromFiles,
     })
-    Object.assign(fromFiles, read.values)
+    for (const [name, value] of Object.entries(read.values)) setEntry(fromFiles, name, value)
     for (const entry of read.entries) {
       for (const reference of entry.references) {
         references.push({ ...reference, service: '', field: entry.key, file, line: entry.line })
@@ -72,9 +74,9 @@ export function loadProjectEnvironment(options: EnvironmentOptions): ProjectEnvi
   for (const [origin, layer] of layers) {
     for (const [name, value] of Object.entries(layer)) {
       if (value === undefined) continue
-      if (origins[name] !== undefined) shadowed[name] = origins[name]
-      variables[name] = value
-      origins[name] = origin
+      if (Object.hasOwn(origins, name)) setEntry(shadowed, name, origins[name])
+      setEntry(variables, name, value)
+      setEntry(origins, name, origin)
     }
   }
   const lookup: Lookup = (name) => (Object.hasOwn(variables, name) ? variables[name] : undefined)

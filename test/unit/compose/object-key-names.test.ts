@@ -237,6 +237,24 @@ describe('names that mean something to JavaScript objects are kept as docker-com
     expect(Object.keys(web.depends_on as object)).toEqual(['constructor'])
   })
 
+  it('reads such names from an env file as variables, with no shadowing reported', () => {
+    const { project } = loadStack({
+      'compose.yaml': 'services:\n  app:\n    image: "app:${constructor}-${__proto__}"\n',
+      '.env': 'constructor=c1\n__proto__=p1\ntoString=t1\nFROM_HOST=${hasOwnProperty}\n',
+    })
+    const app = (project.model.services as Record<string, { image: string }>).app!
+    expect(app.image).toBe('app:c1-p1')
+    expect(project.shadowed).toEqual({})
+    expect(Object.keys(project.variables).sort()).toEqual([
+      'FROM_HOST',
+      '__proto__',
+      'constructor',
+      'toString',
+    ])
+    // a name the host environment does not set is unset, not a property of process.env's prototype
+    expect(project.variables.FROM_HOST).toBe('')
+  })
+
   it('render --check sees a service named __proto__', async () => {
     const cwd = writeStack({
       'compose.yaml': [
