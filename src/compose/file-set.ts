@@ -7,7 +7,13 @@
 import { dirname } from 'node:path'
 import { resolveExtends, type LoadedFile } from './extends.js'
 import { applyIncludes } from './include.js'
-import { asRecord, copyModel, interpolateModel, recordModelReferences } from './interpolate-model.js'
+import {
+  asRecord,
+  copyModel,
+  interpolateModel,
+  messageLookupOf,
+  recordModelReferences,
+} from './interpolate-model.js'
 import type { Lookup } from './interpolate.js'
 import { mergeModels } from './merge.js'
 import { absolutizeServicePaths } from './normalize.js'
@@ -61,7 +67,7 @@ function loadOneFile(session: LoadSession, scope: ProjectScope, file: string, ba
   const context = {
     lookup: scope.lookup,
     maskNames: session.maskNames,
-    secretNames: session.secretNames,
+    messageLookup: session.secretNames && messageLookupOf(scope.lookup, session.secretNames),
     collect: session.collect,
     warnings: session.warnings,
     references: session.indexing ? references : undefined,

@@ -21,8 +21,8 @@ export interface ModelInterpolationContext {
   lookup: Lookup
   /** Names whose values are written as `********` in the output (`--mask`). */
   maskNames?: ReadonlySet<string>
-  /** Names whose values come from the vault: shown as `********` in an error's `${V:?message}`. */
-  secretNames?: ReadonlySet<string>
+  /** The lookup for the references of an error's `${V:?message}` (vault values masked: messageLookupOf). */
+  messageLookup?: Lookup
   /** When given, errors are recorded here and the value becomes empty, instead of a throw. */
   collect?: ComposeProblem[]
   warnings: ComposeProblem[]
@@ -32,6 +32,14 @@ export interface ModelInterpolationContext {
 
 /** The mask written in place of a vault value. */
 export const maskText = '********'
+
+/**
+ * `lookup` with the value of each of `secretNames` (when it has one) written as the mask: the lookup
+ * for the references inside an error's `${V:?message}`, which would otherwise print vault values.
+ */
+export function messageLookupOf(lookup: Lookup, secretNames: ReadonlySet<string>): Lookup {
+  return (name) => (secretNames.has(name) && lookup(name) ? maskText : lookup(name))
+}
 
 /** A copy of a parsed compose file with every string value interpolated and the typed fields cast. */
 export function interpolateModel(
@@ -158,11 +166,7 @@ function interpolateValue(
         variable: name,
         ...site(),
       })
-    const secretNames = context.secretNames
-    const messageLookup: Lookup | undefined = secretNames
-      ? (name) => (secretNames.has(name) && context.lookup(name) ? maskText : context.lookup(name))
-      : undefined
-    const value = interpolate(text, context.lookup, { onUnset, messageLookup })
+    const value = interpolate(text, context.lookup, { onUnset, messageLookup: context.messageLookup })
     const maskNames = context.maskNames
     if (!maskNames || !scanReferences(text).some((reference) => maskNames.has(reference.name))) return value
     const maskedLookup: Lookup = (name) => (maskNames.has(name) ? maskText : context.lookup(name))

@@ -10,7 +10,7 @@ import { interpolate, InterpolationError, unsetVariableWarning, type Lookup } fr
 import { readFile } from 'node:fs/promises'
 import { IoError, NotFoundError } from '../errors.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
-import { maskText } from '../run/mask-matcher.js'
+import { messageLookupOf } from '../compose/interpolate-model.js'
 
 export interface TemplateProblem {
   level: 'error' | 'warning'
@@ -131,8 +131,7 @@ export async function renderTemplateFile(
     names.add(name)
     return Object.hasOwn(options.secrets, name) ? options.secrets[name] : options.hostEnv[name]
   }
-  const masked: Lookup = (name) =>
-    Object.hasOwn(options.secrets, name) && options.secrets[name] !== '' ? maskText : lookup(name)
+  const masked = messageLookupOf(lookup, new Set(Object.keys(options.secrets)))
   const rendering = renderTemplate(template, options.templatePath, lookup, masked)
   const result: InjectResult = {
     template: options.templatePath,
