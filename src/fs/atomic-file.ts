@@ -34,20 +34,21 @@ export async function syncDirectory(directory: string): Promise<void> {
 
 /**
  * Replaces `path` atomically: `produce` writes the temporary file (created empty and exclusively, mode
- * 600) through `handle`, the descriptor of that create; then the result is made durable and renamed over
- * `path`. Nothing goes through the temporary's name, so a name swapped for a symlink in between (in a
- * directory another user can write) is never followed.
+ * 600) through `handle`, the descriptor of that create; then the result gets `mode` (600 unless given),
+ * is made durable and renamed over `path`. Nothing goes through the temporary's name, so a name swapped
+ * for a symlink in between (in a directory another user can write) is never followed.
  */
 export async function replaceFileAtomically(
   path: string,
   produce: (handle: FileHandle) => Promise<void>,
+  mode = 0o600,
 ): Promise<void> {
   const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`)
   const handle = await open(temporary, 'wx', 0o600)
   try {
     try {
       await produce(handle)
-      await handle.chmod(0o600)
+      await handle.chmod(mode)
       await handle.sync()
     } finally {
       await handle.close()

@@ -4,12 +4,15 @@
  * 400, under $XDG_RUNTIME_DIR or /dev/shm, never on persistent disk), rewrites the compose files that
  * declare them with the equivalent `file:` source, and points compose at the rewritten files with the
  * original project directory. The directory stays while the stack runs (`up -d`: the containers
- * bind-mount the files) and is removed after `down` or a foreground `up`/`run`.
+ * bind-mount the files, and a restarted container mounts them again) and is removed after `down` or a
+ * foreground `up`, when the stack has stopped. A one-off `run` keeps it: the services it starts as
+ * dependencies, and a stack already up, go on mounting the files.
  */
 import { createHash } from 'node:crypto'
-import { chmod, lstat, mkdir, open, readFile, rm, stat } from 'node:fs/promises'
+import { chmod, lstat, mkdir, readFile, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { IoError, NotConfiguredError } from '../errors.js'
+import { replaceFileAtomically } from '../fs/atomic-file.js'
 import { yamlModule } from '../yaml-module.js'
 
 /** compose v1 global options that take a value (the subcommand is the first other word). */
@@ -72,7 +75,7 @@ export interface SecretFilesPlan {
   /** The command line to run instead. */
   args: string[]
   directory: string
-  /** Whether the directory goes when the command ends (`down`, or a foreground `up` / `run`). */
+  /** Whether the directory goes when the command ends (`down`, or a foreground `up`). */
   removeAfter: boolean
 }
 
@@ -112,15 +115,12 @@ async function privateDirectory(directory: string): Promise<void> {
   await chmod(directory, 0o700)
 }
 
-async function writePrivate(path: string, text: string, mode: number): Promise<void> {
-  await chmod(path, 0o600).catch(() => undefined)
-  const handle = await open(path, 'w', 0o600)
-  try {
-    await handle.writeFile(text, 'utf8')
-  } finally {
-    await handle.close()
-  }
-  await chmod(path, mode)
+/**
+ * Writes a file of the private directory whole (a new file renamed over the old one), so a container
+ * that mounts it, or a concurrent run of the same project, never reads it half written.
+ */
+function writePrivate(path: string, text: string, mode: number): Promise<void> {
+  return replaceFileAtomically(path, (handle) => handle.writeFile(text, 'utf8'), mode)
 }
 
 /**
@@ -204,8 +204,7 @@ export async function prepareSecretFiles(
       ...invocation.rest,
     ],
     directory,
-    removeAfter:
-      invocation.subcommand === 'down' || (['up', 'run'].includes(invocation.subcommand) && !detached),
+    removeAfter: invocation.subcommand === 'down' || (invocation.subcommand === 'up' && !detached),
   }
 }
 

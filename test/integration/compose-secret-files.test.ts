@@ -3,9 +3,11 @@
  * harness's private engine: `vault run` hands the value to the container as /run/secrets/<name> from
  * a private tmpfs directory (mode 700, file mode 400), the value is absent from `docker inspect`,
  * `vault rotate` recreates the service with the new value in the file, and `down` removes the directory.
+ * A one-off `run` keeps it for the running stack; after tmpfs is emptied (a reboot) the engine cannot
+ * start the service (its bind source is gone) until `up -d` writes the files again.
  */
-import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../helpers/cli.js'
@@ -98,6 +100,41 @@ describe.skipIf(!engine)(
       expect(recreated).not.toBe(id)
       expect(docker('exec', recreated, 'cat', '/run/secrets/db_password')).toBe(newValue)
       expect(docker('inspect', recreated)).not.toContain(newValue)
+
+      const down = await compose('down', '-t', '1')
+      expect(down.exitCode, down.stderr).toBe(0)
+      expect(existsSync(directory)).toBe(false)
+    })
+
+    it('a one-off run keeps the files the stack mounts, and up -d writes them again after a reboot', async () => {
+      const before = new Set(secretDirectories())
+      const up = await compose('up', '-d')
+      expect(up.exitCode, up.stderr).toBe(0)
+      const directory = join(
+        '/dev/shm',
+        secretDirectories().find((name) => !before.has(name))!,
+      )
+      const id = docker('ps', '-q', '--filter', `label=com.docker.compose.project=${project}`)
+      const value = docker('exec', id, 'cat', '/run/secrets/db_password')
+
+      const oneOff = await compose('run', '--rm', 'db', 'true')
+      expect(oneOff.exitCode, oneOff.stderr).toBe(0)
+      expect(existsSync(join(directory, 'secret-db_password'))).toBe(true)
+      docker('restart', '-t', '1', id)
+      expect(docker('exec', id, 'cat', '/run/secrets/db_password')).toBe(value)
+
+      // A reboot empties tmpfs: the engine cannot start the container while its file is gone.
+      docker('stop', '-t', '1', id)
+      rmSync(directory, { recursive: true, force: true })
+      const start = spawnSync('docker', ['start', id], {
+        env: { PATH: process.env.PATH, DOCKER_HOST: engine!.dockerHost },
+      })
+      expect(start.status).not.toBe(0)
+      expect(String(start.stderr)).toContain('bind source path does not exist')
+      const again = await compose('up', '-d')
+      expect(again.exitCode, again.stderr).toBe(0)
+      const after = docker('ps', '-q', '--filter', `label=com.docker.compose.project=${project}`)
+      expect(docker('exec', after, 'cat', '/run/secrets/db_password')).toBe(value)
 
       const down = await compose('down', '-t', '1')
       expect(down.exitCode, down.stderr).toBe(0)

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -69,12 +69,17 @@ describe('prepareSecretFiles', () => {
     expect(readFileSync(rewritten, 'utf8')).not.toContain('pw-1')
     expect(plan.args).toEqual(['-f', rewritten, '--project-directory', stack, '-p', 'demo', 'up', '-d'])
     expect(plan.removeAfter).toBe(false)
+    const firstInode = statSync(secretFile).ino
     const again = (await prepareSecretFiles(invocation, stack, {
       DB_PASSWORD: 'pw-2',
       XDG_RUNTIME_DIR: runtime,
     }))!
     expect(again.directory).toBe(plan.directory)
     expect(readFileSync(secretFile, 'utf8')).toBe('pw-2')
+    // Rewritten whole: a new file took the name, so a reader never saw the old one truncated.
+    expect(statSync(secretFile).ino).not.toBe(firstInode)
+    expect(statSync(secretFile).mode & 0o777).toBe(0o400)
+    expect(readdirSync(plan.directory).filter((name) => name.endsWith('.partial'))).toEqual([])
     await removeSecretFiles(plan.directory)
   })
 
@@ -82,6 +87,7 @@ describe('prepareSecretFiles', () => {
     [['down'], true],
     [['up'], true],
     [['up', '--detach'], false],
+    [['run', '--rm', 'tool', 'true'], false],
     [['ps'], false],
   ])('%j removes the directory afterwards: %s', async (args, removeAfter) => {
     compose('secrets:\n  db_password:\n    environment: DB_PASSWORD\n')
