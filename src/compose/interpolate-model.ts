@@ -15,6 +15,7 @@ import {
 import type { ComposeProblem, ReferenceSite } from './types.js'
 import { childPath } from './fast-yaml.js'
 import { lineOf, type YamlSource } from './yaml-source.js'
+import { maskText } from '../ui/redact.js'
 
 /** What interpolation reads and where it records its findings. */
 export interface ModelInterpolationContext {
@@ -29,9 +30,6 @@ export interface ModelInterpolationContext {
   /** Where each reference is recorded; without it none are (the reference index is not wanted). */
   references?: ReferenceSite[]
 }
-
-/** The mask written in place of a vault value. */
-export const maskText = '********'
 
 /**
  * `lookup` with the value of each of `secretNames` (when it has one) written as the mask: the lookup

@@ -6,9 +6,6 @@
  * 9-15 ms to build for 100 values).
  */
 
-/** What a masked value is replaced with. */
-export const maskText = '********'
-
 /** Values shorter than this are not masked (they would mask ordinary words and digits). */
 export const minimumMaskedLength = 4
 

@@ -19,9 +19,10 @@
  * 100 MB of output, copying each chunk into a fresh buffer cost more than the matching (bench/mask.ts).
  */
 
-import { blockHash, maskText, matcherFor, walkTrie, type Matcher } from './mask-matcher.js'
+import { maskText } from '../ui/redact.js'
+import { blockHash, matcherFor, walkTrie, type Matcher } from './mask-matcher.js'
 
-export { maskableValues, maskText, minimumMaskedLength } from './mask-matcher.js'
+export { maskableValues, minimumMaskedLength } from './mask-matcher.js'
 
 const maskBytes = Buffer.from(maskText)
 

@@ -1,7 +1,11 @@
 /**
- * Redaction of known secret values from text that came from elsewhere (a child's stderr, a server
- * message) before it is shown.
+ * Redaction of known secret values: the one mask text written in place of a value (rendered compose
+ * files, a child's masked output, the proxy's inspect answers), and redaction of text that came from
+ * elsewhere (a child's stderr, a server message) before it is shown.
  */
+
+/** What a masked secret value is shown as. */
+export const maskText = '********'
 
 /** `text` with every occurrence of each value (of 4 characters or more) replaced by `***`. */
 export function redactValues(text: string, values: Iterable<string>): string {

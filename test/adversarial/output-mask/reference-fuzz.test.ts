@@ -9,7 +9,8 @@
  * maskable value is in it (unless it holds '*', which the mask text itself can re-form). Seeded, so a failure names a reproducible case.
  */
 import { describe, expect, it } from 'vitest'
-import { maskText, OutputMasker } from '../../../src/run/output-mask.js'
+import { OutputMasker } from '../../../src/run/output-mask.js'
+import { maskText } from '../../../src/ui/redact.js'
 
 const maskBytes = Buffer.from(maskText)
 
