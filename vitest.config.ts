@@ -22,8 +22,12 @@ export default defineConfig({
         test: {
           name: 'adversarial',
           include: ['test/adversarial/**/*.test.ts'],
-          // these replay attacks against a real server on SQLite and PostgreSQL: integration project
-          exclude: ['test/adversarial/backup/**', 'test/adversarial/database/**'],
+          // these replay attacks against a real server, database or engine: integration project
+          exclude: [
+            'test/adversarial/backup/**',
+            'test/adversarial/database/**',
+            'test/adversarial/proxy/env-exposure.test.ts',
+          ],
           testTimeout: 60_000,
         },
       },
@@ -43,6 +47,7 @@ export default defineConfig({
             'test/integration/**/*.test.ts',
             'test/adversarial/backup/**/*.test.ts',
             'test/adversarial/database/**/*.test.ts',
+            'test/adversarial/proxy/env-exposure.test.ts',
           ],
           globalSetup: ['test/harness/global-setup.ts'],
           testTimeout: 120_000,

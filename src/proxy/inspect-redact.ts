@@ -15,9 +15,14 @@ export const maxInspectBodyBytes = 1 << 20
 const containerInspectPath =
   /^(?:\/v[0-9]+(?:\.[0-9]+)*)?(?:\/v[0-9]+(?:\.[0-9]+)*\/libpod)?\/containers\/[^/]+\/json\/?$/
 
+/** True for a request whose answer carries container environment (a GET of a container inspect). */
+export function carriesEnvironment(method: string, canonicalPath: string): boolean {
+  return method === 'GET' && containerInspectPath.test(canonicalPath)
+}
+
 /** True when this answer must have its environment masked: a successful GET of a container inspect. */
 export function needsEnvMasking(method: string, canonicalPath: string, status: number): boolean {
-  return method === 'GET' && status === 200 && containerInspectPath.test(canonicalPath)
+  return status === 200 && carriesEnvironment(method, canonicalPath)
 }
 
 /** The outcome of masking: the answer's new body (the caller frames it), or the error to send instead. */

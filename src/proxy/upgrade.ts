@@ -3,8 +3,9 @@
  * to the engine under the proxy's own Content-Length (never buffered), and a raw two-way tunnel opens
  * only when the engine really answers 101. Bytes that follow the body stay in the client socket (paused)
  * until then; half-closes pass both ways. A non-101 answer is relayed and the connection closed, so
- * upgrade headers cannot be used to slip a second request to the engine. A body that stalls, or an
- * engine that does not answer, times out.
+ * upgrade headers cannot be used to slip a second request to the engine. A request whose answer the rule
+ * set masks (inspect-redact.ts) is refused: a non-101 answer here is relayed as is. A body that stalls,
+ * or an engine that does not answer, times out.
  */
 import type http from 'node:http'
 import type net from 'node:net'
@@ -25,6 +26,7 @@ import {
 } from './headers.js'
 import { chooseRuleSet } from './rule-choice.js'
 import { framingProblem } from './framing.js'
+import { carriesEnvironment } from './inspect-redact.js'
 import { decideTarget } from './rules.js'
 
 /** The largest body an upgrade request may declare (exec start and attach send a few hundred bytes). */
@@ -139,6 +141,11 @@ export async function handleUpgrade(
   if (!decision.allowed) {
     refuse(socket, 403, refusalMessage(method, path))
     return record({ path, status: 403, decision: 'deny' })
+  }
+  if (choice.ruleSet.redactEnv && carriesEnvironment(method, path)) {
+    const reason = 'its answer carries container environment, which is masked only without an upgrade'
+    refuse(socket, 400, refusalMessage(method, path, reason))
+    return record({ path, status: 400, decision: 'invalid', reason })
   }
   const problem = framingProblem(req)
   if (problem !== undefined) {

@@ -1,0 +1,113 @@
+/**
+ * Hostile corpus against the promise that container secrets do not leave containers: a real engine
+ * holds a canary environment value, and each case is a request a client of a masking rule set sends to
+ * reach it. Property checked for every case: the canary never appears in the bytes the client receives
+ * (status line, headers, body, anything after it); an allowed request still gets its answer.
+ */
+import { execFile } from 'node:child_process'
+import type net from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createBackend } from '../../../src/proxy/backend.js'
+import { resolveRuleSetConfig, type ProxySettings } from '../../../src/proxy/config.js'
+import { createLogger } from '../../../src/proxy/log.js'
+import { createProxyServer, type ProxyServer } from '../../../src/proxy/server.js'
+import { engineOrNull, unavailableReason } from '../../helpers/components.js'
+import { rawExchange, type RawOutcome } from './raw-client.js'
+
+const engine = engineOrNull()
+const suffix = Math.random().toString(36).slice(2, 8)
+const container = `env-canary-${suffix}`
+const canary = `CANARY_5f3a${suffix}`
+
+function docker(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      'docker',
+      args,
+      { env: { ...process.env, DOCKER_HOST: engine!.dockerHost }, timeout: 60_000 },
+      (error, stdout, stderr) =>
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    )
+  })
+}
+
+const proxies: ProxyServer[] = []
+
+async function startProxy(settings: ProxySettings): Promise<number> {
+  const backend = await createBackend({ kind: 'unix', path: engine!.socket, mode: 0o660 })
+  const proxy = await createProxyServer({
+    ruleSets: resolveRuleSetConfig(settings),
+    backend,
+    logger: createLogger(0, 'text', () => {}),
+  })
+  proxies.push(proxy)
+  await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve))
+  return (proxy.server.address() as net.AddressInfo).port
+}
+
+/** Everything the client received, as one string. */
+const received = (outcome: RawOutcome) =>
+  outcome.responses.map((r) => `${r.status} ${JSON.stringify(r.headers)} ${r.body}`).join('\n') + outcome.rest
+
+function request(method: string, target: string, headers: string[] = []): string {
+  return [`${method} ${target} HTTP/1.1`, 'Host: docker', ...headers, '', ''].join('\r\n')
+}
+
+/** A hostile case: the request bytes, and the status the client must get (the canary never). */
+interface ExposureCase {
+  attack: string
+  bytes: string
+  status: number
+}
+
+describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('engine')})`, () => {
+  let readOnly: number
+
+  beforeAll(async () => {
+    const run = await docker([
+      'run',
+      '-d',
+      '--name',
+      container,
+      '--network',
+      'none',
+      '-e',
+      `SECRET=${canary}`,
+      engine!.busyboxImage,
+      'sleep',
+      '600',
+    ])
+    expect(run.stderr).toBe('')
+    readOnly = await startProxy({ preset: 'read-only' })
+  })
+
+  afterAll(async () => {
+    for (const proxy of proxies) await proxy.shutdown(200)
+    await docker(['rm', '-f', container])
+  })
+
+  it('the engine itself hands out the canary (the cases below could leak it)', async () => {
+    const direct = await docker(['inspect', '--format', '{{json .Config.Env}}', container])
+    expect(direct.stdout).toContain(`SECRET=${canary}`)
+  })
+
+  const readOnlyCases: ExposureCase[] = [
+    {
+      attack: 'plain inspect (baseline: masked)',
+      bytes: request('GET', `/v1.41/containers/${container}/json`),
+      status: 200,
+    },
+    {
+      attack: 'inspect with upgrade headers: the non-101 answer was relayed raw, unmasked',
+      bytes: request('GET', `/v1.41/containers/${container}/json`, ['Connection: Upgrade', 'Upgrade: tcp']),
+      status: 400,
+    },
+  ]
+
+  it.each(readOnlyCases)('read-only: $attack', async ({ bytes, status }) => {
+    const outcome = await rawExchange(readOnly, [bytes], 1)
+    expect(received(outcome)).not.toContain(canary)
+    expect(outcome.responses[0]?.status).toBe(status)
+    if (status === 200) expect(outcome.responses[0]!.body).toContain('SECRET=********')
+  })
+})
