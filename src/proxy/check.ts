@@ -6,6 +6,7 @@
 import { UsageError } from '../errors.js'
 import { describeIdentity, selectRuleSet, type ClientIdentity } from './client-rules.js'
 import { defaultFrontendAddr, resolveRuleSetConfig, type ProxySettings } from './config.js'
+import { environmentRefusal } from './env-refusal.js'
 import { needsEnvMasking } from './inspect-redact.js'
 import { describeRule, decideTarget } from './rules.js'
 
@@ -71,6 +72,21 @@ export function checkRequest(
   const decision = decideTarget(ruleSet.rules, method, rawPath)
   const base = { method, path: rawPath, ruleSet: ruleSet.name }
   if (!decision.valid) return { ...base, decision: 'deny', reason: decision.reason, envMasked: false }
+  const unmaskable =
+    decision.allowed && ruleSet.redactEnv
+      ? environmentRefusal(method, decision.canonicalPath, decision.query)
+      : undefined
+  if (unmaskable !== undefined) {
+    const rule = decision.rule ? describeRule(decision.rule) : undefined
+    return {
+      ...base,
+      decision: 'deny',
+      canonicalPath: decision.canonicalPath,
+      rule,
+      reason: unmaskable,
+      envMasked: false,
+    }
+  }
   return {
     ...base,
     decision: decision.allowed ? 'allow' : 'deny',

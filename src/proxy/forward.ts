@@ -10,6 +10,7 @@ import type http from 'node:http'
 import { clientOf, clockMs, logRequest, type ProxyContext, type RequestRecord } from './context.js'
 import type { ExchangeHandlers, Exchange } from './exchange.js'
 import { endToEndHeaders, framedLength, messageBody, refusalMessage, unreachableReason } from './headers.js'
+import { environmentRefusal } from './env-refusal.js'
 import { withEnvMasking } from './masked-relay.js'
 import { UnsafeHeadError } from './request-head.js'
 import { chooseRuleSet } from './rule-choice.js'
@@ -102,6 +103,12 @@ export function handleRequest(
   if (!decision.allowed) {
     sendMessage(res, 403, refusalMessage(method, path), bodyLength !== 0 || expectsContinue)
     record({ path, status: 403, decision: 'deny' })
+    return
+  }
+  const unmaskable = choice.ruleSet.redactEnv ? environmentRefusal(method, path, decision.query) : undefined
+  if (unmaskable !== undefined) {
+    sendMessage(res, 403, refusalMessage(method, path, unmaskable), bodyLength !== 0 || expectsContinue)
+    record({ path, status: 403, decision: 'deny', reason: unmaskable })
     return
   }
   forward(

@@ -116,7 +116,7 @@ export function decide(rules: readonly Rule[], method: string, path: string): De
 
 /** A decision on a raw request target, after the canonical-path step. */
 export type TargetDecision =
-  | (Decision & { valid: true; canonicalPath: string; forwardTarget: string })
+  | (Decision & { valid: true; canonicalPath: string; query: string; forwardTarget: string })
   | { valid: false; allowed: false; reason: string }
 
 /**
@@ -133,6 +133,7 @@ export function decideTarget(rules: readonly Rule[], method: string, rawTarget: 
     valid: true,
     ...decide(rules, method, target.path),
     canonicalPath: target.path,
+    query: target.query,
     forwardTarget: target.forwardTarget,
   }
 }

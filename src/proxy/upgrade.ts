@@ -26,6 +26,7 @@ import {
 } from './headers.js'
 import { chooseRuleSet } from './rule-choice.js'
 import { framingProblem } from './framing.js'
+import { environmentRefusal } from './env-refusal.js'
 import { carriesEnvironment } from './inspect-redact.js'
 import { decideTarget } from './rules.js'
 
@@ -141,6 +142,11 @@ export async function handleUpgrade(
   if (!decision.allowed) {
     refuse(socket, 403, refusalMessage(method, path))
     return record({ path, status: 403, decision: 'deny' })
+  }
+  const unmaskable = choice.ruleSet.redactEnv ? environmentRefusal(method, path, decision.query) : undefined
+  if (unmaskable !== undefined) {
+    refuse(socket, 403, refusalMessage(method, path, unmaskable))
+    return record({ path, status: 403, decision: 'deny', reason: unmaskable })
   }
   if (choice.ruleSet.redactEnv && carriesEnvironment(method, path)) {
     const reason = 'its answer carries container environment, which is masked only without an upgrade'

@@ -1,0 +1,23 @@
+/** Requests a masking rule set refuses: container top with ps_args (ps e prints the environment). */
+import { describe, expect, it } from 'vitest'
+import { environmentRefusal } from '../../../src/proxy/env-refusal.js'
+
+describe('environmentRefusal', () => {
+  it.each([
+    ['GET', '/v1.41/containers/db/top', '?ps_args=e', true],
+    ['GET', '/containers/db/top', '?ps_args=aux+e', true],
+    ['GET', '/v1.41./containers/db/top', '?ps_args=e', true],
+    ['GET', '/v1.41/containers/web/db/top', '?ps_args=e', true],
+    ['GET', '/v4.0.0/libpod/containers/db/top', '?ps_args=e', true],
+    ['GET', '/v1.41/containers/db/top', '?ps%5Fargs=e', true],
+    ['GET', '/v1.41/containers/db/top', '?ps+args=x&ps_args=-o%20pid,args', true],
+    ['GET', '/v1.41/containers/db/top', '?bad%zz=1', true],
+    ['GET', '/v1.41/containers/db/top', '', false],
+    ['GET', '/v1.41/containers/db/top', '?ps_args=', false],
+    ['GET', '/v1.41/containers/db/top', '?stream=1', false],
+    ['GET', '/v1.41/containers/db/logs', '?ps_args=e', false],
+    ['POST', '/v1.41/containers/db/top', '?ps_args=e', false],
+  ])('%s %s%s: refused=%s', (method, path, query, refused) => {
+    expect(environmentRefusal(method, path, query) !== undefined).toBe(refused)
+  })
+})
