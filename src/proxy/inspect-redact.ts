@@ -12,8 +12,12 @@ export const maskedValue = '********'
 /** The largest inspect answer that is masked (real ones are a few tens of kB). */
 export const maxInspectBodyBytes = 1 << 20
 
-const containerInspectPath =
-  /^(?:\/v[0-9]+(?:\.[0-9]+)*)?(?:\/v[0-9]+(?:\.[0-9]+)*\/libpod)?\/containers\/[^/]+\/json\/?$/
+/**
+ * Every path the engine routes to container inspect: Moby's router takes any `/v{version:[0-9.]+}`
+ * (`/v1.41./` is served) and `/containers/{name:.*}/json`, so a name may hold slashes (a legacy link's
+ * alias, `/containers/web/db/json`, is the linked container); libpod's paths likewise.
+ */
+const containerInspectPath = /^(?:\/v[0-9.]+)?(?:\/libpod)?\/containers\/.+\/json\/?$/
 
 /** True for a request whose answer carries container environment (a GET of a container inspect). */
 export function carriesEnvironment(method: string, canonicalPath: string): boolean {

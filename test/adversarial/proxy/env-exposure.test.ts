@@ -17,6 +17,8 @@ import { rawExchange, type RawOutcome } from './raw-client.js'
 const engine = engineOrNull()
 const suffix = Math.random().toString(36).slice(2, 8)
 const container = `env-canary-${suffix}`
+/** A container created with `--link container:db`: the engine also names `container` `/linker/db`. */
+const linker = `env-linker-${suffix}`
 const canary = `CANARY_5f3a${suffix}`
 
 function docker(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -62,6 +64,10 @@ interface ExposureCase {
 
 describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('engine')})`, () => {
   let readOnly: number
+  /** management with PROXY_REDACT_ENV=on: GET,HEAD,POST on every container path. */
+  let management: number
+  /** A rule set that allows every GET and HEAD, masking on. */
+  let everything: number
 
   beforeAll(async () => {
     const run = await docker([
@@ -78,17 +84,23 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
       '600',
     ])
     expect(run.stderr).toBe('')
+    const link = ['create', '--name', linker, '--network', 'none', '--link', `${container}:db`]
+    expect((await docker([...link, engine!.busyboxImage, 'true'])).stderr).toBe('')
     readOnly = await startProxy({ preset: 'read-only' })
+    management = await startProxy({ preset: 'management', redactEnv: 'on' })
+    everything = await startProxy({ rules: 'GET,HEAD .*', redactEnv: 'on' })
   })
 
   afterAll(async () => {
     for (const proxy of proxies) await proxy.shutdown(200)
-    await docker(['rm', '-f', container])
+    await docker(['rm', '-f', linker, container])
   })
 
   it('the engine itself hands out the canary (the cases below could leak it)', async () => {
     const direct = await docker(['inspect', '--format', '{{json .Config.Env}}', container])
     expect(direct.stdout).toContain(`SECRET=${canary}`)
+    const viaLink = await docker(['inspect', '--format', '{{json .Config.Env}}', `${linker}/db`])
+    expect(viaLink.stdout).toContain(`SECRET=${canary}`)
     const top = await docker(['top', container, 'e'])
     expect(top.stdout).toContain(`SECRET=${canary}`)
   })
@@ -144,5 +156,51 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     expect(received(outcome)).not.toContain(canary)
     expect(outcome.responses[0]?.status).toBe(status)
     if (status === 200) expect(outcome.responses[0]!.body).toMatch(/SECRET=\*{8}|"Processes"/)
+  })
+
+  const inspectSpellings: ExposureCase[] = [
+    {
+      attack: 'inspect through a legacy link alias (/containers/{name:.*}/json, name "linker/db")',
+      bytes: request('GET', `/v1.41/containers/${linker}/db/json`),
+      status: 200,
+    },
+    {
+      attack: 'inspect through the link alias with its slash percent-encoded',
+      bytes: request('GET', `/containers/${linker}%2Fdb/json`),
+      status: 200,
+    },
+    {
+      attack: 'inspect with version /v1.41. (Moby routes /v{version:[0-9.]+})',
+      bytes: request('GET', `/v1.41./containers/${container}/json`),
+      status: 200,
+    },
+    {
+      attack: 'inspect with version /v1.41.. (compares as 1.41.0.0)',
+      bytes: request('GET', `/v1.41../containers/${container}/json`),
+      status: 200,
+    },
+    {
+      attack: 'inspect with a query string',
+      bytes: request('GET', `/v1.41/containers/${container}/json?size=1`),
+      status: 200,
+    },
+    {
+      attack: 'inspect without a version',
+      bytes: request('GET', `/containers/${container}/json`),
+      status: 200,
+    },
+  ]
+
+  it.each(inspectSpellings)('management, masking on: $attack', async ({ bytes, status }) => {
+    const outcome = await rawExchange(management, [bytes], 1)
+    expect(received(outcome)).not.toContain(canary)
+    if (outcome.responses[0]?.status !== 403) expect(outcome.responses[0]?.status).toBe(status)
+  })
+
+  it.each(inspectSpellings)('every GET allowed, masking on: $attack', async ({ bytes, status }) => {
+    const outcome = await rawExchange(everything, [bytes], 1)
+    expect(received(outcome)).not.toContain(canary)
+    expect(outcome.responses[0]?.status).toBe(status)
+    expect(outcome.responses[0]!.body).toContain('SECRET=********')
   })
 })
