@@ -1,15 +1,18 @@
 /**
- * Secrets stay inside containers (pure): a container inspect answer (`GET /containers/{id}/json`, Docker
- * or libpod) is collected up to a size cap and forwarded with every `Config.Env` value replaced,
- * `NAME=********`. An answer that cannot be masked (too large, compressed, not JSON) is never forwarded:
- * the client gets a clear 502 instead, never a truncated or unmasked body. Other answers are not
- * touched here and keep streaming.
+ * Secrets stay inside containers (pure): an answer that carries container environment is collected up
+ * to a size cap and forwarded with every value replaced, `NAME=********`: container inspect
+ * (`GET /containers/{id}/json`, Docker or libpod, `Config.Env`), swarm services and tasks
+ * (`GET /services`, `/services/{id}`, `/tasks`, `/tasks/{id}`: `ContainerSpec.Env`, also in
+ * `PreviousSpec`) and plugins (`GET /plugins`, `/plugins/{name}/json`: `Settings.Env`, and the `Value` of
+ * each `Config.Env` entry). An answer that cannot be masked (too large, compressed, not JSON) is never
+ * forwarded: the client gets a clear 502 instead, never a truncated or unmasked body. Other answers are
+ * not touched here and keep streaming.
  */
 
 /** What replaces each environment value. */
 export const maskedValue = '********'
 
-/** The largest inspect answer that is masked (real ones are a few tens of kB). */
+/** The largest answer that is masked (a real inspect is a few tens of kB). */
 export const maxInspectBodyBytes = 1 << 20
 
 /**
@@ -19,12 +22,17 @@ export const maxInspectBodyBytes = 1 << 20
  */
 const containerInspectPath = /^(?:\/v[0-9.]+)?(?:\/libpod)?\/containers\/.+\/json\/?$/
 
-/** True for a request whose answer carries container environment (a GET of a container inspect). */
+/** Swarm services and tasks (`/services/{id}`, `/tasks/{id}`) and plugins (`/plugins/{name:.*}/json`). */
+const swarmOrPluginPath = /^(?:\/v[0-9.]+)?(?:\/(?:services|tasks)(?:\/[^/]+)?|\/plugins(?:\/.+\/json)?)\/?$/
+
+/** True for a request whose answer carries container environment (see the module comment). */
 export function carriesEnvironment(method: string, canonicalPath: string): boolean {
-  return method === 'GET' && containerInspectPath.test(canonicalPath)
+  return (
+    method === 'GET' && (containerInspectPath.test(canonicalPath) || swarmOrPluginPath.test(canonicalPath))
+  )
 }
 
-/** True when this answer must have its environment masked: a successful GET of a container inspect. */
+/** True when this answer must have its environment masked: a successful GET of one of those answers. */
 export function needsEnvMasking(method: string, canonicalPath: string, status: number): boolean {
   return status === 200 && carriesEnvironment(method, canonicalPath)
 }
@@ -32,7 +40,7 @@ export function needsEnvMasking(method: string, canonicalPath: string, status: n
 /** The outcome of masking: the answer's new body (the caller frames it), or the error to send instead. */
 export type MaskedAnswer = { ok: true; body: Buffer } | { ok: false; status: 502; message: string }
 
-/** Collects one inspect answer's body and masks it at the end. */
+/** Collects one answer's body and masks it at the end. */
 export interface InspectMasker {
   /** Adds a body chunk; false once the cap is passed (stop reading: `finish` reports the error). */
   push(chunk: Buffer): boolean
@@ -55,15 +63,32 @@ function keepExactIntegers(_key: string, value: unknown, context?: { source?: st
   return value
 }
 
-/** Replaces the value of every `NAME=value` entry of `Config.Env`; other fields are kept. */
-function maskEnvironment(inspect: unknown): void {
-  const config = (inspect as { Config?: { Env?: unknown } } | null)?.Config
-  if (!config || !Array.isArray(config.Env)) return
-  config.Env = config.Env.map((entry: unknown) => {
-    if (typeof entry !== 'string') return maskedValue
+/** `NAME=********` for `NAME=value`; a plugin's `{Name, Value}` entry with its Value masked. */
+function maskEntry(entry: unknown): unknown {
+  if (typeof entry === 'string') {
     const equals = entry.indexOf('=')
     return equals === -1 ? entry : `${entry.slice(0, equals)}=${maskedValue}`
-  })
+  }
+  if (entry !== null && typeof entry === 'object' && !Array.isArray(entry)) {
+    const masked = { ...(entry as Record<string, unknown>) }
+    if ('Value' in masked) masked.Value = maskedValue
+    return masked
+  }
+  return maskedValue
+}
+
+/** Replaces every value of every `Env` list, wherever it is in the answer; other fields are kept. */
+function maskEnvironment(answer: unknown): void {
+  if (answer === null || typeof answer !== 'object') return
+  if (Array.isArray(answer)) {
+    for (const item of answer) maskEnvironment(item)
+    return
+  }
+  const fields = answer as Record<string, unknown>
+  for (const [key, value] of Object.entries(fields)) {
+    if (key === 'Env' && Array.isArray(value)) fields[key] = value.map(maskEntry)
+    else maskEnvironment(value)
+  }
 }
 
 const failure = (message: string): MaskedAnswer => ({
@@ -95,22 +120,22 @@ export function createInspectMasker(
     finish() {
       if (overflowed) {
         return failure(
-          `the container inspect answer is larger than ${limit} bytes, so its environment cannot be masked; it was not forwarded`,
+          `the answer is larger than ${limit} bytes, so the container environment it carries cannot be masked; it was not forwarded`,
         )
       }
       const encoding = headerValue(rawHeaders, 'content-encoding')
       if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity')
         return failure(
-          `the container inspect answer is ${encoding}-encoded and cannot be masked; it was not forwarded`,
+          `the answer is ${encoding}-encoded, so the container environment it carries cannot be masked; it was not forwarded`,
         )
-      let inspect: unknown
+      let answer: unknown
       try {
-        inspect = JSON.parse(Buffer.concat(chunks, size).toString('utf8'), keepExactIntegers)
+        answer = JSON.parse(Buffer.concat(chunks, size).toString('utf8'), keepExactIntegers)
       } catch {
-        return failure('the container inspect answer is not JSON, so its environment cannot be masked')
+        return failure('the answer is not JSON, so the container environment it carries cannot be masked')
       }
-      maskEnvironment(inspect)
-      return { ok: true, body: Buffer.from(JSON.stringify(inspect) + '\n', 'utf8') }
+      maskEnvironment(answer)
+      return { ok: true, body: Buffer.from(JSON.stringify(answer) + '\n', 'utf8') }
     },
   }
 }

@@ -1,6 +1,6 @@
 /**
- * The masking step of the relay: wraps the handlers that carry the engine's answer to the client. A
- * container inspect answer (inspect-redact.ts) is held back, collected up to the cap, masked and
+ * The masking step of the relay: wraps the handlers that carry the engine's answer to the client. An
+ * answer carrying container environment (inspect-redact.ts) is held back, collected up to the cap, masked and
  * sent whole, or replaced by a clear 502; every other answer passes through untouched, chunk by chunk.
  */
 import type { Exchange, ExchangeHandlers } from './exchange.js'
@@ -12,7 +12,7 @@ export interface MaskedReply {
   error(status: number, message: string): void
 }
 
-/** The relay's handlers with container inspect answers of `method path` masked. */
+/** The relay's handlers with the container environment in the answer to `method path` masked. */
 export function withEnvMasking(
   relay: ExchangeHandlers,
   request: { method: string; path: string },
@@ -51,7 +51,10 @@ export function withEnvMasking(
     onError(error, afterHead) {
       if (masker && !finished) {
         finished = true
-        reply.error(502, `vault proxy: the container inspect answer was cut (${error.code ?? error.message})`)
+        reply.error(
+          502,
+          `vault proxy: the answer carrying container environment was cut (${error.code ?? error.message})`,
+        )
       } else relay.onError(error, afterHead)
     },
   }

@@ -5,6 +5,9 @@
  * (status line, headers, body, anything after it); an allowed request still gets its answer.
  */
 import { execFile } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createBackend } from '../../../src/proxy/backend.js'
@@ -19,6 +22,9 @@ const suffix = Math.random().toString(36).slice(2, 8)
 const container = `env-canary-${suffix}`
 /** A container created with `--link container:db`: the engine also names `container` `/linker/db`. */
 const linker = `env-linker-${suffix}`
+/** A plugin (created, never enabled) whose settings hold the canary: `Settings.Env`, `Config.Env`. */
+const plugin = `env-canary-plugin-${suffix}`
+const pluginDir = mkdtempSync(join(tmpdir(), 'env-plugin-'))
 const canary = `CANARY_5f3a${suffix}`
 
 function docker(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -86,6 +92,13 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     expect(run.stderr).toBe('')
     const link = ['create', '--name', linker, '--network', 'none', '--link', `${container}:db`]
     expect((await docker([...link, engine!.busyboxImage, 'true'])).stderr).toBe('')
+    mkdirSync(join(pluginDir, 'rootfs'))
+    const env = [{ name: 'PLUGIN_SECRET', settable: ['value'], value: canary }]
+    const config = { description: 'canary', documentation: '-', entrypoint: ['true'], env }
+    const pluginConfig = { ...config, interface: { socket: 'p.sock', types: ['docker.volumedriver/1.0'] } }
+    writeFileSync(join(pluginDir, 'config.json'), JSON.stringify(pluginConfig))
+    expect((await docker(['plugin', 'create', plugin, pluginDir])).code).toBe(0)
+    expect((await docker(['plugin', 'set', plugin, `PLUGIN_SECRET=${canary}`])).code).toBe(0)
     readOnly = await startProxy({ preset: 'read-only' })
     management = await startProxy({ preset: 'management', redactEnv: 'on' })
     everything = await startProxy({ rules: 'GET,HEAD .*', redactEnv: 'on' })
@@ -94,6 +107,8 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
   afterAll(async () => {
     for (const proxy of proxies) await proxy.shutdown(200)
     await docker(['rm', '-f', linker, container])
+    await docker(['plugin', 'rm', '-f', plugin])
+    rmSync(pluginDir, { recursive: true, force: true })
   })
 
   it('the engine itself hands out the canary (the cases below could leak it)', async () => {
@@ -101,6 +116,8 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     expect(direct.stdout).toContain(`SECRET=${canary}`)
     const viaLink = await docker(['inspect', '--format', '{{json .Config.Env}}', `${linker}/db`])
     expect(viaLink.stdout).toContain(`SECRET=${canary}`)
+    const settings = await docker(['plugin', 'inspect', '--format', '{{json .Settings.Env}}', plugin])
+    expect(settings.stdout).toContain(`PLUGIN_SECRET=${canary}`)
     const top = await docker(['top', container, 'e'])
     expect(top.stdout).toContain(`SECRET=${canary}`)
   })
@@ -202,5 +219,35 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     expect(received(outcome)).not.toContain(canary)
     expect(outcome.responses[0]?.status).toBe(status)
     expect(outcome.responses[0]!.body).toContain('SECRET=********')
+  })
+
+  const otherAnswers: ExposureCase[] = [
+    {
+      attack: 'plugin list (Settings.Env, Config.Env[].Value)',
+      bytes: request('GET', '/v1.41/plugins'),
+      status: 200,
+    },
+    {
+      attack: 'plugin inspect',
+      bytes: request('GET', `/v1.41/plugins/${plugin}:latest/json`),
+      status: 200,
+    },
+    {
+      attack: 'plugin inspect, unversioned, short name',
+      bytes: request('GET', `/plugins/${plugin}/json`),
+      status: 200,
+    },
+    {
+      attack: 'plugin list, version /v1.41.',
+      bytes: request('GET', '/v1.41./plugins'),
+      status: 200,
+    },
+  ]
+
+  it.each(otherAnswers)('every GET allowed, masking on: $attack', async ({ bytes, status }) => {
+    const outcome = await rawExchange(everything, [bytes], 1)
+    expect(received(outcome)).not.toContain(canary)
+    expect(outcome.responses[0]?.status).toBe(status)
+    expect(outcome.responses[0]!.body).toContain('PLUGIN_SECRET=********')
   })
 })

@@ -1,4 +1,5 @@
-/** Masking Config.Env in container inspect answers: bounded, never a truncated or unmasked body. */
+/** Masking container environment in engine answers: bounded, never a truncated or unmasked body. */
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import {
   createInspectMasker,
@@ -49,6 +50,18 @@ describe('needsEnvMasking', () => {
     ['HEAD', '/v1.41/containers/db/json', 200, false],
     ['GET', '/v1.41/containers/db/logs', 200, false],
     ['GET', '/v1.41/images/db/json', 200, false],
+    ['GET', '/v1.41/services', 200, true],
+    ['GET', '/v1.41/services/svc', 200, true],
+    ['GET', '/services/svc/', 200, true],
+    ['GET', '/v1.41./tasks', 200, true],
+    ['GET', '/v1.41/tasks/dh0ef8dx', 200, true],
+    ['GET', '/v1.41/plugins', 200, true],
+    ['GET', '/v1.41/plugins/canary-plugin:latest/json', 200, true],
+    ['GET', '/v1.41/plugins/registry.example/acme/plugin:1/json', 200, true],
+    ['GET', '/v1.41/services/svc/logs', 200, false],
+    ['GET', '/v1.41/tasks/x/logs', 200, false],
+    ['GET', '/v1.41/plugins/privileges', 200, false],
+    ['POST', '/v1.41/services/create', 200, false],
   ])('%s %s %i: %s', (method, path, status, wanted) => {
     expect(needsEnvMasking(method, path, status)).toBe(wanted)
   })
@@ -107,5 +120,43 @@ describe('createInspectMasker', () => {
     expect(masker.push(Buffer.alloc(10))).toBe(true)
     expect(masker.push(Buffer.alloc(1))).toBe(false)
     expect(masker.push(Buffer.alloc(1))).toBe(false)
+  })
+})
+
+/** Real engine answers (test/fixtures/proxy-env-answers/SOURCE.md) holding CANARY_RECORDED_9c1e. */
+describe('masking answers recorded from Docker Engine 20.10 (swarm services and tasks, plugins)', () => {
+  const recorded = 'CANARY_RECORDED_9c1e'
+  const fixture = (name: string) =>
+    readFileSync(new URL(`../../fixtures/proxy-env-answers/${name}.json`, import.meta.url), 'utf8')
+
+  /** The value at a dotted path, `0.Spec.Env`. */
+  const at = (value: unknown, path: string): unknown =>
+    path.split('.').reduce((node, key) => (node as Record<string, unknown>)[key], value)
+
+  it.each([
+    ['services', '0.Spec.TaskTemplate.ContainerSpec.Env', 2],
+    ['services', '0.PreviousSpec.TaskTemplate.ContainerSpec.Env', 1],
+    ['service', 'Spec.TaskTemplate.ContainerSpec.Env', 1],
+    ['tasks', '0.Spec.ContainerSpec.Env', 2],
+    ['plugins', '0.Settings.Env', 1],
+    ['plugin', 'Settings.Env', 1],
+  ])('%s %s: every value masked, names kept', (name, envPath, count) => {
+    const original = fixture(name)
+    expect(original).toContain(recorded)
+    const answer = run(original)
+    expect(answer.ok).toBe(true)
+    const text = bodyOf(answer)
+    expect(text).not.toContain(recorded)
+    const env = at(JSON.parse(text), envPath) as string[]
+    expect(env).toHaveLength(count)
+    for (const entry of env) expect(entry).toMatch(/^[A-Z_]+=\*{8}$/)
+  })
+
+  it('a plugin declaration keeps Name and Description, its Value masked', () => {
+    const masked = JSON.parse(bodyOf(run(fixture('plugin'))))
+    expect(masked.Config.Env).toEqual([
+      { Description: 'a secret', Name: 'PLUGIN_SECRET', Settable: ['value'], Value: maskedValue },
+    ])
+    expect(masked.Name).toBe(JSON.parse(fixture('plugin')).Name)
   })
 })
