@@ -1,8 +1,11 @@
 /**
  * Hostile corpus against the promise that container secrets do not leave containers: a real engine
- * holds a canary environment value, and each case is a request a client of a masking rule set sends to
- * reach it. Property checked for every case: the canary never appears in the bytes the client receives
- * (status line, headers, body, anything after it); an allowed request still gets its answer.
+ * holds a canary environment value (a running container, a legacy link alias to it, a plugin's
+ * settings), and each case is a request a client of a masking rule set sends to reach it. Property
+ * checked for every case: the canary never appears in the bytes the client receives (status line,
+ * headers, body, anything after it); an allowed request still gets its answer, masked. The engine answers
+ * inspect chunked (Transfer-Encoding), so every masked case covers that framing too. Swarm services and
+ * tasks are covered by unit cases on recorded answers: the shared test engine is not made a swarm manager.
  */
 import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -166,6 +169,54 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
       bytes: request('GET', `/v1.41/containers/${container}/top`),
       status: 200,
     },
+    {
+      attack: 'HEAD of inspect (the engine routes GET only: 404, no body)',
+      bytes: request('HEAD', `/v1.41/containers/${container}/json`),
+      status: 404,
+    },
+    {
+      attack: 'inspect in absolute form',
+      bytes: request('GET', `http://docker/v1.41/containers/${container}/json`),
+      status: 200,
+    },
+    {
+      attack: 'inspect with doubled slashes and dot segments',
+      bytes: request('GET', `//v1.41//containers/./${container}//json`),
+      status: 200,
+    },
+    {
+      attack: 'inspect with "json" percent-encoded',
+      bytes: request('GET', `/v1.41/containers/${container}/%6A%73on`),
+      status: 200,
+    },
+    {
+      attack: 'inspect asking for a compressed answer (the engine does not compress)',
+      bytes: request('GET', `/v1.41/containers/${container}/json`, ['Accept-Encoding: gzip']),
+      status: 200,
+    },
+    {
+      attack: 'export (refused: read-only does not name it)',
+      bytes: request('GET', `/v1.41/containers/${container}/export`),
+      status: 403,
+    },
+    {
+      attack: 'archive of /proc/1/environ (refused)',
+      bytes: request('GET', `/v1.41/containers/${container}/archive?path=/proc/1/environ`),
+      status: 403,
+    },
+    {
+      attack: 'exec create with env (refused)',
+      bytes: request('POST', `/v1.41/containers/${container}/exec`, ['Content-Length: 0']),
+      status: 403,
+    },
+    {
+      attack: 'attach over a websocket (refused)',
+      bytes: request('GET', `/v1.41/containers/${container}/attach/ws?stdout=1`, [
+        'Connection: Upgrade',
+        'Upgrade: websocket',
+      ]),
+      status: 403,
+    },
   ]
 
   it.each(readOnlyCases)('read-only: $attack', async ({ bytes, status }) => {
@@ -206,6 +257,16 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
       bytes: request('GET', `/containers/${container}/json`),
       status: 200,
     },
+    {
+      attack: 'inspect with a trailing slash',
+      bytes: request('GET', `/v1.41/containers/${container}/json/`),
+      status: 404,
+    },
+    {
+      attack: 'inspect with a double-encoded slash (decoded once: a name that does not exist)',
+      bytes: request('GET', `/v1.41/containers/${linker}%252Fdb/json`),
+      status: 404,
+    },
   ]
 
   it.each(inspectSpellings)('management, masking on: $attack', async ({ bytes, status }) => {
@@ -218,7 +279,7 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     const outcome = await rawExchange(everything, [bytes], 1)
     expect(received(outcome)).not.toContain(canary)
     expect(outcome.responses[0]?.status).toBe(status)
-    expect(outcome.responses[0]!.body).toContain('SECRET=********')
+    if (status === 200) expect(outcome.responses[0]!.body).toContain('SECRET=********')
   })
 
   const otherAnswers: ExposureCase[] = [
@@ -249,5 +310,40 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     expect(received(outcome)).not.toContain(canary)
     expect(outcome.responses[0]?.status).toBe(status)
     expect(outcome.responses[0]!.body).toContain('PLUGIN_SECRET=********')
+  })
+
+  it('read-only: pipelined inspects on one keep-alive connection are each masked', async () => {
+    const inspect = request('GET', `/v1.41/containers/${container}/json`)
+    const list = request('GET', '/v1.41/containers/json?all=1')
+    const outcome = await rawExchange(readOnly, [inspect + list + inspect + inspect], 4)
+    expect(outcome.responses.map((r) => r.status)).toEqual([200, 200, 200, 200])
+    expect(received(outcome)).not.toContain(canary)
+    for (const i of [0, 2, 3]) expect(outcome.responses[i]!.body).toContain('SECRET=********')
+  })
+
+  it('read-only: an inspect answer over the cap is a clear 502, never cut JSON or the canary', async () => {
+    const big = `env-big-${suffix}`
+    const envFile = join(pluginDir, 'big.env')
+    const lines = Array.from({ length: 20 }, (_, i) => `BIG_${i}=${canary}${'x'.repeat(60_000)}\n`)
+    writeFileSync(envFile, lines.join(''))
+    const created = await docker([
+      'create',
+      '--name',
+      big,
+      '--network',
+      'none',
+      '--env-file',
+      envFile,
+      engine!.busyboxImage,
+    ])
+    expect(created.stderr).toBe('')
+    try {
+      const outcome = await rawExchange(readOnly, [request('GET', `/v1.41/containers/${big}/json`)], 1)
+      expect(outcome.responses[0]?.status).toBe(502)
+      expect(JSON.parse(outcome.responses[0]!.body).message).toContain('larger than')
+      expect(received(outcome)).not.toContain(canary)
+    } finally {
+      await docker(['rm', '-f', big])
+    }
   })
 })
