@@ -1,37 +1,72 @@
 /**
  * Requests a masking rule set refuses (pure): answers that would show a container's environment in a
- * shape the proxy cannot mask. `GET /containers/{id}/top?ps_args=e` runs `ps e` on the engine's host,
- * which prints each process's environment after its command line; any `ps_args` is refused, as `ps`
- * options are many and differ between implementations (`docker top NAME` without options still works).
+ * shape the proxy cannot mask, chosen by a query parameter on a path the read-only presets allow.
+ * - container top `ps_args`: `ps e` prints each process's environment after its command line; any
+ *   `ps_args` is refused, as `ps` options are many and differ between implementations (`docker top
+ *   NAME` without options still works);
+ * - container, service and task logs `details`: each line then starts with the values the log driver
+ *   attaches, environment values included when it was started with `--log-opt env=NAME` or `env-regex`.
+ * Parameters are read as the engine reads them (Go's url.ParseQuery, Moby's httputils.BoolValue).
  */
 
-/** Moby's route for container top (`/v{version:[0-9.]+}`, `{name:.*}`), and libpod's. */
-const containerTopPath = /^(?:\/v[0-9.]+)?(?:\/libpod)?\/containers\/.+\/top\/?$/
+/** Moby's version prefix (`/v{version:[0-9.]+}`). */
+const version = String.raw`(?:/v[0-9.]+)?`
 
-/** The query's keys as the engine (Go's url.ParseQuery) decodes them; undefined for a bad escape. */
-function queryKeys(query: string): string[] | undefined {
-  const keys: string[] = []
+interface RiskyParameter {
+  path: RegExp
+  name: string
+  isSet(value: string): boolean
+  why: string
+}
+
+/** Moby's BoolValue: anything but empty, 0, no, false or none (trimmed, any case) is true. */
+const boolValue = (value: string) => !['', '0', 'no', 'false', 'none'].includes(value.trim().toLowerCase())
+
+const riskyParameters: readonly RiskyParameter[] = [
+  {
+    path: new RegExp(String.raw`^${version}(?:/libpod)?/containers/.+/top/?$`),
+    name: 'ps_args',
+    isSet: (value) => value !== '',
+    why: 'ps_args can make ps print the environment of container processes (ps e), which is masked here',
+  },
+  {
+    path: new RegExp(String.raw`^${version}(?:(?:/libpod)?/containers/.+|/(?:services|tasks)/[^/]+)/logs/?$`),
+    name: 'details',
+    isSet: boolValue,
+    why: 'details shows what the log driver attaches to each line, environment values included (--log-opt env=NAME), which is masked here',
+  },
+]
+
+/** The query's pairs as the engine (Go's url.ParseQuery) decodes them; undefined for a bad escape. */
+function queryPairs(query: string): [string, string][] | undefined {
+  const pairs: [string, string][] = []
+  const decode = (text: string) => decodeURIComponent(text.replaceAll('+', ' '))
   for (const pair of query.replace(/^\?/, '').split('&')) {
+    if (pair === '') continue
     const equals = pair.indexOf('=')
-    const rawKey = equals === -1 ? pair : pair.slice(0, equals)
-    const value = equals === -1 ? '' : pair.slice(equals + 1)
-    if (value === '') continue
     try {
-      keys.push(decodeURIComponent(rawKey.replaceAll('+', ' ')))
+      pairs.push(
+        equals === -1 ? [decode(pair), ''] : [decode(pair.slice(0, equals)), decode(pair.slice(equals + 1))],
+      )
     } catch {
       return undefined
     }
   }
-  return keys
+  return pairs
 }
 
 /**
  * Why a rule set that masks the environment refuses this allowed request, or undefined: `query` is the
- * raw query (`?a=b` or empty).
+ * raw query (`?a=b` or empty). A query the engine could not decode is refused on those paths too.
  */
 export function environmentRefusal(method: string, canonicalPath: string, query: string): string | undefined {
-  if (method !== 'GET' || !containerTopPath.test(canonicalPath) || query === '') return undefined
-  const keys = queryKeys(query)
-  if (keys !== undefined && !keys.includes('ps_args')) return undefined
-  return 'ps_args can make ps print the environment of container processes (ps e), which is masked here'
+  if (method !== 'GET' || query === '') return undefined
+  const risky = riskyParameters.filter((parameter) => parameter.path.test(canonicalPath))
+  if (risky.length === 0) return undefined
+  const pairs = queryPairs(query)
+  for (const parameter of risky) {
+    if (pairs === undefined || pairs.some(([key, value]) => key === parameter.name && parameter.isSet(value)))
+      return parameter.why
+  }
+  return undefined
 }

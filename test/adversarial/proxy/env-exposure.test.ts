@@ -86,11 +86,14 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
       container,
       '--network',
       'none',
+      '--log-opt',
+      'env=SECRET',
       '-e',
       `SECRET=${canary}`,
       engine!.busyboxImage,
-      'sleep',
-      '600',
+      'sh',
+      '-c',
+      'echo hello; exec sleep 600',
     ])
     expect(run.stderr).toBe('')
     const link = ['create', '--name', linker, '--network', 'none', '--link', `${container}:db`]
@@ -121,6 +124,8 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     expect(viaLink.stdout).toContain(`SECRET=${canary}`)
     const settings = await docker(['plugin', 'inspect', '--format', '{{json .Settings.Env}}', plugin])
     expect(settings.stdout).toContain(`PLUGIN_SECRET=${canary}`)
+    const details = await docker(['logs', '--details', container])
+    expect(details.stdout).toContain(`SECRET=${canary} hello`)
     const top = await docker(['top', container, 'e'])
     expect(top.stdout).toContain(`SECRET=${canary}`)
   })
@@ -167,6 +172,21 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     {
       attack: 'top without ps_args (docker top NAME still works)',
       bytes: request('GET', `/v1.41/containers/${container}/top`),
+      status: 200,
+    },
+    {
+      attack: 'logs with details=1: each line began with SECRET=<value> (--log-opt env=SECRET)',
+      bytes: request('GET', `/v1.41/containers/${container}/logs?stdout=1&details=1`),
+      status: 403,
+    },
+    {
+      attack: 'logs with details=true, the key percent-encoded',
+      bytes: request('GET', `/v1.41/containers/${container}/logs?stdout=1&det%61ils=true`),
+      status: 403,
+    },
+    {
+      attack: 'logs without details (docker logs NAME still works)',
+      bytes: request('GET', `/v1.41/containers/${container}/logs?stdout=1`),
       status: 200,
     },
     {
@@ -223,7 +243,7 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     const outcome = await rawExchange(readOnly, [bytes], 1)
     expect(received(outcome)).not.toContain(canary)
     expect(outcome.responses[0]?.status).toBe(status)
-    if (status === 200) expect(outcome.responses[0]!.body).toMatch(/SECRET=\*{8}|"Processes"/)
+    if (status === 200) expect(outcome.responses[0]!.body).toMatch(/SECRET=\*{8}|"Processes"|hello/)
   })
 
   const inspectSpellings: ExposureCase[] = [

@@ -1,4 +1,4 @@
-/** Requests a masking rule set refuses: container top with ps_args (ps e prints the environment). */
+/** Requests a masking rule set refuses: top with ps_args (ps e), logs with details (--log-opt env=NAME). */
 import { describe, expect, it } from 'vitest'
 import { environmentRefusal } from '../../../src/proxy/env-refusal.js'
 
@@ -16,7 +16,20 @@ describe('environmentRefusal', () => {
     ['GET', '/v1.41/containers/db/top', '?ps_args=', false],
     ['GET', '/v1.41/containers/db/top', '?stream=1', false],
     ['GET', '/v1.41/containers/db/logs', '?ps_args=e', false],
+    ['GET', '/v1.41/containers/db/stats', '?details=1', false],
     ['POST', '/v1.41/containers/db/top', '?ps_args=e', false],
+    ['GET', '/v1.41/containers/db/logs', '?stdout=1&details=1', true],
+    ['GET', '/v1.41/containers/db/logs', '?details=true', true],
+    ['GET', '/v1.41/containers/db/logs', '?details=%20Yes', true],
+    ['GET', '/v1.41/containers/db/logs', '?det%61ils=1', true],
+    ['GET', '/v1.41./containers/web/db/logs', '?details=1', true],
+    ['GET', '/v1.41/services/svc/logs', '?details=1', true],
+    ['GET', '/v1.41/tasks/t1/logs', '?details=1', true],
+    ['GET', '/v1.41/containers/db/logs', '?stdout=1&details=%zz', true],
+    ['GET', '/v1.41/containers/db/logs', '?stdout=1&details=0', false],
+    ['GET', '/v1.41/containers/db/logs', '?details=false&details=None', false],
+    ['GET', '/v1.41/containers/db/logs', '?stdout=1&follow=1&tail=all', false],
+    ['GET', '/v1.41/containers/db/top', '?details=1', false],
   ])('%s %s%s: refused=%s', (method, path, query, refused) => {
     expect(environmentRefusal(method, path, query) !== undefined).toBe(refused)
   })
