@@ -19,7 +19,7 @@ export interface ProxyCheckResult {
   reason?: string
   /** The rule set that decided (a section or preset name; `*` when every client gets the same). */
   ruleSet?: string
-  /** Whether a container inspect answer to this request would have its environment masked. */
+  /** Whether the answer to this request carries container environment that would be masked. */
   envMasked: boolean
 }
 

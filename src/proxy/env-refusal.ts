@@ -1,13 +1,17 @@
 /**
  * Requests a masking rule set refuses (pure): answers that would show a container's environment in a
  * shape the proxy cannot mask, chosen by a query parameter on a path the read-only presets allow.
- * - container top `ps_args`: `ps e` prints each process's environment after its command line; any
- *   `ps_args` is refused, as `ps` options are many and differ between implementations (`docker top
- *   NAME` without options still works);
+ * - container top `ps_args`: `ps e` prints each process's environment after its command line; only
+ *   options known not to show it pass (`aux`, `-ef` and clusters of the same letters, no `e` outside a
+ *   dash word, no `-o` formats), as `ps` options are many (`docker top NAME` without options works);
  * - container, service and task logs `details`: each line then starts with the values the log driver
  *   attaches, environment values included when it was started with `--log-opt env=NAME` or `env-regex`.
- * Parameters are read as the engine reads them (Go's url.ParseQuery, Moby's httputils.BoolValue).
+ * Parameters are read as the engine reads them (Go's url.ParseQuery, Moby's httputils.BoolValue); `;`
+ * separates pairs too, as it did in the Go of older engines.
  */
+
+/** `ps` words that never show an environment: BSD clusters without `e`, UNIX clusters without formats. */
+const plainPsWord = /^(?:[afjlsuvwx]+|-[AadefFHjlLwy]+)$/
 
 /** Moby's version prefix (`/v{version:[0-9.]+}`). */
 const version = String.raw`(?:/v[0-9.]+)?`
@@ -26,7 +30,12 @@ const riskyParameters: readonly RiskyParameter[] = [
   {
     path: new RegExp(String.raw`^${version}(?:/libpod)?/containers/.+/top/?$`),
     name: 'ps_args',
-    isSet: (value) => value !== '',
+    isSet: (value) =>
+      value.trim() !== '' &&
+      !value
+        .trim()
+        .split(/\s+/)
+        .every((word) => plainPsWord.test(word)),
     why: 'ps_args can make ps print the environment of container processes (ps e), which is masked here',
   },
   {
@@ -41,7 +50,7 @@ const riskyParameters: readonly RiskyParameter[] = [
 function queryPairs(query: string): [string, string][] | undefined {
   const pairs: [string, string][] = []
   const decode = (text: string) => decodeURIComponent(text.replaceAll('+', ' '))
-  for (const pair of query.replace(/^\?/, '').split('&')) {
+  for (const pair of query.replace(/^\?/, '').split(/[&;]/)) {
     if (pair === '') continue
     const equals = pair.indexOf('=')
     try {

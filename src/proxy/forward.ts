@@ -131,7 +131,7 @@ interface Forwarded {
   target: string
   rule: Rule | undefined
   bodyLength: number | 'chunked'
-  /** Whether container inspect answers have their environment masked (the rule set's choice). */
+  /** Whether answers carrying container environment are masked (the rule set's choice). */
   maskEnv: boolean
 }
 

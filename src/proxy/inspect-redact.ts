@@ -9,8 +9,7 @@
  * not touched here and keep streaming.
  */
 
-/** What replaces each environment value. */
-export const maskedValue = '********'
+import { maskText } from '../ui/redact.js'
 
 /** The largest answer that is masked (a real inspect is a few tens of kB). */
 export const maxInspectBodyBytes = 1 << 20
@@ -67,14 +66,14 @@ function keepExactIntegers(_key: string, value: unknown, context?: { source?: st
 function maskEntry(entry: unknown): unknown {
   if (typeof entry === 'string') {
     const equals = entry.indexOf('=')
-    return equals === -1 ? entry : `${entry.slice(0, equals)}=${maskedValue}`
+    return equals === -1 ? entry : `${entry.slice(0, equals)}=${maskText}`
   }
   if (entry !== null && typeof entry === 'object' && !Array.isArray(entry)) {
     const masked = { ...(entry as Record<string, unknown>) }
-    if ('Value' in masked) masked.Value = maskedValue
+    if ('Value' in masked) masked.Value = maskText
     return masked
   }
-  return maskedValue
+  return maskText
 }
 
 /** Replaces every value of every `Env` list, wherever it is in the answer; other fields are kept. */

@@ -73,7 +73,7 @@ export type PresetName = keyof typeof presets
 /** The names of the presets, for flag options and help. */
 export const presetNames = Object.keys(presets) as PresetName[]
 
-/** Presets whose container inspect answers have their `Config.Env` values masked unless turned off. */
+/** Presets that mask container environment in answers (inspect-redact.ts) unless turned off. */
 export const envRedactingPresets: ReadonlySet<string> = new Set(['read-only', 'true-read-only', 'monitoring'])
 
 /** Requests that read more than their "read-only" look suggests, with what they expose. */

@@ -1,12 +1,12 @@
 /**
  * Rule sets (pure): rule text with vault's additions to CetusGuard's syntax, resolved into named sets,
- * each with its rules and whether container inspect answers are masked, plus the client selectors that
+ * each with its rules and whether answers carrying container environment are masked, plus the client selectors that
  * choose among them. The additions are lines CetusGuard refuses, so a CetusGuard rule file means the same:
  *
  *   [dashboard]                      a named rule set starts here
  *   client source 10.0.0.0/8         clients that get it (source, cert, frontend)
  *   preset monitoring                a preset's rules at this point
- *   redact-env on                    mask Config.Env in container inspect answers (on/off)
+ *   redact-env on                    mask container environment in answers (on/off)
  *   GET %API_PREFIX_EVENTS%          rules, as in CetusGuard
  */
 import { ClientMatcherError, parseClientMatcher, type ClientSelector } from './client-rules.js'
@@ -25,7 +25,7 @@ import {
 export interface RuleSet {
   name: string
   rules: Rule[]
-  /** Whether container inspect answers have their `Config.Env` values masked. */
+  /** Whether answers carrying container environment (inspect-redact.ts) are masked. */
   redactEnv: boolean
 }
 

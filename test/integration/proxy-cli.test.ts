@@ -69,7 +69,7 @@ describe('vault proxy check and rules', () => {
     expect(result.exitCode).toBe(0)
     expect(result.stdout).toContain('GET,HEAD %API_PREFIX_CONTAINERS%/json')
     expect(result.stderr).not.toContain('warning')
-    expect(result.stderr).toContain('Config.Env values masked')
+    expect(result.stderr).toContain('its values are masked')
   })
 
   it.each([

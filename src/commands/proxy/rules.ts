@@ -13,7 +13,7 @@ export interface ProxyRulesResult {
   preset: string
   rules: string
   warnings: string[]
-  /** Whether the preset masks Config.Env in container inspect answers by default. */
+  /** Whether the preset masks container environment in answers by default. */
   redactEnv: boolean
 }
 
@@ -47,7 +47,10 @@ export default class ProxyRules extends BaseCommand<typeof ProxyRules> {
     if (!this.jsonEnabled()) {
       this.out(rules)
       for (const warning of warnings) this.note(`warning: ${warning}`)
-      if (redactEnv) this.note('container inspect answers: Config.Env values masked (redact-env on)')
+      if (redactEnv)
+        this.note(
+          'answers carrying container environment (inspect, services, tasks, plugins): its values are masked (redact-env on)',
+        )
     }
     return { preset, rules, warnings, redactEnv }
   }

@@ -170,6 +170,21 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
       status: 403,
     },
     {
+      attack: 'top with ps_args=auxe (e at the end of a BSD cluster)',
+      bytes: request('GET', `/v1.41/containers/${container}/top?ps_args=auxe`),
+      status: 403,
+    },
+    {
+      attack: 'top with ps_args after a semicolon (a pair separator for engines built with Go < 1.17)',
+      bytes: request('GET', `/v1.41/containers/${container}/top?x=1;ps_args=e`),
+      status: 403,
+    },
+    {
+      attack: 'top with ps_args=aux (docker top NAME aux still works, no environment)',
+      bytes: request('GET', `/v1.41/containers/${container}/top?ps_args=aux`),
+      status: 200,
+    },
+    {
       attack: 'top without ps_args (docker top NAME still works)',
       bytes: request('GET', `/v1.41/containers/${container}/top`),
       status: 200,

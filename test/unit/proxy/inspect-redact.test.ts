@@ -1,12 +1,10 @@
 /** Masking container environment in engine answers: bounded, never a truncated or unmasked body. */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import {
-  createInspectMasker,
-  maskedValue,
-  needsEnvMasking,
-  type MaskedAnswer,
-} from '../../../src/proxy/inspect-redact.js'
+import { createInspectMasker, needsEnvMasking, type MaskedAnswer } from '../../../src/proxy/inspect-redact.js'
+
+/** What a masked value reads as (the README's `NAME=********`). */
+const maskedValue = '********'
 
 const canary = 'canary-7f3a9c-secret'
 const inspect = {
