@@ -1,7 +1,8 @@
 /**
  * Secrets stay inside containers (pure): an answer that carries container environment is collected up
  * to a size cap and forwarded with every value replaced, `NAME=********`: container inspect
- * (`GET /containers/{id}/json`, Docker or libpod, `Config.Env`), swarm services and tasks
+ * (`GET /containers/{id}/json`, Docker or libpod, `Config.Env`), image inspect (`GET /images/{name}/json`:
+ * an image committed from a container holds its environment), swarm services and tasks
  * (`GET /services`, `/services/{id}`, `/tasks`, `/tasks/{id}`: `ContainerSpec.Env`, also in
  * `PreviousSpec`) and plugins (`GET /plugins`, `/plugins/{name}/json`: `Settings.Env`, and the `Value` of
  * each `Config.Env` entry). An answer that cannot be masked (too large, compressed, not JSON) is never
@@ -21,13 +22,19 @@ export const maxInspectBodyBytes = 1 << 20
  */
 const containerInspectPath = /^(?:\/v[0-9.]+)?(?:\/libpod)?\/containers\/.+\/json\/?$/
 
+/** Image inspect (`/images/{name:.*}/json`): an image committed from a container holds its `Config.Env`. */
+const imageInspectPath = /^(?:\/v[0-9.]+)?(?:\/libpod)?\/images\/.+\/json\/?$/
+
 /** Swarm services and tasks (`/services/{id}`, `/tasks/{id}`) and plugins (`/plugins/{name:.*}/json`). */
 const swarmOrPluginPath = /^(?:\/v[0-9.]+)?(?:\/(?:services|tasks)(?:\/[^/]+)?|\/plugins(?:\/.+\/json)?)\/?$/
 
 /** True for a request whose answer carries container environment (see the module comment). */
 export function carriesEnvironment(method: string, canonicalPath: string): boolean {
   return (
-    method === 'GET' && (containerInspectPath.test(canonicalPath) || swarmOrPluginPath.test(canonicalPath))
+    method === 'GET' &&
+    (containerInspectPath.test(canonicalPath) ||
+      imageInspectPath.test(canonicalPath) ||
+      swarmOrPluginPath.test(canonicalPath))
   )
 }
 

@@ -33,16 +33,20 @@ const containerReads = `GET,HEAD %API_PREFIX_CONTAINERS%/json
 GET,HEAD %API_PREFIX_CONTAINERS%/%CONTAINER_ID_OR_NAME%/(?:json|top|logs|changes|stats)
 `
 
+/** Image reads without export (`/images/get`, `/images/{name}/get`: whole filesystems, and the
+ * environment of an image committed from a container, which cannot be masked inside a tarball). */
+const imageReads = `GET,HEAD %API_PREFIX_IMAGES%/(?:json|search)
+GET,HEAD %API_PREFIX_IMAGES%/.+/(?:json|history)
+`
+
 /** Named rule sets: the seed's default list and its tiers. */
 export const presets = {
   default: defaultRules,
-  'read-only': `# read-only: containers (no export, archive, attach or exec) and images
-${containerReads}GET,HEAD %API_PREFIX_IMAGES%(/.*)?
-`,
+  'read-only': `# read-only: containers (no export, archive, attach or exec) and images (no export)
+${containerReads}${imageReads}`,
   monitoring: `# monitoring: read-only plus events, networks and volumes (no exec)
 GET %API_PREFIX_EVENTS%
-${containerReads}GET,HEAD %API_PREFIX_IMAGES%(/.*)?
-GET,HEAD %API_PREFIX_NETWORKS%(/.*)?
+${containerReads}${imageReads}GET,HEAD %API_PREFIX_NETWORKS%(/.*)?
 GET,HEAD %API_PREFIX_VOLUMES%(/.*)?
 `,
   management: `# management: start, stop, exec and create containers; read images
@@ -53,8 +57,7 @@ GET,HEAD %API_PREFIX_IMAGES%(/.*)?
 `,
   'true-read-only': `# true read-only: GET and HEAD only (events GET only); containers as in read-only, no exec
 GET %API_PREFIX_EVENTS%
-${containerReads}GET,HEAD %API_PREFIX_IMAGES%(/.*)?
-GET,HEAD %API_PREFIX_VOLUMES%(/.*)?
+${containerReads}${imageReads}GET,HEAD %API_PREFIX_VOLUMES%(/.*)?
 GET,HEAD %API_PREFIX_NETWORKS%(/.*)?
 GET,HEAD %API_PREFIX_BUILD%(/.*)?
 `,
@@ -90,6 +93,11 @@ const exposureProbes: { method: string; path: string; exposure: string }[] = [
     exposure: 'attach over a websocket (stdin of a container)',
   },
   { method: 'POST', path: '/containers/probe/attach', exposure: 'attach (stdin and stdout of a container)' },
+  {
+    method: 'GET',
+    path: '/images/probe/get',
+    exposure: 'image export (whole images; one committed from a container holds its environment)',
+  },
   {
     method: 'GET',
     path: '/containers/probe/json',

@@ -25,6 +25,8 @@ const suffix = Math.random().toString(36).slice(2, 8)
 const container = `env-canary-${suffix}`
 /** A container created with `--link container:db`: the engine also names `container` `/linker/db`. */
 const linker = `env-linker-${suffix}`
+/** An image committed from the canary container: its `Config.Env` holds the canary. */
+const committed = `env-canary-image-${suffix}`
 /** A plugin (created, never enabled) whose settings hold the canary: `Settings.Env`, `Config.Env`. */
 const plugin = `env-canary-plugin-${suffix}`
 const pluginDir = mkdtempSync(join(tmpdir(), 'env-plugin-'))
@@ -96,6 +98,7 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
       'echo hello; exec sleep 600',
     ])
     expect(run.stderr).toBe('')
+    expect((await docker(['commit', container, `${committed}:1`])).code).toBe(0)
     const link = ['create', '--name', linker, '--network', 'none', '--link', `${container}:db`]
     expect((await docker([...link, engine!.busyboxImage, 'true'])).stderr).toBe('')
     mkdirSync(join(pluginDir, 'rootfs'))
@@ -113,6 +116,7 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
   afterAll(async () => {
     for (const proxy of proxies) await proxy.shutdown(200)
     await docker(['rm', '-f', linker, container])
+    await docker(['rmi', '-f', `${committed}:1`])
     await docker(['plugin', 'rm', '-f', plugin])
     rmSync(pluginDir, { recursive: true, force: true })
   })
@@ -126,11 +130,38 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     expect(settings.stdout).toContain(`PLUGIN_SECRET=${canary}`)
     const details = await docker(['logs', '--details', container])
     expect(details.stdout).toContain(`SECRET=${canary} hello`)
+    const image = await docker(['image', 'inspect', '--format', '{{json .Config.Env}}', `${committed}:1`])
+    expect(image.stdout).toContain(`SECRET=${canary}`)
     const top = await docker(['top', container, 'e'])
     expect(top.stdout).toContain(`SECRET=${canary}`)
   })
 
   const readOnlyCases: ExposureCase[] = [
+    {
+      attack: 'inspect of an image committed from the container (its Config.Env)',
+      bytes: request('GET', `/v1.41/images/${committed}:1/json`),
+      status: 200,
+    },
+    {
+      attack: 'export of that image (a tarball whose config holds the environment)',
+      bytes: request('GET', `/v1.41/images/${committed}:1/get`),
+      status: 403,
+    },
+    {
+      attack: 'export of that image through /images/get?names=',
+      bytes: request('GET', `/v1.41/images/get?names=${committed}:1`),
+      status: 403,
+    },
+    {
+      attack: 'history of that image (kept: no environment)',
+      bytes: request('GET', `/v1.41/images/${committed}:1/history`),
+      status: 200,
+    },
+    {
+      attack: 'image list (kept)',
+      bytes: request('GET', '/v1.41/images/json'),
+      status: 200,
+    },
     {
       attack: 'plain inspect (baseline: masked)',
       bytes: request('GET', `/v1.41/containers/${container}/json`),
@@ -258,7 +289,7 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     const outcome = await rawExchange(readOnly, [bytes], 1)
     expect(received(outcome)).not.toContain(canary)
     expect(outcome.responses[0]?.status).toBe(status)
-    if (status === 200) expect(outcome.responses[0]!.body).toMatch(/SECRET=\*{8}|"Processes"|hello/)
+    if (status === 200) expect(outcome.responses[0]!.body).toMatch(/SECRET=\*{8}|"Processes"|hello|"Created"/)
   })
 
   const inspectSpellings: ExposureCase[] = [
