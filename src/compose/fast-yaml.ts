@@ -17,6 +17,7 @@ import {
   type MappingEntry,
 } from './fast-yaml-anchors.js'
 import { readBlockScalar } from './fast-yaml-block.js'
+import { maxNestingDepth } from './nesting-depth.js'
 import {
   findMappingColon,
   parseInlineValue,
@@ -42,11 +43,16 @@ interface Reader {
   anchors: Map<string, unknown>
   /** The text's lines as written (block scalars are read from them). */
   raw: string[]
+  /** How many block collections are open (nesting-depth.ts: past the limit, the full parser reports). */
+  depth: number
+  deepest: number
 }
 
 export interface FastYamlResult {
   value: unknown
   lines: Map<string, number>
+  /** The deepest nesting of block collections (a one-line flow collection adds one level). */
+  blockDepth: number
 }
 
 const unsupported = (why: string): never => {
@@ -58,8 +64,8 @@ export function parseSimpleYaml(text: string): FastYamlResult {
   const raw = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split('\n')
   const lines = toLines(raw)
   const lineOfPath = new Map<string, number>()
-  if (lines.length === 0) return { value: null, lines: lineOfPath }
-  const reader: Reader = { lines, index: 0, out: lineOfPath, anchors: new Map(), raw }
+  if (lines.length === 0) return { value: null, lines: lineOfPath, blockDepth: 0 }
+  const reader: Reader = { lines, index: 0, out: lineOfPath, anchors: new Map(), raw, depth: 0, deepest: 0 }
   let value: unknown
   try {
     value = parseNode(reader, lines[0]!.indent, '')
@@ -69,7 +75,7 @@ export function parseSimpleYaml(text: string): FastYamlResult {
     throw error
   }
   if (reader.index < lines.length) unsupported('trailing content')
-  return { value, lines: lineOfPath }
+  return { value, lines: lineOfPath, blockDepth: reader.deepest }
 }
 
 function toLines(raw: readonly string[]): Line[] {
@@ -106,7 +112,14 @@ function parseNode(reader: Reader, indent: number, path: string): unknown {
   return parseMapping(reader, indent, path)
 }
 
+/** Opens one more block collection; past `maxNestingDepth` the full parser gives the error. */
+function enter(reader: Reader): void {
+  if (++reader.depth > maxNestingDepth) unsupported('nesting too deep')
+  if (reader.depth > reader.deepest) reader.deepest = reader.depth
+}
+
 function parseSequence(reader: Reader, indent: number, path: string): unknown[] {
+  enter(reader)
   const items: unknown[] = []
   while (reader.index < reader.lines.length) {
     const line = reader.lines[reader.index]!
@@ -127,6 +140,7 @@ function parseSequence(reader: Reader, indent: number, path: string): unknown[] 
       items.push(parseLineValue(reader, content, indent))
     }
   }
+  reader.depth--
   return items
 }
 
@@ -152,6 +166,7 @@ function checkNoContinuation(reader: Reader, indent: number): void {
 }
 
 function parseMapping(reader: Reader, indent: number, path: string): Record<string, unknown> {
+  enter(reader)
   const entries: MappingEntry[] = []
   const keys = new Set<string>()
   let merges = 0
@@ -182,6 +197,7 @@ function parseMapping(reader: Reader, indent: number, path: string): Record<stri
     }
     entries.push({ key, value: parseValue(reader, rest, indent, nested) })
   }
+  reader.depth--
   return buildMapping(entries)
 }
 

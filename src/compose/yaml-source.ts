@@ -8,6 +8,8 @@ import { ComposeInputError } from './errors.js'
 import { yamlModule } from '../yaml-module.js'
 import { childPath, parseSimpleYaml, UnsupportedYaml } from './fast-yaml.js'
 import { legacyOctal, parseLegacyOctal } from './fast-yaml-scalars.js'
+import { maxNestingDepth, nestingTooDeep, pathPastDepth } from './nesting-depth.js'
+import { NestingTooDeep, parseDocumentWithinDepth } from './yaml-document.js'
 
 /** A parsed compose file: its values and the 1-based line of each path (`services.web.image`). */
 export interface YamlSource {
@@ -41,13 +43,27 @@ export function parseComposeYaml(text: string, file: string): YamlSource {
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw new ComposeInputError(file, 1, 'a compose file must be a mapping at the top level')
   }
-  checkAliases(text, value, file)
+  checkNesting(text, value, file, fast.lines, fast.blockDepth >= maxNestingDepth)
   return { file, value: value as Record<string, unknown>, lines: fast.lines }
 }
 
-/** Compose's limit on alias expansion (alias-expansion.ts); a text without `*` has no alias to expand. */
-function checkAliases(text: string, value: unknown, file: string): void {
-  if (text.includes('*')) checkAliasExpansion(value, file)
+/**
+ * vault's limit on nesting (nesting-depth.ts), on the value: the parse stopped any text far past it,
+ * but aliases (and the full parser's flow pairs, `[a: [a: ...]]`) nest deeper than the text does;
+ * the fast parser's text within the limit (`nearLimit` false) has no other way past it. Then compose's
+ * limit on alias expansion (alias-expansion.ts); a text without `*` has no alias to expand or nest.
+ */
+function checkNesting(
+  text: string,
+  value: unknown,
+  file: string,
+  lines: Map<string, number>,
+  nearLimit: boolean,
+): void {
+  const aliases = text.includes('*')
+  const tooDeep = aliases || nearLimit ? pathPastDepth(value) : undefined
+  if (tooDeep) throw nestingTooDeep(file, lineOf(lines, tooDeep.reduce<string>(childPath, '')))
+  if (aliases) checkAliasExpansion(value, file)
 }
 
 /** `0440` as the octal integer 288, as compose-go's YAML reader (go-yaml) resolves it. */
@@ -62,14 +78,9 @@ const legacyOctalTag = {
 
 /** The full parser: anchors, aliases, `<<` merge keys, block scalars and exact error positions. */
 export function parseWithFullParser(text: string, file: string): YamlSource {
-  const { LineCounter, parseDocument } = yamlModule()
+  const { LineCounter } = yamlModule()
   const lineCounter = new LineCounter()
-  const document = parseDocument(text, {
-    lineCounter,
-    merge: true,
-    prettyErrors: false,
-    customTags: (tags) => [legacyOctalTag, ...(tags as object[])] as typeof tags,
-  })
+  const document = parseWithinDepth(text, file, lineCounter)
   const problem = document.errors[0]
   if (problem) {
     const line = problem.linePos?.[0]?.line ?? lineCounter.linePos(problem.pos[0]).line
@@ -81,10 +92,29 @@ export function parseWithFullParser(text: string, file: string): YamlSource {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ComposeInputError(file, 1, 'a compose file must be a mapping at the top level')
   }
-  checkAliases(text, value, file)
   const lines = new Map<string, number>()
   if (document.contents) recordLines(document.contents, '', lines, lineCounter)
+  checkNesting(text, value, file, lines, true)
   return { file, value: value as Record<string, unknown>, lines }
+}
+
+/** The document of `text`, or vault's error for nesting deeper than `maxNestingDepth`. */
+function parseWithinDepth(text: string, file: string, lineCounter: LineCounterType) {
+  try {
+    return parseDocumentWithinDepth(
+      text,
+      {
+        merge: true,
+        prettyErrors: false,
+        customTags: (tags) => [legacyOctalTag, ...(tags as object[])] as typeof tags,
+      },
+      lineCounter,
+      maxNestingDepth,
+    )
+  } catch (error) {
+    if (!(error instanceof NestingTooDeep)) throw error
+    throw nestingTooDeep(file, lineCounter.linePos(error.offset).line)
+  }
 }
 
 function recordLines(node: Node, path: string, lines: Map<string, number>, counter: LineCounterType): void {
