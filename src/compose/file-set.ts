@@ -20,8 +20,9 @@ import { absolutizeServicePaths } from './normalize.js'
 import { absolutizeResourceFiles } from './normalize-fields.js'
 import type { ComposeProblem, ReferenceSite } from './types.js'
 import { findV1RefusedKeys } from './v1-keys.js'
-import { readInputFile } from './input-file.js'
+import { readInputBytes } from './input-file.js'
 import { parseComposeYaml } from './yaml-source.js'
+import { decodeYamlText } from './yaml-text.js'
 
 /** What every file of a load shares: how to interpolate and where findings go. */
 export interface LoadSession {
@@ -62,7 +63,8 @@ interface ScopedFile extends LoadedFile {
 
 function loadOneFile(session: LoadSession, scope: ProjectScope, file: string, baseDir: string): ScopedFile {
   const named = session.namedFiles.has(file)
-  const source = parseComposeYaml(readInputFile(file, 'compose file', { named }), file)
+  const text = decodeYamlText(readInputBytes(file, 'compose file', { named }), file)
+  const source = parseComposeYaml(text, file)
   const references: ReferenceSite[] = []
   const context = {
     lookup: scope.lookup,

@@ -54,11 +54,19 @@ function readable(file: string, stats: Stats, options: ReadInputOptions): boolea
 }
 
 /**
- * The text of `file` (`what` names it in errors: "compose file", "env file"). A missing or unreadable
- * file is a ComposeFileNotFoundError; a directory, a device or pipe nobody named, or a file over
- * `maxInputBytes` is a ComposeInputError, raised before anything past that limit is read.
+ * The text of `file` (`what` names it in errors: "compose file", "env file"), read as `readInputBytes`
+ * reads it; bytes that are not UTF-8 become U+FFFD.
  */
 export function readInputFile(file: string, what: string, options: ReadInputOptions = {}): string {
+  return readInputBytes(file, what, options).toString('utf8')
+}
+
+/**
+ * The bytes of `file` (`what` names it in errors). A missing or unreadable file is a
+ * ComposeFileNotFoundError; a directory, a device or pipe nobody named, or a file over
+ * `maxInputBytes` is a ComposeInputError, raised before anything past that limit is read.
+ */
+export function readInputBytes(file: string, what: string, options: ReadInputOptions = {}): Buffer {
   let stats: Stats
   try {
     stats = statSync(file)
@@ -85,7 +93,7 @@ export function readInputFile(file: string, what: string, options: ReadInputOpti
 }
 
 /** Reads to the end, refusing past `maxInputBytes` (a pipe or a /proc file has no size up front). */
-function readBounded(descriptor: number, file: string, what: string): string {
+function readBounded(descriptor: number, file: string, what: string): Buffer {
   const chunks: Buffer[] = []
   let total = 0
   for (;;) {
@@ -101,5 +109,5 @@ function readBounded(descriptor: number, file: string, what: string): string {
     if (total > maxInputBytes) throw tooLarge(file, what)
     chunks.push(chunk.subarray(0, count))
   }
-  return Buffer.concat(chunks, total).toString('utf8')
+  return Buffer.concat(chunks, total)
 }

@@ -1,8 +1,12 @@
 /**
- * Compose files nested deep, generated so the test (deep-and-encoding.test.ts) and the go-yaml oracle
- * (oracle/) read the same bytes. Shapes: go-yaml's own limit_test.go cases (a megabyte of `[`, of `{`,
- * of `- `), block mappings as deep as a file of 2 MB goes, both sides of vault's limit (256) and of
- * go-yaml's (10,000), and values that nest deeper than their text: flow pairs and aliases.
+ * Compose files nested deep or holding bytes that are not text, generated so the test
+ * (deep-and-encoding.test.ts) and the go-yaml oracle (oracle/) read the same bytes.
+ * - Nesting: go-yaml's own limit_test.go cases (a megabyte of `[`, of `{`, of `- `), block mappings as
+ *   deep as a file of 2 MB goes, both sides of vault's limit (256) and of go-yaml's (10,000), and values
+ *   that nest deeper than their text: flow pairs and aliases.
+ * - Encoding: each of go-yaml's reader errors (bad UTF-8 octets, overlong forms, surrogates, control
+ *   characters, NUL), a file saved as Latin-1, and what must still be read: non-ASCII text and emoji,
+ *   a UTF-8 byte order mark, UTF-16 with one.
  */
 
 /** One input: its name (the attack or the boundary it stands for) and its bytes. */
@@ -99,7 +103,90 @@ export function depthCases(): InputCase[] {
   ]
 }
 
+/** A service whose image is `ngi` + `bytes` + `nx` (line 3). */
+function inImage(bytes: number[]): Buffer {
+  return Buffer.concat([
+    Buffer.from('services:\n  web:\n    image: ngi'),
+    Buffer.from(bytes),
+    Buffer.from('nx\n'),
+  ])
+}
+
+/** Valid text beyond ASCII: accented letters, CJK, emoji (4 bytes in UTF-8, a surrogate pair in UTF-16). */
+export const nonAsciiCompose =
+  'services:\n  web:\n    image: nginx\n    environment:\n      GREETING: "héllo wörld"\n' +
+  '      CITY: 東京\n    labels:\n      mood: "🎉 party 🐳"\n'
+
+const control = 'invalid YAML: control characters are not allowed'
+
+/** The encoding cases: go-yaml's reader errors, and text it reads. */
+export function encodingCases(): InputCase[] {
+  const bytes = (name: string, content: Buffer, vault: string, line?: number) => ({
+    name,
+    bytes: content,
+    vault,
+    line,
+  })
+  return [
+    bytes('NUL in a value', inImage([0x00]), `${control} (U+0000)`, 3),
+    bytes('NUL in a comment', Buffer.from(`# a\0b\n${web}`), `${control} (U+0000)`, 1),
+    bytes('BEL (U+0007)', inImage([0x07]), `${control} (U+0007)`, 3),
+    bytes('DEL (U+007F)', inImage([0x7f]), `${control} (U+007F)`, 3),
+    bytes('C1 control U+0080', inImage([0xc2, 0x80]), `${control} (U+0080)`, 3),
+    bytes('noncharacter U+FFFE', inImage([0xef, 0xbf, 0xbe]), `${control} (U+FFFE)`, 3),
+    bytes('byte 0xFF', inImage([0xff]), 'invalid YAML: invalid leading UTF-8 octet', 3),
+    bytes('a lone continuation byte 0x80', inImage([0x80]), 'invalid YAML: invalid leading UTF-8 octet', 3),
+    bytes('0xC3 then ASCII', inImage([0xc3, 0x28]), 'invalid YAML: invalid trailing UTF-8 octet', 3),
+    bytes(
+      'a file saved as Latin-1 (café)',
+      Buffer.from(
+        'services:\n  web:\n    image: nginx\n    environment:\n      NAME: caf\xe9\n      PORT: 80\n',
+        'latin1',
+      ),
+      'invalid YAML: invalid trailing UTF-8 octet',
+      5,
+    ),
+    bytes(
+      'a sequence cut off at the end',
+      Buffer.concat([Buffer.from('services:\n  web:\n    image: ngi'), Buffer.from([0xe2, 0x82])]),
+      'invalid YAML: incomplete UTF-8 octet sequence',
+      3,
+    ),
+    bytes(
+      'overlong / (0xC0 0xAF)',
+      inImage([0xc0, 0xaf]),
+      'invalid YAML: invalid length of a UTF-8 sequence',
+      3,
+    ),
+    bytes(
+      'a UTF-16 surrogate in UTF-8 (0xED 0xA0 0x80)',
+      inImage([0xed, 0xa0, 0x80]),
+      'invalid YAML: invalid Unicode character',
+      3,
+    ),
+    bytes(
+      'past U+10FFFF (0xF4 0x90 0x80 0x80)',
+      inImage([0xf4, 0x90, 0x80, 0x80]),
+      'invalid YAML: invalid Unicode character',
+      3,
+    ),
+    bytes('non-ASCII text and emoji', Buffer.from(nonAsciiCompose), 'ok'),
+    bytes(
+      'a UTF-8 byte order mark',
+      Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(nonAsciiCompose)]),
+      'ok',
+    ),
+    bytes('UTF-16LE with a byte order mark', Buffer.from(`\ufeff${nonAsciiCompose}`, 'utf16le'), 'ok'),
+    bytes(
+      'UTF-16BE with a byte order mark',
+      Buffer.from(`\ufeff${nonAsciiCompose}`, 'utf16le').swap16(),
+      'ok',
+    ),
+    bytes('tabs and CRLF line breaks', Buffer.from('services:\r\n  web:\r\n    image: "a\tb"\r\n'), 'ok'),
+  ]
+}
+
 /** Every case, in the order of go-yaml-verdicts-deep-and-encoding.jsonl. */
 export function inputCases(): InputCase[] {
-  return depthCases()
+  return [...depthCases(), ...encodingCases()]
 }

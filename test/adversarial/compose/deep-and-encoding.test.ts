@@ -1,14 +1,15 @@
 /**
- * Compose files nested deep (deep-and-encoding-cases.ts). Before src/compose/nesting-depth.ts a
- * megabyte of `[[[[` took `vault render` 11 s and 1 GB before a stage ran out of stack, and some
- * depths of block mappings ended in an unclassified error (exit 1).
+ * Compose files nested deep or holding bytes that are not text (deep-and-encoding-cases.ts). Before
+ * src/compose/nesting-depth.ts a megabyte of `[[[[` took `vault render` 11 s and 1 GB before a stage
+ * ran out of stack, and some depths of block mappings ended in an unclassified error (exit 1); before
+ * src/compose/yaml-text.ts a byte that is not UTF-8 became U+FFFD and a NUL was rendered as `\u0000`.
  *
  * - go-yaml's verdicts (oracle/README.md) on every case: vault refuses what compose's YAML reader
  *   refuses, and accepts what it accepts, except the deliberate difference: vault's limit is 256
  *   levels, compose's 10,000 (docs/compose-differences.md).
  * - The built CLI on each refused case, as a `-f` file, an included file and an `extends` file: exit
  *   2, the file and line, nothing on stdout, in bounded time and memory.
- * - Files within the limit render, and exactly.
+ * - Files within the limit render, and exactly; so do non-ASCII text, emoji and UTF-16 files.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,8 +17,15 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseComposeYaml } from '../../../src/compose/yaml-source.js'
+import { decodeYamlText } from '../../../src/compose/yaml-text.js'
 import { runMeasured } from '../backup/measured-cli.js'
-import { blockMappings, inputCases, type InputCase } from './deep-and-encoding-cases.js'
+import {
+  blockMappings,
+  encodingCases,
+  inputCases,
+  nonAsciiCompose,
+  type InputCase,
+} from './deep-and-encoding-cases.js'
 
 const verdicts = new Map(
   readFileSync(fileURLToPath(new URL('./go-yaml-verdicts-deep-and-encoding.jsonl', import.meta.url)), 'utf8')
@@ -39,7 +47,7 @@ const refused = cases.filter((entry) => entry.vault !== 'ok')
 
 function vaultVerdict(entry: InputCase): string {
   try {
-    parseComposeYaml(entry.bytes.toString('utf8'), 'compose.yaml')
+    parseComposeYaml(decodeYamlText(entry.bytes, 'compose.yaml'), 'compose.yaml')
     return 'ok'
   } catch (error) {
     return (error as Error).message
@@ -62,7 +70,9 @@ async function render(file: string) {
   return run
 }
 
-describe("nesting against go-yaml's verdicts", () => {
+const encodingNames = new Set(encodingCases().map((entry) => entry.name))
+
+describe("against go-yaml's verdicts", () => {
   it('has a verdict for every case', () => {
     expect(cases.map((entry) => entry.name).sort()).toEqual([...verdicts.keys()].sort())
   })
@@ -74,10 +84,12 @@ describe("nesting against go-yaml's verdicts", () => {
     else expect(vault).toBe(`compose.yaml:${entry.line}: ${entry.vault}`)
     if (deeperThanVault.test(name)) expect([goYaml, vault === 'ok']).toEqual(['ok', false])
     else expect(goYaml === 'ok').toBe(vault === 'ok')
+    // compose's own words for the reader's errors
+    if (encodingNames.has(name) && goYaml !== 'ok') expect(vault).toContain(goYaml.replace(/^yaml: /, ''))
   })
 })
 
-describe('the built CLI on files nested too deep', () => {
+describe('the built CLI on files nested too deep or not text', () => {
   const hostile = refused
 
   it.each(hostile.map((entry) => [entry.name, entry] as const))(
@@ -92,16 +104,26 @@ describe('the built CLI on files nested too deep', () => {
     },
   )
 
-  const deep = refused.find((entry) => entry.name.startsWith('1 MiB of ['))!
-  it.each([
-    ['an included file', 'include:\n  - deep.yaml\nservices:\n  web:\n    image: nginx\n'],
-    ['an extends file', 'services:\n  web:\n    extends:\n      file: deep.yaml\n      service: base\n'],
-  ])('%s nested too deep: exit 2, names that file', async (_name, compose) => {
-    const directory = project(`in ${_name}`, { 'compose.yaml': compose, 'deep.yaml': deep.bytes })
+  const byName = (name: string) => refused.find((entry) => entry.name.startsWith(name))!
+  const included = 'include:\n  - other.yaml\nservices:\n  web:\n    image: nginx\n'
+  const extended = 'services:\n  web:\n    extends:\n      file: other.yaml\n      service: base\n'
+  it.each(
+    (
+      [
+        ['an included file', included, byName('1 MiB of [')],
+        ['an extends file', extended, byName('1 MiB of [')],
+        ['an included file', included, byName('NUL in a value')],
+        ['an extends file', extended, byName('NUL in a value')],
+        ['an included file', included, byName('a file saved as Latin-1')],
+        ['an extends file', extended, byName('a file saved as Latin-1')],
+      ] as [string, string, InputCase][]
+    ).map(([what, compose, entry]) => [what, entry.name, compose, entry] as const),
+  )('%s: %s', async (what, _name, compose, entry) => {
+    const directory = project(`${what} ${entry.name}`, { 'compose.yaml': compose, 'other.yaml': entry.bytes })
     const run = await render(join(directory, 'compose.yaml'))
     expect(run.exitCode).toBe(2)
     expect(run.stdout).toBe('')
-    expect(run.stderr).toContain(`Error: ${join(directory, 'deep.yaml')}:1: ${deep.vault}`)
+    expect(run.stderr).toContain(`Error: ${join(directory, 'other.yaml')}:${entry.line}: ${entry.vault}`)
   })
 })
 
@@ -116,5 +138,20 @@ describe('files within the limit', () => {
     for (let level = 2; level < depth; level++) expected.push(`${'  '.repeat(level - 1)}a:`)
     expected.push(`${'  '.repeat(depth - 1)}x: 1`)
     expect(run.stdout.slice(run.stdout.indexOf('x-deep:'))).toBe(expected.join('\n'))
+  })
+
+  it('non-ASCII text and emoji render exactly, from UTF-8 and from UTF-16', async () => {
+    const utf8 = project('non-ascii-utf8', { 'compose.yaml': nonAsciiCompose })
+    const run = await render(join(utf8, 'compose.yaml'))
+    expect(run.exitCode).toBe(0)
+    expect(run.stdout).toContain('      CITY: "東京"\n      GREETING: "héllo wörld"\n')
+    expect(run.stdout).toContain('      mood: "🎉 party 🐳"\n')
+    const bom = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(nonAsciiCompose, 'utf16le')])
+    const utf16 = project('non-ascii-utf16', { 'compose.yaml': bom })
+    const fromUtf16 = await render(join(utf16, 'compose.yaml'))
+    expect(fromUtf16.exitCode).toBe(0)
+    expect(fromUtf16.stdout.replaceAll('non-ascii-utf16', 'P')).toBe(
+      run.stdout.replaceAll('non-ascii-utf8', 'P'),
+    )
   })
 })
