@@ -9,7 +9,7 @@
  * dependencies, and a stack already up, go on mounting the files.
  */
 import { createHash } from 'node:crypto'
-import { chmod, lstat, mkdir, readFile, rm, stat } from 'node:fs/promises'
+import { chmod, lstat, mkdir, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { IoError, NotConfiguredError } from '../errors.js'
 import { replaceFileAtomically } from '../fs/atomic-file.js'
@@ -134,10 +134,8 @@ export async function prepareSecretFiles(
 ): Promise<SecretFilesPlan | undefined> {
   const { discoverComposeFiles } = await import('../compose/load.js')
   const files = discoverComposeFiles(cwd, invocation.files, values.COMPOSE_FILE)
+  const documents = await Promise.all(files.map(readComposeDocument))
   const yaml = yamlModule()
-  const documents = await Promise.all(
-    files.map(async (file) => yaml.parseDocument(await readFile(file, 'utf8'))),
-  )
   const sources = new Map<string, string>()
   for (const document of documents) {
     const secrets = document.get('secrets')
@@ -206,6 +204,20 @@ export async function prepareSecretFiles(
     directory,
     removeAfter: invocation.subcommand === 'down' || (invocation.subcommand === 'up' && !detached),
   }
+}
+
+/**
+ * A compose file as a document to rewrite, read and checked as the compose loader reads every file (a
+ * regular file of at most 16 MiB, UTF-8, nesting and alias limits), so a hostile file is refused here
+ * too instead of costing seconds and a gigabyte of memory before compose refuses it.
+ */
+async function readComposeDocument(file: string) {
+  const { readInputBytes } = await import('../compose/input-file.js')
+  const { decodeYamlText } = await import('../compose/yaml-text.js')
+  const { parseComposeYaml } = await import('../compose/yaml-source.js')
+  const text = decodeYamlText(readInputBytes(file, 'compose file', { named: true }), file)
+  parseComposeYaml(text, file)
+  return yamlModule().parseDocument(text)
 }
 
 function projectNameOption(globals: string[]): string | undefined {

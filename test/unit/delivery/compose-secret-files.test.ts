@@ -103,6 +103,35 @@ describe('prepareSecretFiles', () => {
     expect(await prepareSecretFiles(parseComposeV1('docker-compose', ['up'])!, stack, {})).toBeUndefined()
   })
 
+  it.each([
+    ['nested 300 deep', `x-deep: ${'['.repeat(300)}${']'.repeat(300)}\n`, /exceeded max depth/],
+    ['a megabyte of [', `x-deep: ${'['.repeat(1 << 20)}\n`, /exceeded max depth/],
+    ['an alias bomb', aliasBomb(), /excessive aliasing/],
+    ['not UTF-8', 'x-bad: "\xff"\n', /invalid leading UTF-8 octet/],
+  ])(
+    'refuses a hostile compose file as the loader does (%s), before writing anything',
+    async (_case, extra, message) => {
+      const started = Date.now()
+      writeFileSync(
+        join(stack, 'compose.yaml'),
+        Buffer.concat([
+          Buffer.from(
+            'services:\n  db:\n    image: x\n    secrets: [db_password]\nsecrets:\n  db_password:\n    environment: DB_PASSWORD\n',
+          ),
+          Buffer.from(extra, 'latin1'),
+        ]),
+      )
+      await expect(
+        prepareSecretFiles(parseComposeV1('docker-compose', ['up', '-d'])!, stack, {
+          DB_PASSWORD: 'x-value',
+          XDG_RUNTIME_DIR: runtime,
+        }),
+      ).rejects.toThrow(message)
+      expect(Date.now() - started).toBeLessThan(3000)
+      expect(readdirSync(runtime)).toEqual([])
+    },
+  )
+
   it('refuses a secret whose variable is not set, naming it', async () => {
     compose('secrets:\n  db_password:\n    environment: DB_PASSWORD\n')
     await expect(
@@ -110,3 +139,11 @@ describe('prepareSecretFiles', () => {
     ).rejects.toThrow(NotConfiguredError)
   })
 })
+
+/** Nine levels of nine aliases each (9^9 expansions), as in the loader's alias-bomb corpus. */
+function aliasBomb(): string {
+  const lines = ['x-a0: &a0 [lol]']
+  for (let level = 1; level <= 9; level++)
+    lines.push(`x-a${level}: &a${level} [${Array.from({ length: 9 }, () => `*a${level - 1}`).join(', ')}]`)
+  return lines.join('\n') + '\n'
+}
