@@ -5,6 +5,7 @@
  * The depth seen is the package's own: the stack of collections its CST parser has open.
  */
 import type { Document, DocumentOptions, LineCounter, ParseOptions, Parser, SchemaOptions } from 'yaml'
+import { UsageError } from '../errors.js'
 import { yamlModule } from '../yaml-module.js'
 
 /**
@@ -13,9 +14,13 @@ import { yamlModule } from '../yaml-module.js'
  */
 const stackBeyondDepth = 2
 
-/** Thrown by `parseDocumentWithinDepth` at the offset where the text nests past the limit. */
-export class NestingTooDeep extends Error {
+/**
+ * Thrown by `parseDocumentWithinDepth` at the offset where the text nests past the limit (the caller,
+ * which knows the file, turns it into the loader's ComposeInputError).
+ */
+export class NestingTooDeep extends UsageError {
   override name = 'NestingTooDeep'
+  override readonly code: string = 'ERR_COMPOSE_NESTING'
   readonly offset: number
 
   constructor(offset: number) {

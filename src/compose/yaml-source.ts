@@ -43,8 +43,9 @@ export function parseComposeYaml(text: string, file: string): YamlSource {
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw new ComposeInputError(file, 1, 'a compose file must be a mapping at the top level')
   }
-  checkNesting(text, value, file, fast.lines, fast.blockDepth >= maxNestingDepth)
-  return { file, value: value as Record<string, unknown>, lines: fast.lines }
+  const source = { file, value: value as Record<string, unknown>, lines: fast.lines }
+  checkNesting(text, source, fast.blockDepth >= maxNestingDepth)
+  return source
 }
 
 /**
@@ -53,13 +54,7 @@ export function parseComposeYaml(text: string, file: string): YamlSource {
  * the fast parser's text within the limit (`nearLimit` false) has no other way past it. Then compose's
  * limit on alias expansion (alias-expansion.ts); a text without `*` has no alias to expand or nest.
  */
-function checkNesting(
-  text: string,
-  value: unknown,
-  file: string,
-  lines: Map<string, number>,
-  nearLimit: boolean,
-): void {
+function checkNesting(text: string, { file, value, lines }: YamlSource, nearLimit: boolean): void {
   const aliases = text.includes('*')
   const tooDeep = aliases || nearLimit ? pathPastDepth(value) : undefined
   if (tooDeep) throw nestingTooDeep(file, lineOf(lines, tooDeep.reduce<string>(childPath, '')))
@@ -94,8 +89,9 @@ export function parseWithFullParser(text: string, file: string): YamlSource {
   }
   const lines = new Map<string, number>()
   if (document.contents) recordLines(document.contents, '', lines, lineCounter)
-  checkNesting(text, value, file, lines, true)
-  return { file, value: value as Record<string, unknown>, lines }
+  const source = { file, value: value as Record<string, unknown>, lines }
+  checkNesting(text, source, true)
+  return source
 }
 
 /** The document of `text`, or vault's error for nesting deeper than `maxNestingDepth`. */
