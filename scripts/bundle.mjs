@@ -228,13 +228,16 @@ async function readLeanCommandIds() {
 // The lean path's data commands (src/cli/lean.ts), each with the lean runner, in a build of their own
 // (dist/cli/lean/<id>.js and the chunks only they share): such a command loads a few files holding
 // only its own code, instead of the many chunks the full CLI's commands share with each other.
-await build({
-  ...cliOptions,
-  entryPoints: (await readLeanCommandIds()).map((id) => ({ in: `lean-entry:${id}`, out: id })),
-  outdir: 'dist/cli/lean',
-  plugins: [builtinsThroughRequire, oclifLazyRequires(true), leanEntries],
-  external: [...cliOptions.external, ...leanExternals],
-})
+for (const id of await readLeanCommandIds()) {
+  await build({
+    ...cliOptions,
+    entryPoints: [{ in: `lean-entry:${id}`, out: id }],
+    outdir: 'dist/cli/lean',
+    chunkNames: `chunks/${id}/[name]-[hash]`,
+    plugins: [builtinsThroughRequire, oclifLazyRequires(true), leanEntries],
+    external: [...cliOptions.external, ...leanExternals],
+  })
+}
 
 await build({
   ...common,

@@ -4,9 +4,9 @@
  * A failure removes the temporary and leaves the target as it was. Exports, the token cache and backup
  * archives are written this way.
  */
-import { randomBytes } from 'node:crypto'
 import { open, rename, rm, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { startUpRandomBytes } from '../crypto/start-up-random.js'
 
 /** fsyncs a file's content to disk. */
 export async function syncFile(path: string): Promise<void> {
@@ -43,7 +43,7 @@ export async function replaceFileAtomically(
   produce: (handle: FileHandle) => Promise<void>,
   mode = 0o600,
 ): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.partial`)
+  const temporary = join(dirname(path), `.${basename(path)}.${startUpRandomBytes(6).toString('hex')}.partial`)
   const handle = await open(temporary, 'wx', 0o600)
   try {
     try {

@@ -64,12 +64,16 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
       secrets = Object.fromEntries(Object.entries(secrets).filter(([name]) => preflight.referenced.has(name)))
     }
   }
-  const { recordStack } = await import('../stack/stack-registry.js')
-  await recordStack(options.composeDir ?? process.cwd(), {
-    domain: settings.domain ?? '',
-    projectId: settings.projectId ?? '',
-    environment,
-  })
+  // best effort and off the child's start-up path: awaited once the child has ended
+  const stackRecorded = import('../stack/stack-registry.js')
+    .then(({ recordStack }) =>
+      recordStack(options.composeDir ?? process.cwd(), {
+        domain: settings.domain ?? '',
+        projectId: settings.projectId ?? '',
+        environment,
+      }),
+    )
+    .catch(() => undefined)
   const masked = await planMasking({ ...terminals, values: Object.values(fetched) })
   if (masked?.note) options.warn(masked.note)
   const env = buildChildEnvironment(process.env, secrets, {
@@ -78,19 +82,25 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
   })
   return {
     start: async (command, args, stop) => {
-      const start = (finalArgs: string[]) => {
-        const channels = channelsAhead
-        channelsAhead = undefined
-        return runChild(command, finalArgs, {
-          env,
-          masked: masked && { ...masked, channels, warn: options.warn },
-          stop,
-        })
-      }
-      if (basename(command) !== 'docker-compose') return start(args)
-      const { runWithSecretFiles } = await import('../run/compose-secret-files.js')
-      return runWithSecretFiles(command, args, env, start)
+      const code = await startChild(command, args, stop)
+      await stackRecorded
+      return code
     },
+  }
+
+  async function startChild(command: string, args: string[], stop?: AbortSignal): Promise<number> {
+    const start = (finalArgs: string[]) => {
+      const channels = channelsAhead
+      channelsAhead = undefined
+      return runChild(command, finalArgs, {
+        env,
+        masked: masked && { ...masked, channels, warn: options.warn },
+        stop,
+      })
+    }
+    if (basename(command) !== 'docker-compose') return start(args)
+    const { runWithSecretFiles } = await import('../run/compose-secret-files.js')
+    return runWithSecretFiles(command, args, env, start)
   }
 }
 

@@ -39,12 +39,18 @@ interface ScanSpan {
  * the rest. The same instance must not be shared by two streams.
  */
 export class OutputMasker {
-  private readonly matcher: Matcher | undefined
   private carry: Buffer = Buffer.alloc(0)
+  private built: { matcher: Matcher | undefined } | undefined
 
-  /** `values` may be shared by several maskers (stdout and stderr): the matcher is built once. */
-  constructor(values: readonly string[]) {
-    this.matcher = matcherFor(values)
+  /**
+   * `values` may be shared by several maskers (stdout and stderr): the matcher is built once, when
+   * the first output arrives (a child that prints nothing never pays for it on its start-up path).
+   */
+  constructor(private readonly values: readonly string[]) {}
+
+  private get matcher(): Matcher | undefined {
+    this.built ??= { matcher: matcherFor(this.values) }
+    return this.built.matcher
   }
 
   /** Masks a chunk; bytes that could still begin a value are held back for the next call. */
@@ -79,7 +85,7 @@ export class OutputMasker {
 
   /** Masks and returns whatever is held back; call once at the end of the stream. */
   end(): Buffer {
-    if (!this.matcher) return Buffer.alloc(0)
+    if (this.carry.length === 0 || !this.matcher) return Buffer.alloc(0)
     const pieces: Buffer[] = []
     this.scan({ buffer: this.carry, from: 0, limit: this.carry.length, pieces }, true)
     return Buffer.concat(pieces)
@@ -102,7 +108,7 @@ export class OutputMasker {
   }
 
   private releaseHeld(undecidedTail: 'keep' | 'mask'): Buffer {
-    if (!this.matcher) return Buffer.alloc(0)
+    if (this.carry.length === 0 || !this.matcher) return Buffer.alloc(0)
     const held = this.carry
     this.carry = Buffer.alloc(0)
     const pieces: Buffer[] = []

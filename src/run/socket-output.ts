@@ -12,7 +12,7 @@
  * The wait is bounded: when the connections are not paired within 5 s, the run fails with
  * MaskChannelError (exit 9) before the child starts, and every socket is closed.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, rm, rmdir } from 'node:fs/promises'
 import { createServer, Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -79,8 +79,16 @@ export async function openOutputSockets(
   } finally {
     clearTimeout(timer)
     server.close()
-    await rm(dir, { recursive: true, force: true })
+    await removeSocketDirectory(dir)
   }
+}
+
+/**
+ * Removes the private directory: closing the server removed its socket, so it is empty and one rmdir
+ * does (a recursive rm loads Node's rimraf on every masked run); anything else left is removed too.
+ */
+async function removeSocketDirectory(dir: string): Promise<void> {
+  await rmdir(dir).catch(() => rm(dir, { recursive: true, force: true }))
 }
 
 /** The CLI's end (read with a reused buffer into `sink`) and the child's end of one connection. */

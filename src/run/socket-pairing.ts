@@ -5,8 +5,8 @@
  * a waiting token (another process of the same user, or root, that reached the socket first) is closed
  * and never given to the child.
  */
-import { randomBytes } from 'node:crypto'
 import type { Socket } from 'node:net'
+import { startUpRandomBytes } from '../crypto/start-up-random.js'
 
 const tokenBytes = 16
 
@@ -45,7 +45,7 @@ export class SocketPairing {
 
   /** Connects `reader` to `path`, sends a fresh token, and resolves with the end the server accepted. */
   async connect(reader: Socket, path: string): Promise<Socket> {
-    const token = randomBytes(tokenBytes)
+    const token = startUpRandomBytes(tokenBytes)
     const accepted = new Promise<Socket>((resolve) => this.waiting.set(token.toString('hex'), resolve))
     this.sockets.add(reader)
     await new Promise<void>((resolve, reject) => {
