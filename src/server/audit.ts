@@ -178,19 +178,32 @@ export function recordAudit(driver: SqlDriver, key: Buffer, event: AuditEvent): 
   return driver.transaction((tx) => appendAudit(tx, key, event))
 }
 
-/** Events of a project (or all, when projectId is null), oldest first, after `afterSeq`. */
+/**
+ * Events of a project (or all, when projectId is null), oldest first, after `afterSeq`. With
+ * `environments`, only the events of those environments, and the project's events of no environment
+ * (logins, identities, webhooks) only when `projectWide`.
+ */
 export async function listAudit(
   tx: SqlExecutor,
-  options: { projectId: string | null; afterSeq?: number; limit?: number },
+  options: {
+    projectId: string | null
+    afterSeq?: number
+    limit?: number
+    environments?: { slugs: string[]; projectWide: boolean }
+  },
 ): Promise<AuditRecord[]> {
   const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000)
+  const scope = options.environments
+  const within = scope
+    ? ` AND (environment IN (${['', ...scope.slugs].map(() => '?').join(', ')})${scope.projectWide ? ' OR environment IS NULL' : ''})`
+    : ''
   const rows = await tx.all(
     options.projectId === null
       ? `SELECT ${auditColumns} FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?`
-      : `SELECT ${auditColumns} FROM audit_events WHERE project_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
+      : `SELECT ${auditColumns} FROM audit_events WHERE project_id = ? AND seq > ?${within} ORDER BY seq LIMIT ?`,
     options.projectId === null
       ? [options.afterSeq ?? 0, limit]
-      : [options.projectId, options.afterSeq ?? 0, limit],
+      : [options.projectId, options.afterSeq ?? 0, ...(scope ? ['', ...scope.slugs] : []), limit],
   )
   return rows.map((row) => ({
     seq: Number(row.seq),

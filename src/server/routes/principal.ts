@@ -1,6 +1,6 @@
 /**
  * The resources about the caller's own project: /whoami, /environments (those it can reach) and
- * /audit (admins only; reading it is itself audited).
+ * /audit (admins only, of the environments they administer; reading it is itself audited).
  */
 import { json } from '../api.js'
 import { appendAudit, listAudit } from '../audit.js'
@@ -58,7 +58,16 @@ export function principalResources(
                 message: 'reading the audit log needs admin on the project',
               })
             }
-            const found = await listAudit(tx, { projectId: principal.projectId, afterSeq: after, limit })
+            // an identity reads the events of the environments it administers; the project's events of
+            // no environment (logins, identities, webhooks) only when it administers all of them
+            const slugs = (await listEnvironments(tx, principal.projectId)).map((row) => row.slug)
+            const administered = slugs.filter((slug) => principal.permissions[slug]?.includes('admin'))
+            const found = await listAudit(tx, {
+              projectId: principal.projectId,
+              afterSeq: after,
+              limit,
+              environments: { slugs: administered, projectWide: administered.length === slugs.length },
+            })
             await appendAudit(tx, context.keyring.auditKey, {
               projectId: principal.projectId,
               actor: principal.actor,
