@@ -9,7 +9,7 @@ import { ConflictError, IntegrityError, NotFoundError, UsageError, VaultError } 
 import { ApiError } from '../http.js'
 import type { HumanActor } from '../human-secrets.js'
 import { actingAs, ForbiddenError } from '../humans/actor.js'
-import type { AdminCall } from '../operations/call.js'
+import { requireAdmin, type AdminCall } from '../operations/call.js'
 import { humanActorLabel, type HumanSession } from '../humans/session.js'
 import { pageResponse, redirect } from './headers.js'
 import { html } from './html.js'
@@ -69,8 +69,11 @@ export function sessionPage(
     let session: HumanSession | undefined
     try {
       session = await requireSession(context, request)
-      if (options.adminOnly && session.role !== 'admin') {
-        throw new ApiError(403, 'forbidden', 'this page is for admins only')
+      if (options.adminOnly) {
+        // audits the refusal (as the admin API does) before the 403
+        await requireAdmin(callOf(context, request, session), {
+          action: `console ${request.method} ${request.url.pathname.slice(0, 200)}`,
+        })
       }
       return await handler(request, session)
     } catch (error) {
