@@ -484,6 +484,7 @@ describe('a console session used cross-site', () => {
     const posts = routeKeys(consoleResources(vault.running.context)).filter(
       (key) => key.startsWith('POST ') && classOf(key) !== 'console-public',
     )
+    expect(posts.length).toBeGreaterThan(10)
     for (const key of posts) {
       const [attack] = fill(key, target, 'humanMember')
       const form = new URLSearchParams(attack!.body)
@@ -533,4 +534,33 @@ describe('a console session used cross-site', () => {
     }
     expect(failures).toEqual([])
   }, 120_000)
+})
+
+describe('a write-only identity', () => {
+  it('never gets a value it did not write back from a write, a rollback or a delete', async () => {
+    const token = tokens.writeOnly
+    const answers = [
+      await api('PATCH', `/api/v1/secrets/${canary.prodName}?environment=prod`, token, {
+        value: 'write-only-new',
+      }),
+      await api('POST', `/api/v1/secrets/${canary.prodName}/rollback?environment=prod`, token, {
+        version: 1,
+      }),
+      await api('POST', `/api/v1/secrets/${canary.prodName}/rollback?environment=prod`, token, {
+        version: 2,
+      }),
+      await api('PUT', `/api/v1/secrets/${canary.prodName}?environment=prod`, token, {
+        value: canary.prodValue,
+      }),
+      await api('POST', '/api/v1/secrets?environment=prod', token, { name: canary.prodName, value: 'x' }),
+      await api('GET', `/api/v1/secrets/${canary.prodName}?environment=prod`, token),
+      await api('GET', `/api/v1/secrets/${canary.prodName}/versions/1?environment=prod`, token),
+      await api('GET', `/api/v1/secrets?environment=prod&values=false`, token),
+    ]
+    expect(answers.slice(0, 4).map((answer) => answer.status)).toEqual([200, 200, 200, 200])
+    expect(answers.slice(5).map((answer) => answer.status)).toEqual([403, 403, 403])
+    for (const answer of answers)
+      for (const text of [canary.prodOldValue, 'write-only-new', canary.stagingValue])
+        expect(answer.body).not.toContain(text)
+  })
 })
