@@ -1,20 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parseSimpleYaml, UnsupportedYaml } from '../../../src/compose/fast-yaml.js'
 import { parseComposeYaml, parseWithFullParser } from '../../../src/compose/yaml-source.js'
-
-const fixtures = fileURLToPath(new URL('../../fixtures/compose/', import.meta.url))
-const corpus = fileURLToPath(new URL('../../fixtures/compose-corpus/', import.meta.url))
-
-function yamlFiles(directory: string): string[] {
-  return readdirSync(directory).flatMap((name) => {
-    const path = join(directory, name)
-    if (statSync(path).isDirectory()) return yamlFiles(path)
-    return /\.ya?ml$/.test(name) ? [path] : []
-  })
-}
+import { composeCorpus, composeFixtures, yamlFiles } from '../../helpers/yaml-fixtures.js'
 
 const supported = [
   'a: 1\nb: two\nc: "three"\nd: \'four\'\n',
@@ -101,7 +89,7 @@ describe('parseSimpleYaml', () => {
   })
 
   it('reads every fixture compose file like the full parser', () => {
-    const files = yamlFiles(fixtures)
+    const files = yamlFiles(composeFixtures)
     expect(files.length).toBeGreaterThanOrEqual(12)
     for (const file of files) {
       const text = readFileSync(file, 'utf8')
@@ -124,7 +112,7 @@ describe('parseSimpleYaml', () => {
   })
 
   it('reads every corpus compose file it accepts exactly like the full parser (values and lines)', () => {
-    const files = yamlFiles(corpus)
+    const files = yamlFiles(composeCorpus)
     let fastRead = 0
     for (const file of files) {
       const text = readFileSync(file, 'utf8')

@@ -1,10 +1,9 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { readFileSync } from 'node:fs'
 import { LineCounter, parseDocument } from 'yaml'
 import { describe, expect, it } from 'vitest'
 import { maxNestingDepth, pathPastDepth } from '../../../src/compose/nesting-depth.js'
 import { NestingTooDeep, parseDocumentWithinDepth } from '../../../src/compose/yaml-document.js'
+import { composeCorpus, yamlFiles } from '../../helpers/yaml-fixtures.js'
 
 /** A chain of `levels` one-key mappings (`{a: {a: ... {}}}`): `levels` deep. */
 function chain(levels: number): object {
@@ -56,20 +55,10 @@ describe('pathPastDepth', () => {
   })
 })
 
-const corpus = fileURLToPath(new URL('../../fixtures/compose-corpus/', import.meta.url))
-
-function yamlFiles(directory: string): string[] {
-  return readdirSync(directory).flatMap((name) => {
-    const path = join(directory, name)
-    if (statSync(path).isDirectory()) return yamlFiles(path)
-    return /\.ya?ml$/.test(name) ? [path] : []
-  })
-}
-
 describe('parseDocumentWithinDepth', () => {
   const options = { merge: true, prettyErrors: false }
   const texts = [
-    ...yamlFiles(corpus).map((file) => readFileSync(file, 'utf8')),
+    ...yamlFiles(composeCorpus).map((file) => readFileSync(file, 'utf8')),
     'a: 1\n---\nb: 2\n',
     'a: [1, {b: 2}\n',
     '',
