@@ -1,6 +1,8 @@
 /**
  * The rule set of a connection: its identity (peer address, verified client certificate, frontend) is
- * read once and the rule set chosen by client-rules.ts is kept for the connection's lifetime.
+ * read once and the rule set chosen by client-rules.ts is kept for the connection's lifetime. A TCP
+ * connection whose peer address cannot be read (the client reset it before its request was handled)
+ * is refused: it would otherwise pass for a client without an address.
  */
 import type net from 'node:net'
 import type { TLSSocket } from 'node:tls'
@@ -25,6 +27,10 @@ export function identityOf(socket: net.Socket, frontend: string): ClientIdentity
   return identity
 }
 
+/** A TCP peer whose address is gone: getpeername fails once the client has reset the connection. */
+const addressLost = (identity: ClientIdentity) =>
+  identity.address === undefined && identity.frontend.startsWith('tcp://')
+
 /** Chooses (once per connection) the rule set for a request arriving on `socket` through `frontend`. */
 export function chooseRuleSet(config: RuleSetConfig, socket: net.Socket, frontend: string): RuleChoice {
   if (config.everyone) {
@@ -35,10 +41,15 @@ export function chooseRuleSet(config: RuleSetConfig, socket: net.Socket, fronten
   const known = chosen.get(socket)
   if (known) return known
   const identity = identityOf(socket, frontend)
-  const selector = selectRuleSet(config.selectors, identity)
+  const selector = addressLost(identity) ? undefined : selectRuleSet(config.selectors, identity)
   const choice: RuleChoice = selector
     ? { ruleSet: config.sets.get(selector.ruleSet)! }
-    : { ruleSet: undefined, refusal: `no rule set for this client (${describeIdentity(identity)})` }
+    : {
+        ruleSet: undefined,
+        refusal: addressLost(identity)
+          ? 'no rule set for this client (its address cannot be read: the connection was reset)'
+          : `no rule set for this client (${describeIdentity(identity)})`,
+      }
   chosen.set(socket, choice)
   return choice
 }
