@@ -34,11 +34,13 @@ export function clientIdentity(options: readonly string[], settings: ProxySettin
     if (kind === 'source') identity.address = value
     else if (kind === 'frontend') identity.frontend = value
     else if (kind === 'cert') {
-      const subject: Record<string, string> = {}
+      const subject: Record<string, string | string[]> = {}
       for (const part of value.split(',')) {
         const [name = '', ...rest] = part.split('=')
         if (name.trim() === '' || rest.length === 0) throw new UsageError(`--client "${option}": bad subject`)
-        subject[name.trim()] = rest.join('=').trim()
+        const previous = subject[name.trim()]
+        const attribute = rest.join('=').trim()
+        subject[name.trim()] = previous === undefined ? attribute : [previous, attribute].flat()
       }
       identity.certSubject = subject
     } else throw new UsageError(`--client "${option}": the kind is source, cert or frontend`)

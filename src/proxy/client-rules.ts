@@ -67,6 +67,11 @@ function sourceMatcher(value: string): ClientMatcher['matches'] {
   }
 }
 
+/**
+ * A subject matcher: each attribute written must be one of the certificate's values for it (an OU=ops
+ * selector matches OU=dev,OU=ops), except CN, which must be the certificate's only CN: one naming two
+ * (evil and dashboard) is matched by neither, since the CA may have checked only one of them.
+ */
 function certMatcher(value: string): ClientMatcher['matches'] {
   const wanted = value.split(',').map((part) => {
     const equals = part.indexOf('=')
@@ -84,7 +89,8 @@ function certMatcher(value: string): ClientMatcher['matches'] {
     if (!subject) return false
     return wanted.every(([name, attribute]) => {
       const actual = subject[name]
-      return typeof actual === 'string' ? actual === attribute : (actual?.includes(attribute) ?? false)
+      if (typeof actual === 'string') return actual === attribute
+      return name !== 'CN' && (actual?.includes(attribute) ?? false)
     })
   }
 }

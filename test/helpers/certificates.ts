@@ -71,3 +71,40 @@ export function makeCaSignedCertificates(dir: string, names: readonly string[], 
     )
   }
 }
+
+/**
+ * Writes `<name>.key` and `<name>.pem` into `dir`, a certificate with the exact openssl `subject`
+ * (`/CN=a/CN=b`, `/CN=a+O=b` for a multi-valued RDN, `/` for an empty one) signed by the CA that
+ * makeCaSignedCertificates wrote there.
+ */
+export function makeSignedWithSubject(dir: string, name: string, subject: string): void {
+  const file = (part: string) => join(dir, part)
+  openssl(
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-multivalue-rdn',
+    '-subj',
+    subject,
+    '-keyout',
+    file(`${name}.key`),
+    '-out',
+    file(`${name}.csr`),
+  )
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    file(`${name}.csr`),
+    '-CA',
+    file('ca.pem'),
+    '-CAkey',
+    file('ca.key'),
+    '-CAcreateserial',
+    '-days',
+    '1',
+    '-out',
+    file(`${name}.pem`),
+  )
+}

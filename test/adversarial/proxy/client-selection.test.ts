@@ -5,14 +5,24 @@
  * and that the engine never received a byte of a refused request. Rule sets are told apart by a path
  * only they allow (`GET /only-<set>`).
  */
+import { mkdtempSync, readFileSync } from 'node:fs'
 import net from 'node:net'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import tls from 'node:tls'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createBackend, type Backend } from '../../../src/proxy/backend.js'
 import { resolveRuleSetConfig } from '../../../src/proxy/config.js'
 import { createLogger } from '../../../src/proxy/log.js'
 import { createProxyServer, type ProxyServer } from '../../../src/proxy/server.js'
 import type { TlsMaterial } from '../../../src/proxy/config.js'
 import { startRecordingEngine, type RecordingEngine } from './recording-engine.js'
+import {
+  hasOpenssl,
+  makeCaSignedCertificates,
+  makeSelfSigned,
+  makeSignedWithSubject,
+} from '../../helpers/certificates.js'
 
 let engine: RecordingEngine
 let backend: Backend
@@ -23,11 +33,8 @@ beforeAll(async () => {
   backend = await createBackend({ kind: 'unix', path: engine.socketPath, mode: 0o660 })
 })
 
-afterEach(async () => {
-  await Promise.all(running.splice(0).map((proxy) => proxy.shutdown(100)))
-})
-
 afterAll(async () => {
+  await Promise.all(running.map((proxy) => proxy.shutdown(100)))
   backend.close()
   await engine.close()
 })
@@ -102,5 +109,108 @@ describe('a client that resets its connection', () => {
     expect(engine.raw()).not.toContain('POST')
     expect(await statusFrom(port, '127.0.0.2', '/containers/create')).toBe(403)
     expect(engine.seen.filter((line) => !line.startsWith('GET /_ping'))).toEqual([])
+  })
+})
+
+/** `[name]` sections, each chosen by its `client` line and allowing only `GET /only-<name>`. */
+function sections(clients: Record<string, string>): string {
+  return Object.entries(clients)
+    .map(([name, client]) => `[${name}]\nclient ${client}\nGET /only-${name}\n`)
+    .join('')
+}
+
+/** The status of `GET path` over TLS with the certificate `<base>.pem` and `<base>.key` (0: no answer). */
+function tlsStatus(port: number, base: string | undefined, path: string): Promise<number> {
+  return new Promise((resolve) => {
+    const credentials = base ? { cert: readFileSync(`${base}.pem`), key: readFileSync(`${base}.key`) } : {}
+    const socket = tls.connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ...credentials }, () =>
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: docker\r\nConnection: close\r\n\r\n`),
+    )
+    let text = ''
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
+    socket.on('error', () => socket.destroy())
+    socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)))
+  })
+}
+
+describe.runIf(hasOpenssl)('client certificates (mutual TLS)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'proxy-clients-'))
+  const otherCa = mkdtempSync(join(tmpdir(), 'proxy-clients-other-ca-'))
+  const ruleSets = ['dashboard', 'acme', 'fallback', 'lowercase']
+  let port: number
+
+  beforeAll(async () => {
+    makeCaSignedCertificates(dir, ['server'])
+    const subjects: Record<string, string> = {
+      dashboard: '/CN=dashboard/O=acme',
+      'only-acme': '/O=acme',
+      'two-cns': '/CN=evil/CN=dashboard/O=acme',
+      'two-os': '/CN=dashboard/O=evil/O=acme',
+      'comma-cn': '/CN=dashboard,O=acme',
+      'newline-cn': '/CN=dashboard\nO=acme',
+      'one-rdn': '/CN=dashboard+O=acme',
+      'empty-subject': '/',
+      'lowercase-dashboard': '/CN=dash/O=other',
+    }
+    for (const [name, subject] of Object.entries(subjects)) makeSignedWithSubject(dir, name, subject)
+    makeSelfSigned('/CN=dashboard/O=acme', join(dir, 'self.key'), join(dir, 'self.pem'))
+    makeCaSignedCertificates(otherCa, [])
+    makeSignedWithSubject(otherCa, 'untrusted', '/CN=dashboard/O=acme')
+    ;({ port } = await serve(
+      sections({
+        dashboard: 'cert CN=dashboard,O=acme',
+        acme: 'cert O=acme',
+        lowercase: 'cert cn=dash',
+        fallback: 'frontend tcp://127.0.0.1:2376',
+      }),
+      {
+        frontend: 'tcp://127.0.0.1:2376',
+        tls: {
+          ca: readFileSync(join(dir, 'ca.pem')),
+          cert: readFileSync(join(dir, 'server.pem')),
+          key: readFileSync(join(dir, 'server.key')),
+        },
+      },
+    ))
+  })
+
+  it.each([
+    ['the subject the selector names', 'dashboard', 'dashboard'],
+    ['only O=acme: the next cert selector', 'only-acme', 'acme'],
+    ['CN=dashboard and O=acme in one multi-valued RDN', 'one-rdn', 'dashboard'],
+    ['two CNs, evil and dashboard: CN=dashboard is not its CN (O=acme is its O)', 'two-cns', 'acme'],
+    [
+      'two Os, evil and acme: O=acme is one of them (any value of an attribute but CN)',
+      'two-os',
+      'dashboard',
+    ],
+    [
+      'a CN "dashboard,O=acme" (a comma inside the value) is not CN=dashboard and O=acme',
+      'comma-cn',
+      'fallback',
+    ],
+    ['a CN "dashboard\\nO=acme" (a newline inside the value) adds no O', 'newline-cn', 'fallback'],
+    ['an empty subject matches no cert selector and falls to the frontend', 'empty-subject', 'fallback'],
+    ['a "cn=" selector (lower case) names no attribute node:tls reports', 'lowercase-dashboard', 'fallback'],
+  ])('%s', async (_attack, cert, expected) => {
+    engine.reset()
+    // Answers close the connection: the state kept per connection cannot carry one client's set over.
+    for (const set of ruleSets)
+      expect([set, await tlsStatus(port, join(dir, cert), `/only-${set}`)]).toEqual([
+        set,
+        set === expected ? 200 : 403,
+      ])
+    expect(engine.seen).toEqual([`GET /only-${expected}`])
+  })
+
+  it.each([
+    ['no certificate', undefined],
+    ['a self-signed certificate with the subject of a rule set', 'self'],
+    ['a certificate with the subject of a rule set from a CA the proxy does not trust', 'untrusted'],
+  ])('%s: refused in the handshake, before any rule set', async (_attack, cert) => {
+    engine.reset()
+    const base = cert === undefined ? undefined : cert === 'self' ? join(dir, 'self') : join(otherCa, cert)
+    expect(await tlsStatus(port, base, '/_ping')).toBe(0)
+    expect(engine.raw()).toBe('')
   })
 })

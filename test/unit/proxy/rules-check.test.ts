@@ -20,6 +20,7 @@ describe('checkRequest', () => {
     [['cert=CN=updater'], 'POST', '/v1.47/containers/db/stop', 'allow', 'updater', false],
     [['cert=CN=updater'], 'GET', '/v1.47/containers/db/json', 'allow', 'updater', false],
     [['source=127.0.0.9'], 'GET', '/_ping', 'deny', undefined, false],
+    [['cert=CN=evil,CN=updater'], 'POST', '/v1.47/containers/db/stop', 'deny', undefined, false],
   ] as const)('%j %s %s: %s by %s (env masked: %s)', (client, method, path, decision, ruleSet, envMasked) => {
     const result = checkRequest({ rulesFile }, method, path, client)
     expect(result).toMatchObject({ decision, envMasked })

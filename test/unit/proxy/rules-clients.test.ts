@@ -30,6 +30,7 @@ describe('client matchers', () => {
     ['cert', 'CN=dashboard, O=other', { frontend: 'x', certSubject: { CN: 'dashboard', O: 'acme' } }, false],
     ['cert', 'CN=dash', { frontend: 'x', certSubject: { CN: 'dashboard' } }, false],
     ['cert', 'OU=ops', { frontend: 'x', certSubject: { OU: ['dev', 'ops'] } }, true],
+    ['cert', 'CN=dashboard', { frontend: 'x', certSubject: { CN: ['evil', 'dashboard'] } }, false],
     ['cert', 'CN=dashboard', tcp('127.0.0.2'), false],
     ['frontend', 'unix:///run/dash.sock', { frontend: 'unix:///run/dash.sock?mode=0660' }, true],
     ['frontend', 'unix:///run/dash.sock', { frontend: 'unix:///run/other.sock' }, false],
