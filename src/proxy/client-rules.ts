@@ -59,12 +59,24 @@ function sourceMatcher(value: string): ClientMatcher['matches'] {
   }
   const list = new BlockList()
   list.addSubnet(address, prefix, family === 4 ? 'ipv4' : 'ipv6')
+  const zone = zoneOf(address)
   return (identity) => {
     if (identity.address === undefined) return false
     const peer = plainAddress(identity.address)
     const peerFamily = isIP(peer)
+    if (zone !== undefined && zoneOf(peer) !== zone) return false
     return peerFamily !== 0 && list.check(peer, peerFamily === 4 ? 'ipv4' : 'ipv6')
   }
+}
+
+/**
+ * The zone id of an IPv6 address (`eth0` in `fe80::1%eth0`; node:net gives a link-local peer's with its
+ * interface). BlockList ignores it, so a zone written in a rule is compared here: fe80::1 on another
+ * link is another host.
+ */
+function zoneOf(address: string): string | undefined {
+  const percent = address.indexOf('%')
+  return percent < 0 ? undefined : address.slice(percent + 1)
 }
 
 /**

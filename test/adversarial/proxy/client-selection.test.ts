@@ -5,6 +5,7 @@
  * and that the engine never received a byte of a refused request. Rule sets are told apart by a path
  * only they allow (`GET /only-<set>`).
  */
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
@@ -72,8 +73,14 @@ function connectFrom(port: number, localAddress: string, host = '127.0.0.1'): Pr
 }
 
 /** The status of `GET path` (and `extra` head lines) sent from `localAddress` on a fresh connection. */
-async function statusFrom(port: number, localAddress: string, path: string, extra = ''): Promise<number> {
-  const socket = await connectFrom(port, localAddress)
+async function statusFrom(
+  port: number,
+  localAddress: string,
+  path: string,
+  extra = '',
+  host = '127.0.0.1',
+): Promise<number> {
+  const socket = await connectFrom(port, localAddress, host)
   const answer = new Promise<string>((resolve) => {
     let text = ''
     socket.on('data', (chunk: Buffer) => {
@@ -214,3 +221,127 @@ describe.runIf(hasOpenssl)('client certificates (mutual TLS)', () => {
     expect(engine.raw()).toBe('')
   })
 })
+
+describe('source addresses', () => {
+  it.each([
+    ['an IPv4 rule, the peer IPv4-mapped on a dual-stack listener', '127.0.0.2', '::', '127.0.0.2', true],
+    ['an IPv4 rule, another IPv4 peer', '127.0.0.2', '::', '127.0.0.3', false],
+    ['an IPv4-mapped rule, a peer on an IPv4 listener', '::ffff:127.0.0.2', '127.0.0.1', '127.0.0.2', true],
+    ['an IPv4-mapped rule in hex', '::ffff:7f00:2', '::', '127.0.0.2', true],
+    ['::ffff:0:0/96 (every IPv4 peer), an IPv4 peer', '::ffff:0:0/96', '::', '127.0.0.3', true],
+    ['::ffff:0:0/96, an IPv6 peer', '::ffff:0:0/96', '::', '::1', false],
+    ['an IPv4 CIDR, an IPv6 peer', '127.0.0.0/8', '::', '::1', false],
+    ['0.0.0.0/0, an IPv6 peer', '0.0.0.0/0', '::', '::1', false],
+    ['::/0 holds the IPv4-mapped addresses: an IPv4 peer', '::/0', '::', '127.0.0.3', true],
+    ['::1, an IPv4 loopback peer', '::1', '::', '127.0.0.1', false],
+    ['a CIDR with host bits set reads as its network', '127.0.0.1/8', '::', '127.0.0.9', true],
+    ['a CIDR with host bits set, an IPv6 peer', '127.0.0.1/8', '::', '::1', false],
+  ])('%s (client source %s, listener %s, peer %s)', async (_case, rule, host, peer, chosen) => {
+    engine.reset()
+    const { port } = await serve(sections({ a: `source ${rule}` }), { host })
+    const target = peer.includes(':') ? '::1' : '127.0.0.1'
+    expect(await statusFrom(port, peer, '/only-a', '', target)).toBe(chosen ? 200 : 403)
+    expect(await statusFrom(port, peer, '/_ping', '', target)).toBe(chosen ? 200 : 403)
+    expect(engine.seen).toEqual(chosen ? ['GET /only-a', 'GET /_ping'] : [])
+  })
+
+  it.each([
+    ['X-Forwarded-For', 'X-Forwarded-For: 127.0.0.2\r\n'],
+    ['X-Real-IP', 'X-Real-IP: 127.0.0.2\r\n'],
+    ['Forwarded', 'Forwarded: for=127.0.0.2\r\n'],
+    ['two X-Forwarded-For', 'X-Forwarded-For: 127.0.0.2\r\nX-Forwarded-For: 127.0.0.2\r\n'],
+  ])('a %s header naming an allowed address is ignored', async (_header, extra) => {
+    engine.reset()
+    const { port } = await serve(sections({ a: 'source 127.0.0.2' }))
+    expect(await statusFrom(port, '127.0.0.3', '/only-a', extra)).toBe(403)
+    expect(engine.raw()).toBe('')
+  })
+
+  it.each([
+    ['v1', 'PROXY TCP4 127.0.0.2 127.0.0.1 40000 2375\r\n'],
+    ['v2', Buffer.from('0d0a0d0a000d0a515549540a2111000c7f0000027f0000019c400947', 'hex').toString('latin1')],
+  ])('a PROXY protocol %s header naming an allowed address is a malformed request', async (_v, header) => {
+    engine.reset()
+    const { port } = await serve(sections({ a: 'source 127.0.0.2' }))
+    const socket = await connectFrom(port, '127.0.0.3')
+    const answer = new Promise<string>((resolve) => {
+      let text = ''
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
+      socket.on('close', () => resolve(text))
+    })
+    socket.write(Buffer.from(`${header}GET /only-a HTTP/1.1\r\nHost: docker\r\n\r\n`, 'latin1'))
+    expect(await answer).toMatch(/^HTTP\/1\.1 400 /)
+    expect(engine.raw()).toBe('')
+  })
+
+  it.each([
+    '010.0.0.1',
+    '127.1',
+    '0x7f.0.0.1',
+    '2130706433',
+    'localhost',
+    '[::1]',
+    '127.0.0.1:2375',
+    '127.0.0.1/33',
+    '::1/129',
+    '127.0.0.0/8/8',
+    '127.0.0.0/-1',
+    '127.0.0.0/0x8',
+    '127.0.0.0/',
+    '127.0.0.0 /8',
+    ' ',
+  ])('refuses "client source %s" at start-up, naming the line', (value) => {
+    expect(() => resolveRuleSetConfig({ rules: `[a]\nclient source ${value}\n` })).toThrow(/line 2/)
+  })
+})
+
+/** Whether a network namespace with a veth pair can be made here (root, iproute2). */
+const canMakeNetns =
+  process.getuid?.() === 0 && spawnSync('ip', ['netns', 'list'], { stdio: 'ignore' }).status === 0
+
+describe.runIf(canMakeNetns)(
+  'IPv6 zone ids (a link-local peer in a network namespace, over a veth pair)',
+  () => {
+    const namespace = `vault-cs-${process.pid}`
+    const hostSide = `vcs${process.pid % 100000}h`
+    const peerSide = `vcs${process.pid % 100000}p`
+    const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' })
+
+    beforeAll(() => {
+      ip('netns', 'add', namespace)
+      ip('link', 'add', hostSide, 'type', 'veth', 'peer', 'name', peerSide, 'netns', namespace)
+      ip('addr', 'add', 'fe80::5:1/64', 'dev', hostSide, 'nodad')
+      ip('link', 'set', hostSide, 'up')
+      ip('-n', namespace, 'addr', 'add', 'fe80::5:2/64', 'dev', peerSide, 'nodad')
+      ip('-n', namespace, 'link', 'set', peerSide, 'up')
+    })
+
+    afterAll(() => {
+      spawnSync('ip', ['link', 'del', hostSide])
+      spawnSync('ip', ['netns', 'del', namespace])
+    })
+
+    /** The status of GET path sent by fe80::5:2 from inside the namespace (the proxy sees it on hostSide). */
+    function statusFromNamespace(port: number, path: string): Promise<number> {
+      const client = `const s = require('net').connect({ host: 'fe80::5:1%${peerSide}', port: ${port} }, () =>
+      s.write('GET ${path} HTTP/1.1\\r\\nHost: docker\\r\\nConnection: close\\r\\n\\r\\n'))
+      let t = ''; s.on('data', (d) => (t += d)); s.on('close', () => process.stdout.write(t.slice(9, 12)))`
+      const child = spawn('ip', ['netns', 'exec', namespace, process.execPath, '-e', client])
+      let output = ''
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+      return new Promise((resolve) => child.on('close', () => resolve(Number(output))))
+    }
+
+    it.each([
+      ["the peer's own link", () => `fe80::5:2%${hostSide}`, true],
+      ['another link (lo): the same address there is another host', () => 'fe80::5:2%lo', false],
+      ['another link, in a CIDR', () => 'fe80::%lo/64', false],
+      ['no zone: any link', () => 'fe80::5:2', true],
+    ])('client source with a zone id on %s', async (_case, rule, chosen) => {
+      engine.reset()
+      const { port } = await serve(sections({ a: `source ${rule()}` }), { host: '::' })
+      expect(await statusFromNamespace(port, '/only-a')).toBe(chosen ? 200 : 403)
+      expect(engine.seen).toEqual(chosen ? ['GET /only-a'] : [])
+    })
+  },
+)
