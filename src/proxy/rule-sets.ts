@@ -58,6 +58,8 @@ export interface RuleSetInput {
 export const everyoneSetName = '*'
 
 interface Draft {
+  /** Where its `[section]` line is (`PROXY_RULES line 3`); undefined for the set of rules outside sections. */
+  writtenAt?: string
   rules: Rule[]
   redactEnv?: boolean
   usesMaskingPreset: boolean
@@ -99,7 +101,10 @@ function readText(
       currentName = section[1]!
       if (currentName === everyoneSetName || presetNames.includes(currentName as PresetName))
         throw fail(`[${currentName}] is the name of a preset: name the rule set differently`)
-      current = sections.get(currentName) ?? newDraft()
+      const earlier = sections.get(currentName)
+      if (earlier)
+        throw fail(`[${currentName}] is already written at ${earlier.writtenAt}: write each rule set once`)
+      current = { ...newDraft(), writtenAt: `${input.source} line ${line}` }
       sections.set(currentName, current)
       continue
     }

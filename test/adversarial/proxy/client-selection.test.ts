@@ -6,14 +6,16 @@
  * only they allow (`GET /only-<set>`).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import tls from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createBackend, type Backend } from '../../../src/proxy/backend.js'
-import { resolveRuleSetConfig } from '../../../src/proxy/config.js'
+import { resolveProxyConfig, resolveRuleSetConfig } from '../../../src/proxy/config.js'
+import { runProxy } from '../../../src/proxy/run.js'
+import { freePort } from '../../harness/ports.js'
 import { createLogger } from '../../../src/proxy/log.js'
 import { createProxyServer, type ProxyServer } from '../../../src/proxy/server.js'
 import type { TlsMaterial } from '../../../src/proxy/config.js'
@@ -345,3 +347,140 @@ describe.runIf(canMakeNetns)(
     })
   },
 )
+
+/** The status of a raw request (`head` is everything up to the blank line) over `connect`'s socket. */
+function rawStatus(connect: () => net.Socket, head: string): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = connect()
+    let text = ''
+    socket.on('connect', () => socket.write(`${head}\r\n\r\n`))
+    socket.on('data', (chunk: Buffer) => {
+      text += chunk.toString('latin1')
+      if (text.includes('\r\n\r\n')) socket.destroy()
+    })
+    socket.on('error', () => socket.destroy())
+    socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)))
+  })
+}
+
+describe('frontends: two unix sockets and two TCP ports, one rule set each (runProxy, as served)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'proxy-frontends-'))
+  const names = ['first', 'second', 'third', 'fourth'] as const
+  let stop: () => Promise<void>
+  const connectTo: Record<string, () => net.Socket> = {}
+
+  beforeAll(async () => {
+    const [tcpPort, ipv6Port] = [await freePort(), await freePort()]
+    const frontends = {
+      first: `unix://${dir}/first.sock?mode=0600`,
+      second: `unix://${dir}/second.sock`,
+      third: `tcp://:${tcpPort}`,
+      fourth: `tcp://[::1]:${ipv6Port}`,
+    }
+    const config = resolveProxyConfig({
+      backendAddr: `unix://${engine.socketPath}`,
+      frontendAddrs: Object.values(frontends),
+      rules: sections(Object.fromEntries(names.map((name) => [name, `frontend ${frontends[name]}`]))),
+    })
+    ;({ stop } = await runProxy(config, createLogger(0, 'text')))
+    symlinkSync(join(dir, 'first.sock'), join(dir, 'link-to-first.sock'))
+    connectTo.first = () => net.connect(join(dir, 'first.sock'))
+    connectTo.second = () => net.connect(join(dir, 'second.sock'))
+    connectTo.third = () => net.connect(tcpPort, '127.0.0.1')
+    connectTo.fourth = () => net.connect(ipv6Port, '::1')
+    connectTo['first, through a symlink'] = () => net.connect(join(dir, 'link-to-first.sock'))
+  })
+
+  afterAll(() => stop())
+
+  it.each(['first', 'second', 'third', 'fourth', 'first, through a symlink'])(
+    'a client of the %s frontend gets its rule set and no other',
+    async (frontend) => {
+      engine.reset()
+      const own = frontend.split(',')[0]!
+      for (const name of names) {
+        const status = await rawStatus(connectTo[frontend]!, `GET /only-${name} HTTP/1.1\r\nHost: docker`)
+        expect([name, status]).toEqual([name, name === own ? 200 : 403])
+      }
+      expect(engine.seen).toEqual([`GET /only-${own}`])
+    },
+  )
+
+  it.each([
+    [
+      '0.0.0.0 for the all-interfaces frontend',
+      (port: number) => [`tcp://:${port}`, `tcp://0.0.0.0:${port}`],
+    ],
+    ['a host name for an address', (port: number) => [`tcp://127.0.0.1:${port}`, `tcp://localhost:${port}`]],
+    ['a trailing slash', () => [`unix://${dir}/a.sock`, `unix://${dir}/a.sock/`]],
+    ['a symlink to the socket', () => [`unix://${dir}/a.sock`, `unix://${dir}/link.sock`]],
+    ['a dot segment', () => [`unix://${dir}/a.sock`, `unix://${dir}/./a.sock`]],
+  ])('a client frontend written as %s is refused at start-up', (_case, spell) => {
+    const [frontend, written] = spell(2375)
+    expect(() =>
+      resolveProxyConfig({ frontendAddrs: [frontend!], rules: `[a]\nclient frontend ${written}\n` }),
+    ).toThrow(/is not a PROXY_FRONTEND_ADDR/)
+  })
+})
+
+describe('a client that matches no rule set', () => {
+  it.each([
+    ['GET /_ping (a built-in rule)', 'GET /_ping HTTP/1.1'],
+    ['HEAD /_ping', 'HEAD /_ping HTTP/1.1'],
+    ['GET /version (a built-in rule)', 'GET /v1.47/version HTTP/1.1'],
+    [
+      'an exec start upgrade',
+      'POST /v1.47/exec/abc/start HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: tcp\r\nContent-Length: 0',
+    ],
+    [
+      'an attach upgrade',
+      'POST /containers/abc/attach?stream=1 HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: tcp',
+    ],
+    [
+      'a websocket upgrade',
+      'GET /containers/abc/attach/ws HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket',
+    ],
+    ['HTTP/1.0', 'GET /_ping HTTP/1.0'],
+  ])('is refused %s, and the engine sees nothing', async (_case, requestLine) => {
+    engine.reset()
+    const { port } = await serve(
+      `[a]\nclient source 127.0.0.2\nPOST /v1.47/exec/abc/start\nPOST /containers/abc/attach\nGET /containers/abc/attach/ws\n`,
+    )
+    const status = await rawStatus(
+      () => net.connect({ port, host: '127.0.0.1', localAddress: '127.0.0.3' }),
+      `${requestLine}\r\nHost: docker`,
+    )
+    expect(status).toBe(403)
+    expect(engine.raw()).toBe('')
+  })
+
+  it('stays refused on a keep-alive connection whatever its later requests claim', async () => {
+    engine.reset()
+    const { port } = await serve(sections({ a: 'source 127.0.0.2' }))
+    const socket = await connectFrom(port, '127.0.0.3')
+    let text = ''
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
+    const request = (extra: string) => `GET /only-a HTTP/1.1\r\nHost: docker\r\n${extra}\r\n`
+    socket.write(request('X-Forwarded-For: 127.0.0.2\r\n') + request('Forwarded: for=127.0.0.2\r\n'))
+    await new Promise((resolve) => socket.on('close', resolve))
+    expect(text.match(/^HTTP\/1\.1 \d{3}/gm)).toEqual(['HTTP/1.1 403'])
+    expect(engine.raw()).toBe('')
+  })
+})
+
+describe('configuration as users write it', () => {
+  it('refuses a section written twice (its second half added rules to the first: [a] allowed POST /y)', () => {
+    const rules = '[a]\nclient source 127.0.0.2\nGET /x\n[b]\nclient source 127.0.0.3\n[a]\nPOST /y\n'
+    expect(() => resolveRuleSetConfig({ rules })).toThrow(
+      /PROXY_RULES line 6: \[a\] is already written at PROXY_RULES line 1/,
+    )
+  })
+
+  it('refuses a section written in PROXY_RULES and again in the rules file', () => {
+    const rulesFile = join(mkdtempSync(join(tmpdir(), 'proxy-sections-')), 'clients.rules')
+    writeFileSync(rulesFile, '[a]\nPOST /y\n')
+    expect(() =>
+      resolveRuleSetConfig({ rules: '[a]\nclient source 127.0.0.2\nGET /x\n', rulesFile }),
+    ).toThrow(/line 1: \[a\] is already written at PROXY_RULES line 1/)
+  })
+})
