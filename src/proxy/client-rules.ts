@@ -152,7 +152,7 @@ export function describeIdentity(identity: ClientIdentity): string {
 /**
  * Reads `PROXY_CLIENTS`: entries separated by `;` or new lines, each `KIND VALUE RULESET` (the value
  * may hold blanks: the kind is the first word, the rule set the last). Throws ClientMatcherError
- * naming the entry.
+ * naming the entry, or when there is no entry (a blank value would otherwise mean every client).
  */
 export function parseClientsSetting(text: string, source = 'PROXY_CLIENTS'): ClientSelector[] {
   const selectors: ClientSelector[] = []
@@ -176,5 +176,9 @@ export function parseClientsSetting(text: string, source = 'PROXY_CLIENTS'): Cli
       throw error
     }
   }
+  if (selectors.length === 0)
+    throw new ClientMatcherError(
+      `${source} holds no entry: give "KIND VALUE RULESET" entries or leave it unset`,
+    )
   return selectors
 }

@@ -15,6 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createBackend, type Backend } from '../../../src/proxy/backend.js'
 import { resolveProxyConfig, resolveRuleSetConfig } from '../../../src/proxy/config.js'
 import { runProxy } from '../../../src/proxy/run.js'
+import { checkRequest } from '../../../src/proxy/check.js'
+import { settingsFromArgs, settingsFromEnv } from '../../../src/proxy/settings.js'
 import { freePort } from '../../harness/ports.js'
 import { createLogger } from '../../../src/proxy/log.js'
 import { createProxyServer, type ProxyServer } from '../../../src/proxy/server.js'
@@ -469,6 +471,59 @@ describe('a client that matches no rule set', () => {
 })
 
 describe('configuration as users write it', () => {
+  it.each([';', ' ; ;', '\n\n', '   '])(
+    'refuses PROXY_CLIENTS %j, which holds no entry (every client got the default rules)',
+    (text) => {
+      expect(() => resolveProxyConfig(settingsFromEnv({ PROXY_CLIENTS: text }))).toThrow(
+        /PROXY_CLIENTS holds no entry/,
+      )
+    },
+  )
+
+  it.each([
+    ['a comma between entries', 'source 127.0.0.2 monitoring, source 127.0.0.3 read-only', /entry 1/],
+    ['an entry without a rule set', 'source 127.0.0.2', /entry 1/],
+    [
+      'a rule set that does not exist',
+      'source 127.0.0.2 monitoring; source 127.0.0.3 nosuch',
+      /line 2: "nosuch" is neither/,
+    ],
+    ['a rule set named with capitals', 'source 127.0.0.2 Monitoring', /"Monitoring" is neither/],
+    ['KIND=VALUE', 'source=127.0.0.2 monitoring', /entry 1/],
+    ['a kind in capitals', 'SOURCE 127.0.0.2 monitoring', /entry 1/],
+  ])('refuses PROXY_CLIENTS with %s', (_case, text, message) => {
+    expect(() => resolveProxyConfig(settingsFromEnv({ PROXY_CLIENTS: text }))).toThrow(message)
+  })
+
+  it('tries the selectors in the order written, PROXY_CLIENTS last, as vault proxy check reports', async () => {
+    engine.reset()
+    const settings = {
+      rules: sections({ narrow: 'source 127.0.0.2', wide: 'source 127.0.0.0/8' }),
+      clients: 'source 127.0.0.2 monitoring',
+    }
+    const { port } = await serve(settings.rules, {})
+    expect(checkRequest(settings, 'GET', '/only-narrow', ['source=127.0.0.2']).ruleSet).toBe('narrow')
+    expect(checkRequest(settings, 'GET', '/only-wide', ['source=127.0.0.3']).ruleSet).toBe('wide')
+    expect(await statusFrom(port, '127.0.0.2', '/only-narrow')).toBe(200)
+    expect(await statusFrom(port, '127.0.0.2', '/only-wide')).toBe(403)
+    expect(await statusFrom(port, '127.0.0.3', '/only-wide')).toBe(200)
+    expect(resolveRuleSetConfig(settings).selectors.map((selector) => selector.ruleSet)).toEqual([
+      'narrow',
+      'wide',
+      'monitoring',
+    ])
+    expect(engine.seen).toEqual(['GET /only-narrow', 'GET /only-wide'])
+  })
+
+  it('lets a flag replace its PROXY_ variable, never add to it', () => {
+    const settings = settingsFromArgs(['--clients', 'source 127.0.0.9 monitoring'], {
+      PROXY_CLIENTS: 'source 127.0.0.0/8 management',
+    })
+    expect(resolveRuleSetConfig(settings).selectors.map((selector) => selector.matcher.value)).toEqual([
+      '127.0.0.9',
+    ])
+  })
+
   it('refuses a section written twice (its second half added rules to the first: [a] allowed POST /y)', () => {
     const rules = '[a]\nclient source 127.0.0.2\nGET /x\n[b]\nclient source 127.0.0.3\n[a]\nPOST /y\n'
     expect(() => resolveRuleSetConfig({ rules })).toThrow(
