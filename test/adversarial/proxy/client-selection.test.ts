@@ -1,7 +1,7 @@
 /**
  * Hostile clients against per-client rule sets (rule-sets.ts, client-rules.ts, rule-choice.ts): real
  * sockets from different loopback addresses, real mutual TLS, real unix and TCP frontends, in front of
- * the recording fake engine. Each case says what the client tries and checks what it got: the status,
+ * the recording fake engine (and the private real engine for the reset attack: integration project). Each case says what the client tries and checks what it got: the status,
  * and that the engine never received a byte of a refused request. Rule sets are told apart by a path
  * only they allow (`GET /only-<set>`).
  */
@@ -18,6 +18,7 @@ import { runProxy } from '../../../src/proxy/run.js'
 import { checkRequest } from '../../../src/proxy/check.js'
 import { settingsFromArgs, settingsFromEnv } from '../../../src/proxy/settings.js'
 import { freePort } from '../../harness/ports.js'
+import { engineOrNull, unavailableReason } from '../../helpers/components.js'
 import { createLogger } from '../../../src/proxy/log.js'
 import { createProxyServer, type ProxyServer } from '../../../src/proxy/server.js'
 import type { TlsMaterial } from '../../../src/proxy/config.js'
@@ -143,6 +144,53 @@ function tlsStatus(port: number, base: string | undefined, path: string): Promis
     socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)))
   })
 }
+
+const realEngine = engineOrNull()
+
+describe.skipIf(!realEngine)(
+  `the same reset, against the real engine (${unavailableReason('engine')})`,
+  () => {
+    it('creates no container for a client whose rule set allows only the built-ins', async () => {
+      const info = realEngine!
+      const realBackend = await createBackend({ kind: 'unix', path: info.socket, mode: 0o660 })
+      const proxy = await createProxyServer({
+        ruleSets: resolveRuleSetConfig({
+          rules: `[limited]\nclient source 127.0.0.2\n[wide]\nclient frontend tcp://127.0.0.1:2375\nPOST /containers/create\n`,
+        }),
+        frontend: 'tcp://127.0.0.1:2375',
+        backend: realBackend,
+        logger: createLogger(0, 'text'),
+      })
+      await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve))
+      const port = (proxy.server.address() as net.AddressInfo).port
+      const name = `client-selection-reset-${process.pid}`
+      const body = JSON.stringify({ Image: info.busyboxImage, Cmd: ['true'] })
+      try {
+        for (let attempt = 0; attempt < 3; attempt++) {
+          expect(await statusFrom(port, '127.0.0.2', '/_ping')).toBe(200)
+          const socket = await connectFrom(port, '127.0.0.2')
+          socket.on('error', () => {})
+          socket.write(`POST /containers/create?name=${name}-${attempt} HTTP/1.1\r\nHost: docker\r\n`)
+          await new Promise((resolve) => setTimeout(resolve, 50))
+          socket.write(
+            `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+            () => socket.resetAndDestroy(),
+          )
+          await new Promise((resolve) => setTimeout(resolve, 300))
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500))
+        const listed = execFileSync('docker', ['-H', info.dockerHost, 'ps', '-a', '--format', '{{.Names}}'], {
+          encoding: 'utf8',
+        })
+        expect(listed).not.toContain(name)
+      } finally {
+        await proxy.shutdown(100)
+        realBackend.close()
+        spawnSync('docker', ['-H', info.dockerHost, 'rm', '-f', `${name}-0`, `${name}-1`, `${name}-2`])
+      }
+    })
+  },
+)
 
 describe.runIf(hasOpenssl)('client certificates (mutual TLS)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'proxy-clients-'))
