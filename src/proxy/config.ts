@@ -3,7 +3,8 @@
  * resolved into addresses, TLS material, a log level and the compiled rule list. Anything invalid
  * stops startup with a UsageError naming the setting (and the rule line) and the reason.
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, realpathSync } from 'node:fs'
+import { basename, dirname, resolve } from 'node:path'
 import { UsageError } from '../errors.js'
 import type { LogFormat } from './log.js'
 import { frontendKey, parseClientsSetting } from './client-rules.js'
@@ -160,11 +161,41 @@ function checkFrontendSelectors(config: RuleSetConfig, frontendAddrs: readonly s
   }
 }
 
+/** A unix socket's path with its directory's symlinks, `//` and `.` resolved (as written when it does not exist yet). */
+function socketFile(path: string): string {
+  try {
+    return resolve(realpathSync(dirname(path)), basename(path))
+  } catch {
+    return resolve(path)
+  }
+}
+
+/**
+ * Refuses two unix frontends on one socket file (`/run/a.sock` and `/run//a.sock`, or through a symlinked
+ * directory): the second would replace the first's socket, and its clients would get the second's rule set.
+ */
+function checkDistinctSockets(frontendAddrs: readonly string[], frontends: readonly ProxyAddress[]): void {
+  const seen = new Map<string, string>()
+  frontends.forEach((frontend, index) => {
+    if (frontend.kind !== 'unix') return
+    const file = socketFile(frontend.path)
+    const earlier = seen.get(file)
+    if (earlier !== undefined) {
+      throw new UsageError(
+        `PROXY_FRONTEND_ADDR "${frontendAddrs[index]}" is the socket of "${earlier}" (${file}) again`,
+        { hint: 'give each unix frontend its own socket file' },
+      )
+    }
+    seen.set(file, frontendAddrs[index]!)
+  })
+}
+
 /** Checks and resolves settings into a configuration; throws UsageError on the first problem. */
 export function resolveProxyConfig(settings: ProxySettings): ProxyConfig {
   const backend = parseAddress(settings.backendAddr ?? defaultBackendAddr, 'PROXY_BACKEND_ADDR')
   const frontendAddrs = settings.frontendAddrs?.length ? settings.frontendAddrs : [defaultFrontendAddr]
   const frontends = frontendAddrs.map((address) => parseAddress(address, 'PROXY_FRONTEND_ADDR'))
+  checkDistinctSockets(frontendAddrs, frontends)
   const ruleSets = resolveRuleSetConfig(settings)
   checkFrontendSelectors(ruleSets, frontendAddrs)
   const level = settings.logLevel ?? '6'

@@ -6,7 +6,7 @@
  * only they allow (`GET /only-<set>`).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -471,6 +471,46 @@ describe('frontends: two unix sockets and two TCP ports, one rule set each (runP
       resolveProxyConfig({ frontendAddrs: [frontend!], rules: `[a]\nclient frontend ${written}\n` }),
     ).toThrow(/is not a PROXY_FRONTEND_ADDR/)
   })
+})
+
+describe('two unix frontends on one socket file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'proxy-same-socket-'))
+  mkdirSync(join(dir, 'real'))
+  symlinkSync(join(dir, 'real'), join(dir, 'link'))
+
+  it.each([
+    ['a doubled slash', 'real//a.sock'],
+    ['a dot segment', 'real/./a.sock'],
+    ['a symlinked directory', 'link/a.sock'],
+    ['only ?mode= differing', 'real/a.sock?mode=0600'],
+  ])(
+    'are refused at start-up when the second is written with %s (its clients got the second set)',
+    async (_case, second) => {
+      engine.reset()
+      const narrow = `unix://${dir}/real/a.sock`
+      const wide = `unix://${dir}/${second}`
+      const settings = {
+        backendAddr: `unix://${engine.socketPath}`,
+        frontendAddrs: [narrow, wide],
+        rules: `[narrow]\nclient frontend ${narrow}\nGET /only-narrow\n[wide]\nclient frontend ${wide}\nPOST /containers/create\n`,
+      }
+      let served: { stop: () => Promise<void> } | undefined
+      try {
+        served = await runProxy(resolveProxyConfig(settings), createLogger(0, 'text'))
+        const status = await rawStatus(
+          () => net.connect(join(dir, 'real', 'a.sock')),
+          'POST /containers/create HTTP/1.1\r\nHost: docker\r\nContent-Length: 0',
+        )
+        expect(status).toBe(403)
+      } catch (error) {
+        expect(String(error)).toMatch(/PROXY_FRONTEND_ADDR ".*" is the socket of ".*" \(.*\) again/)
+      } finally {
+        await served?.stop()
+      }
+      expect(served).toBeUndefined()
+      expect(engine.raw()).not.toContain('POST')
+    },
+  )
 })
 
 describe('a client that matches no rule set', () => {
