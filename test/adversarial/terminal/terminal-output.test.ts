@@ -106,8 +106,9 @@ beforeAll(async () => {
   database.close()
   writeFileSync(
     join(work, 'compose.yaml'),
-    // eslint-disable-next-line no-control-regex -- matching control characters is the point
-    `services:\n  web:\n    image: x\n    environment:\n      P: "\${P:?${payload.replace(/\n/g, '\\n').replace(/\u001b/g, '\\e')}}"\n`,
+    // every control character written as a YAML escape: a compose file may not hold them raw (go-yaml
+    // and vault refuse it), but a double-quoted string may produce them, and so the message
+    `services:\n  web:\n    image: x\n    environment:\n      P: "\${P:?${yamlEscaped(payload)}}"\n`,
   )
 })
 afterAll(async () => {
@@ -116,6 +117,15 @@ afterAll(async () => {
   home?.cleanup()
   rmSync(work, { recursive: true, force: true })
 })
+
+/** `text` for a YAML double-quoted scalar, each control and bidi character as a `\uXXXX` escape. */
+function yamlEscaped(text: string): string {
+  return text.replace(
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
+}
 
 const client = () => ({
   ...home.env,
