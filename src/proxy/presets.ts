@@ -33,10 +33,13 @@ const containerReads = `GET,HEAD %API_PREFIX_CONTAINERS%/json
 GET,HEAD %API_PREFIX_CONTAINERS%/%CONTAINER_ID_OR_NAME%/(?:json|top|logs|changes|stats)
 `
 
-/** Image reads without export (`/images/get`, `/images/{name}/get`: whole filesystems, and the
- * environment of an image committed from a container, which cannot be masked inside a tarball). */
+/**
+ * Image reads without export (`/images/get`, `/images/{name}/get`: whole filesystems, and the
+ * environment of an image committed from a container, which cannot be masked inside a tarball) or
+ * history (each layer's `CreatedBy` shows `ENV` values and build arguments, `|1 TOKEN=value ...`).
+ */
 const imageReads = `GET,HEAD %API_PREFIX_IMAGES%/(?:json|search)
-GET,HEAD %API_PREFIX_IMAGES%/.+/(?:json|history)
+GET,HEAD %API_PREFIX_IMAGES%/.+/json
 `
 
 /** Named rule sets: the seed's default list and its tiers. */

@@ -27,6 +27,9 @@ const container = `env-canary-${suffix}`
 const linker = `env-linker-${suffix}`
 /** An image committed from the canary container: its `Config.Env` holds the canary. */
 const committed = `env-canary-image-${suffix}`
+/** An image built with the canary as a build argument: `docker history` shows `|1 TOKEN=<canary> ...`. */
+const built = `env-canary-built-${suffix}`
+const buildDir = mkdtempSync(join(tmpdir(), 'env-build-'))
 /** A plugin (created, never enabled) whose settings hold the canary: `Settings.Env`, `Config.Env`. */
 const plugin = `env-canary-plugin-${suffix}`
 const pluginDir = mkdtempSync(join(tmpdir(), 'env-plugin-'))
@@ -37,7 +40,7 @@ function docker(args: string[]): Promise<{ code: number; stdout: string; stderr:
     execFile(
       'docker',
       args,
-      { env: { ...process.env, DOCKER_HOST: engine!.dockerHost }, timeout: 60_000 },
+      { env: { ...process.env, DOCKER_HOST: engine!.dockerHost, DOCKER_BUILDKIT: '0' }, timeout: 60_000 },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     )
@@ -99,6 +102,19 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     ])
     expect(run.stderr).toBe('')
     expect((await docker(['commit', container, `${committed}:1`])).code).toBe(0)
+    writeFileSync(join(buildDir, 'Dockerfile'), `FROM ${engine!.busyboxImage}\nARG TOKEN\nRUN true\n`)
+    const build = await docker([
+      'build',
+      '-q',
+      '--network',
+      'none',
+      '--build-arg',
+      `TOKEN=${canary}`,
+      '-t',
+      `${built}:1`,
+      buildDir,
+    ])
+    expect(build.code, build.stderr).toBe(0)
     const link = ['create', '--name', linker, '--network', 'none', '--link', `${container}:db`]
     expect((await docker([...link, engine!.busyboxImage, 'true'])).stderr).toBe('')
     mkdirSync(join(pluginDir, 'rootfs'))
@@ -116,7 +132,8 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
   afterAll(async () => {
     for (const proxy of proxies) await proxy.shutdown(200)
     await docker(['rm', '-f', linker, container])
-    await docker(['rmi', '-f', `${committed}:1`])
+    await docker(['rmi', '-f', `${committed}:1`, `${built}:1`])
+    rmSync(buildDir, { recursive: true, force: true })
     await docker(['plugin', 'rm', '-f', plugin])
     rmSync(pluginDir, { recursive: true, force: true })
   })
@@ -131,6 +148,8 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     const details = await docker(['logs', '--details', container])
     expect(details.stdout).toContain(`SECRET=${canary} hello`)
     const image = await docker(['image', 'inspect', '--format', '{{json .Config.Env}}', `${committed}:1`])
+    const history = await docker(['history', '--no-trunc', `${built}:1`])
+    expect(history.stdout).toContain(`TOKEN=${canary}`)
     expect(image.stdout).toContain(`SECRET=${canary}`)
     const top = await docker(['top', container, 'e'])
     expect(top.stdout).toContain(`SECRET=${canary}`)
@@ -153,9 +172,9 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
       status: 403,
     },
     {
-      attack: 'history of that image (kept: no environment)',
-      bytes: request('GET', `/v1.41/images/${committed}:1/history`),
-      status: 200,
+      attack: 'history of an image built with the canary as a build argument (|1 TOKEN=... in CreatedBy)',
+      bytes: request('GET', `/v1.41/images/${built}:1/history`),
+      status: 403,
     },
     {
       attack: 'image list (kept)',
