@@ -64,7 +64,14 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
       secrets = Object.fromEntries(Object.entries(secrets).filter(([name]) => preflight.referenced.has(name)))
     }
   }
-  // best effort and off the child's start-up path: awaited once the child has ended
+  const masked = await planMasking({ ...terminals, values: Object.values(fetched) })
+  if (masked?.note) options.warn(masked.note)
+  const env = buildChildEnvironment(process.env, secrets, {
+    preferHost: options.preferHost,
+    allowEnv: options.allowEnv,
+  })
+  // a run that got this far is recorded (best effort, beside the child's start: awaited once the child
+  // has ended or failed, so the registry file is never cut by the exit)
   const stackRecorded = import('../stack/stack-registry.js')
     .then(({ recordStack }) =>
       recordStack(options.composeDir ?? process.cwd(), {
@@ -74,17 +81,13 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
       }),
     )
     .catch(() => undefined)
-  const masked = await planMasking({ ...terminals, values: Object.values(fetched) })
-  if (masked?.note) options.warn(masked.note)
-  const env = buildChildEnvironment(process.env, secrets, {
-    preferHost: options.preferHost,
-    allowEnv: options.allowEnv,
-  })
   return {
     start: async (command, args, stop) => {
-      const code = await startChild(command, args, stop)
-      await stackRecorded
-      return code
+      try {
+        return await startChild(command, args, stop)
+      } finally {
+        await stackRecorded
+      }
     },
   }
 

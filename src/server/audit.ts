@@ -194,16 +194,15 @@ export async function listAudit(
 ): Promise<AuditRecord[]> {
   const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000)
   const scope = options.environments
-  const within = scope
-    ? ` AND (environment IN (${['', ...scope.slugs].map(() => '?').join(', ')})${scope.projectWide ? ' OR environment IS NULL' : ''})`
-    : ''
+  const inScope = scope?.slugs.length ? `environment IN (${scope.slugs.map(() => '?').join(', ')})` : '1 = 0'
+  const within = scope ? ` AND (${inScope}${scope.projectWide ? ' OR environment IS NULL' : ''})` : ''
   const rows = await tx.all(
     options.projectId === null
       ? `SELECT ${auditColumns} FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?`
       : `SELECT ${auditColumns} FROM audit_events WHERE project_id = ? AND seq > ?${within} ORDER BY seq LIMIT ?`,
     options.projectId === null
       ? [options.afterSeq ?? 0, limit]
-      : [options.projectId, options.afterSeq ?? 0, ...(scope ? ['', ...scope.slugs] : []), limit],
+      : [options.projectId, options.afterSeq ?? 0, ...(scope?.slugs ?? []), limit],
   )
   return rows.map((row) => ({
     seq: Number(row.seq),
