@@ -74,10 +74,9 @@ export function checkRequest(
   const decision = decideTarget(ruleSet.rules, method, rawPath)
   const base = { method, path: rawPath, ruleSet: ruleSet.name }
   if (!decision.valid) return { ...base, decision: 'deny', reason: decision.reason, envMasked: false }
-  const unmaskable =
-    decision.allowed && ruleSet.redactEnv
-      ? environmentRefusal(method, decision.canonicalPath, decision.query)
-      : undefined
+  const unmaskable = decision.allowed
+    ? environmentRefusal(ruleSet, method, decision.canonicalPath, decision.query)
+    : undefined
   if (unmaskable !== undefined) {
     const rule = decision.rule ? describeRule(decision.rule) : undefined
     return {

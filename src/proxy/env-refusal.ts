@@ -65,11 +65,16 @@ function queryPairs(query: string): [string, string][] | undefined {
 }
 
 /**
- * Why a rule set that masks the environment refuses this allowed request, or undefined: `query` is the
- * raw query (`?a=b` or empty). A query the engine could not decode is refused on those paths too.
+ * Why `ruleSet`, when it masks the environment, refuses this allowed request, or undefined: `query` is
+ * the raw query (`?a=b` or empty). A query the engine could not decode is refused on those paths too.
  */
-export function environmentRefusal(method: string, canonicalPath: string, query: string): string | undefined {
-  if (method !== 'GET' || query === '') return undefined
+export function environmentRefusal(
+  ruleSet: { redactEnv: boolean },
+  method: string,
+  canonicalPath: string,
+  query: string,
+): string | undefined {
+  if (!ruleSet.redactEnv || method !== 'GET' || query === '') return undefined
   const risky = riskyParameters.filter((parameter) => parameter.path.test(canonicalPath))
   if (risky.length === 0) return undefined
   const pairs = queryPairs(query)

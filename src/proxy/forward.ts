@@ -105,7 +105,7 @@ export function handleRequest(
     record({ path, status: 403, decision: 'deny' })
     return
   }
-  const unmaskable = choice.ruleSet.redactEnv ? environmentRefusal(method, path, decision.query) : undefined
+  const unmaskable = environmentRefusal(choice.ruleSet, method, path, decision.query)
   if (unmaskable !== undefined) {
     sendMessage(res, 403, refusalMessage(method, path, unmaskable), bodyLength !== 0 || expectsContinue)
     record({ path, status: 403, decision: 'deny', reason: unmaskable })

@@ -143,7 +143,7 @@ export async function handleUpgrade(
     refuse(socket, 403, refusalMessage(method, path))
     return record({ path, status: 403, decision: 'deny' })
   }
-  const unmaskable = choice.ruleSet.redactEnv ? environmentRefusal(method, path, decision.query) : undefined
+  const unmaskable = environmentRefusal(choice.ruleSet, method, path, decision.query)
   if (unmaskable !== undefined) {
     refuse(socket, 403, refusalMessage(method, path, unmaskable))
     return record({ path, status: 403, decision: 'deny', reason: unmaskable })

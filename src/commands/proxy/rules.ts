@@ -49,7 +49,7 @@ export default class ProxyRules extends BaseCommand<typeof ProxyRules> {
       for (const warning of warnings) this.note(`warning: ${warning}`)
       if (redactEnv)
         this.note(
-          'answers carrying container environment (inspect, services, tasks, plugins): its values are masked (redact-env on)',
+          'answers carrying container environment (container and image inspect, services, tasks, plugins): its values are masked (redact-env on)',
         )
     }
     return { preset, rules, warnings, redactEnv }

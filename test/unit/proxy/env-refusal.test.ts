@@ -41,6 +41,12 @@ describe('environmentRefusal', () => {
     ['GET', '/v1.41/containers/db/logs', '?stdout=1&follow=1&tail=all', false],
     ['GET', '/v1.41/containers/db/top', '?details=1', false],
   ])('%s %s%s: refused=%s', (method, path, query, refused) => {
-    expect(environmentRefusal(method, path, query) !== undefined).toBe(refused)
+    expect(environmentRefusal({ redactEnv: true }, method, path, query) !== undefined).toBe(refused)
+  })
+
+  it('refuses nothing for a rule set that does not mask', () => {
+    expect(
+      environmentRefusal({ redactEnv: false }, 'GET', '/containers/db/top', '?ps_args=e'),
+    ).toBeUndefined()
   })
 })
