@@ -9,12 +9,10 @@
  * Parameters are read as the engine reads them (Go's url.ParseQuery, Moby's httputils.BoolValue); `;`
  * separates pairs too, as it did in the Go of older engines.
  */
+import { anyContainer, enginePath } from './engine-routes.js'
 
 /** `ps` words that never show an environment: BSD clusters without `e`, UNIX clusters without formats. */
 const plainPsWord = /^(?:[afjlsuvwx]+|-[AadefFHjlLwy]+)$/
-
-/** Moby's version prefix (`/v{version:[0-9.]+}`). */
-const version = String.raw`(?:/v[0-9.]+)?`
 
 interface RiskyParameter {
   path: RegExp
@@ -28,7 +26,7 @@ const boolValue = (value: string) => !['', '0', 'no', 'false', 'none'].includes(
 
 const riskyParameters: readonly RiskyParameter[] = [
   {
-    path: new RegExp(String.raw`^${version}(?:/libpod)?/containers/.+/top/?$`),
+    path: enginePath(`${anyContainer}/top`),
     name: 'ps_args',
     isSet: (value) =>
       value.trim() !== '' &&
@@ -39,7 +37,7 @@ const riskyParameters: readonly RiskyParameter[] = [
     why: 'ps_args can make ps print the environment of container processes (ps e), which is masked here',
   },
   {
-    path: new RegExp(String.raw`^${version}(?:(?:/libpod)?/containers/.+|/(?:services|tasks)/[^/]+)/logs/?$`),
+    path: enginePath(`(?:${anyContainer}|/(?:services|tasks)/[^/]+)/logs`),
     name: 'details',
     isSet: boolValue,
     why: 'details shows what the log driver attaches to each line, environment values included (--log-opt env=NAME), which is masked here',

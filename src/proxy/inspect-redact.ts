@@ -11,22 +11,19 @@
  */
 
 import { maskText } from '../ui/redact.js'
+import { anyContainer, anyName, enginePath } from './engine-routes.js'
 
 /** The largest answer that is masked (a real inspect is a few tens of kB). */
 export const maxInspectBodyBytes = 1 << 20
 
-/**
- * Every path the engine routes to container inspect: Moby's router takes any `/v{version:[0-9.]+}`
- * (`/v1.41./` is served) and `/containers/{name:.*}/json`, so a name may hold slashes (a legacy link's
- * alias, `/containers/web/db/json`, is the linked container); libpod's paths likewise.
- */
-const containerInspectPath = /^(?:\/v[0-9.]+)?(?:\/libpod)?\/containers\/.+\/json\/?$/
+/** Every path the engine routes to container inspect (engine-routes.ts: any version, any name). */
+const containerInspectPath = enginePath(`${anyContainer}/json`)
 
 /** Image inspect (`/images/{name:.*}/json`): an image committed from a container holds its `Config.Env`. */
-const imageInspectPath = /^(?:\/v[0-9.]+)?(?:\/libpod)?\/images\/.+\/json\/?$/
+const imageInspectPath = enginePath(`(?:/libpod)?/images/${anyName}/json`)
 
 /** Swarm services and tasks (`/services/{id}`, `/tasks/{id}`) and plugins (`/plugins/{name:.*}/json`). */
-const swarmOrPluginPath = /^(?:\/v[0-9.]+)?(?:\/(?:services|tasks)(?:\/[^/]+)?|\/plugins(?:\/.+\/json)?)\/?$/
+const swarmOrPluginPath = enginePath(`(?:/(?:services|tasks)(?:/[^/]+)?|/plugins(?:/${anyName}/json)?)`)
 
 /** True for a request whose answer carries container environment (see the module comment). */
 export function carriesEnvironment(method: string, canonicalPath: string): boolean {
