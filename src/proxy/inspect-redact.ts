@@ -10,7 +10,7 @@
  * not touched here and keep streaming.
  */
 
-import { maskText } from '../ui/redact.js'
+import { maskText } from '../mask-text.js'
 import { anyContainer, anyName, enginePath } from './engine-routes.js'
 
 /** The largest answer that is masked (a real inspect is a few tens of kB). */

@@ -6,8 +6,9 @@
  * 9-15 ms to build for 100 values).
  */
 
-/** Values shorter than this are not masked (they would mask ordinary words and digits). */
-export const minimumMaskedLength = 4
+import { minimumMaskedLength } from '../mask-text.js'
+
+export { minimumMaskedLength }
 
 const blockSize = 3
 const shiftTableBits = 18

@@ -19,7 +19,7 @@
  * 100 MB of output, copying each chunk into a fresh buffer cost more than the matching (bench/mask.ts).
  */
 
-import { maskText } from '../ui/redact.js'
+import { maskText } from '../mask-text.js'
 import { blockHash, matcherFor, walkTrie, type Matcher } from './mask-matcher.js'
 
 export { maskableValues, minimumMaskedLength } from './mask-matcher.js'

@@ -1,16 +1,15 @@
 /**
- * Redaction of known secret values: the one mask text written in place of a value (rendered compose
- * files, a child's masked output, the proxy's inspect answers), and redaction of text that came from
- * elsewhere (a child's stderr, a server message) before it is shown.
+ * Redaction of known secret values from text that came from elsewhere (a child's stderr, a server
+ * message) before it is shown.
  */
+import { maskText, minimumMaskedLength } from '../mask-text.js'
 
-/** What a masked secret value is shown as. */
-export const maskText = '********'
-
-/** `text` with every occurrence of each value (of 4 characters or more) replaced by `***`. */
+/** `text` with every occurrence of each value (long enough to be masked) replaced by the mask text. */
 export function redactValues(text: string, values: Iterable<string>): string {
-  const sorted = [...new Set(values)].filter((value) => value.length >= 4).sort((a, b) => b.length - a.length)
+  const sorted = [...new Set(values)]
+    .filter((value) => value.length >= minimumMaskedLength)
+    .sort((a, b) => b.length - a.length)
   let result = text
-  for (const value of sorted) result = result.split(value).join('***')
+  for (const value of sorted) result = result.split(value).join(maskText)
   return result
 }

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { OutputMasker } from '../../../src/run/output-mask.js'
-import { maskText } from '../../../src/ui/redact.js'
+import { maskText } from '../../../src/mask-text.js'
 
 const maskBytes = Buffer.from(maskText)
 

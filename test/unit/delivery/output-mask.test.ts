@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { maskableValues, maskWhole, OutputMasker } from '../../../src/run/output-mask.js'
-import { maskText } from '../../../src/ui/redact.js'
+import { maskText } from '../../../src/mask-text.js'
 
 /** The reference rule: left to right, at each position the longest value starting there, else one byte. */
 function referenceMask(text: Buffer, values: string[]): Buffer {

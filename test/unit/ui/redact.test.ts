@@ -4,9 +4,9 @@ import { redactValues } from '../../../src/ui/redact.js'
 
 describe('redactValues', () => {
   it.each([
-    ['error near s3cr3t-value here', ['s3cr3t-value'], 'error near *** here'],
+    ['error near s3cr3t-value here', ['s3cr3t-value'], 'error near ******** here'],
     ['abc', ['ab'], 'abc'],
-    ['longer-secret and longer', ['longer', 'longer-secret'], '*** and ***'],
+    ['longer-secret and longer', ['longer', 'longer-secret'], '******** and ********'],
   ])('%j', (text, values, expected) => {
     expect(redactValues(text, values)).toBe(expected)
   })
