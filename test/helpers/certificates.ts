@@ -40,35 +40,7 @@ export function makeCaSignedCertificates(dir: string, names: readonly string[], 
   makeSelfSigned('/CN=test-ca', file('ca.key'), file('ca.pem'))
   writeFileSync(file('san.ext'), 'subjectAltName=IP:127.0.0.1\n')
   for (const name of names) {
-    openssl(
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-subj',
-      `/CN=${name}${subjectSuffix}`,
-      '-keyout',
-      file(`${name}.key`),
-      '-out',
-      file(`${name}.csr`),
-    )
-    openssl(
-      'x509',
-      '-req',
-      '-in',
-      file(`${name}.csr`),
-      '-CA',
-      file('ca.pem'),
-      '-CAkey',
-      file('ca.key'),
-      '-CAcreateserial',
-      '-days',
-      '1',
-      '-extfile',
-      file('san.ext'),
-      '-out',
-      file(`${name}.pem`),
-    )
+    signWithCa(dir, name, { subject: `/CN=${name}${subjectSuffix}`, x509: ['-extfile', file('san.ext')] })
   }
 }
 
@@ -78,15 +50,24 @@ export function makeCaSignedCertificates(dir: string, names: readonly string[], 
  * makeCaSignedCertificates wrote there.
  */
 export function makeSignedWithSubject(dir: string, name: string, subject: string): void {
+  signWithCa(dir, name, { subject, req: ['-multivalue-rdn'] })
+}
+
+/** `<name>.key` and `<name>.pem` in `dir`: a new key and its certificate, signed by `dir`'s CA. */
+function signWithCa(
+  dir: string,
+  name: string,
+  options: { subject: string; req?: string[]; x509?: string[] },
+): void {
   const file = (part: string) => join(dir, part)
   openssl(
     'req',
     '-newkey',
     'rsa:2048',
     '-nodes',
-    '-multivalue-rdn',
+    ...(options.req ?? []),
     '-subj',
-    subject,
+    options.subject,
     '-keyout',
     file(`${name}.key`),
     '-out',
@@ -104,6 +85,7 @@ export function makeSignedWithSubject(dir: string, name: string, subject: string
     '-CAcreateserial',
     '-days',
     '1',
+    ...(options.x509 ?? []),
     '-out',
     file(`${name}.pem`),
   )
