@@ -8,8 +8,6 @@
 
 import { minimumMaskedLength } from '../mask-text.js'
 
-export { minimumMaskedLength }
-
 const blockSize = 3
 const shiftTableBits = 18
 const shiftTableSize = 1 << shiftTableBits

@@ -19,7 +19,8 @@ import { closeOutputChannels, openOutputChannels, type OutputChannel } from './o
 import { pipeMasked, settleCopies, streamCopyHandle, type CopyHandle } from './masked-output.js'
 import { channelCount } from './mask-plan.js'
 
-export { maskableValues, minimumMaskedLength } from './mask-matcher.js'
+export { minimumMaskedLength } from '../mask-text.js'
+export { maskableValues } from './mask-matcher.js'
 export { openOutputChannels } from './output-channel.js'
 
 /** Which streams are masked and the values to mask. */

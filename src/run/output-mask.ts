@@ -22,7 +22,8 @@
 import { maskText } from '../mask-text.js'
 import { blockHash, matcherFor, walkTrie, type Matcher } from './mask-matcher.js'
 
-export { maskableValues, minimumMaskedLength } from './mask-matcher.js'
+export { minimumMaskedLength } from '../mask-text.js'
+export { maskableValues } from './mask-matcher.js'
 
 const maskBytes = Buffer.from(maskText)
 
