@@ -9,12 +9,13 @@
  * young generation holds between its own collections (up to about 7 MB at 5,000 answers a second); at
  * 4 MB the check fired 35-59 times in 15 s and cost about a quarter more CPU per request.
  */
+import { fullCollection } from './exposed-gc.js'
 
 export interface BufferGarbageOptions {
   /** ArrayBuffer bytes above which a full collection runs. */
   limitBytes?: number
   intervalMs?: number
-  /** The full collection (global.gc, exposed by launch.ts's flags); with none, nothing is checked. */
+  /** The full collection (exposed-gc.ts); with none, nothing is checked. */
   collect?: (() => void) | null
   /** The bytes ArrayBuffers hold now. */
   arrayBufferBytes?: () => number
@@ -28,7 +29,7 @@ export function boundBufferGarbage(options: BufferGarbageOptions = {}): {
   const {
     limitBytes = 8 * 1024 * 1024,
     intervalMs = 100,
-    collect = (globalThis as { gc?: () => void }).gc,
+    collect = fullCollection,
     arrayBufferBytes = () => process.memoryUsage().arrayBuffers,
   } = options
   let collections = 0

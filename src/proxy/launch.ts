@@ -13,8 +13,14 @@ import { regexpFlags } from './regexp-flags.js'
  * worker threads (GC on the main thread); Ignition and Maglev only (`--max-opt=2`, no Sparkplug, no
  * TurboFan, whose first compile pages in about 6 MB of compiler code and zones); Maglev only for really
  * hot functions (5,000 calls, no inlining), so that the per-request path is compiled but a burst of
- * connections compiles little; a heap that favours size; and `gc` exposed, so that admission.ts can
- * compact once a burst of connections has gone and RSS falls back after it.
+ * connections compiles little; a heap that favours size; `gc` exposed, so that admission.ts can
+ * compact once a burst of connections has gone and RSS falls back after it; and no incremental marking.
+ * While V8 marks incrementally (its memory reducer starts such a cycle when the load pauses), the
+ * answers relayed meanwhile are kept to the end of the cycle: 13 MB of ArrayBuffers piled up in 40 ms,
+ * and glibc kept the heap they grew. Relaying 60,000 64 KB answers on 16 connections
+ * (test/integration/proxy-relay-faults.test.ts) peaked at 27.1-54.4 MiB of private memory with it (4
+ * of 6 runs over 40) and at 19.9-20.3 MiB without it (6 of 6); CPU per request did not change
+ * (bench/proxy.ts, two runs side by side). What is lost is the reducer's 2 MB given back after 5 s idle.
  * Measured and rejected: Ignition only (3x the CPU per request), Sparkplug only (1.6x), default Maglev
  * (2-3 MB more under 1,000 connections). Plus the flags that bound every rule pattern's time
  * (regexp-flags.ts).
@@ -29,6 +35,7 @@ export const proxyNodeFlags = [
   '--no-maglev-inlining',
   '--optimize-for-size',
   '--expose-gc',
+  '--no-incremental-marking',
 ]
 
 /**

@@ -8,7 +8,9 @@
  * GLIBC_TUNABLES of the user's own is merged is test/unit/proxy/launch.test.ts's.
  * And its private memory through 60,000 answers: V8 frees the promoted buffers only after about 64 MB
  * of them without src/proxy/buffer-garbage.ts (peaks of 54.6 and 62.0 MiB in two runs of three over
- * 40,000 answers; 20.4-29.8 MiB over 60,000 with it).
+ * 40,000 answers; 20.4-29.8 MiB over 60,000 with it). On a faster machine incremental marking held
+ * the answers relayed during each cycle: 27.1-54.4 MiB (4 of 6 runs over 40) until launch.ts turned it
+ * off, 19.9-20.3 MiB since (docs/proxy-performance.md).
  */
 import { spawn } from 'node:child_process'
 import http from 'node:http'
