@@ -173,10 +173,28 @@ function socketFile(path: string): string {
 /**
  * Refuses two unix frontends on one socket file (`/run/a.sock` and `/run//a.sock`, or through a symlinked
  * directory): the second would replace the first's socket, and its clients would get the second's rule set.
+ * And a unix frontend on the engine's own socket file: the proxy would relay to itself.
  */
-function checkDistinctSockets(frontendAddrs: readonly string[], frontends: readonly ProxyAddress[]): void {
+function checkDistinctSockets(
+  backendAddr: string,
+  backend: ProxyAddress,
+  frontendAddrs: readonly string[],
+  frontends: readonly ProxyAddress[],
+): void {
   const seen = new Map<string, string>()
   frontends.forEach((frontend, index) => {
+    if (
+      frontend.kind === 'unix' &&
+      backend.kind === 'unix' &&
+      socketFile(frontend.path) === socketFile(backend.path)
+    ) {
+      throw new UsageError(
+        `PROXY_FRONTEND_ADDR "${frontendAddrs[index]}" is the engine's socket, PROXY_BACKEND_ADDR "${backendAddr}"`,
+        {
+          hint: 'the proxy listens on a socket of its own; give its clients that path instead of the engine',
+        },
+      )
+    }
     if (frontend.kind !== 'unix') return
     const file = socketFile(frontend.path)
     const earlier = seen.get(file)
@@ -192,10 +210,11 @@ function checkDistinctSockets(frontendAddrs: readonly string[], frontends: reado
 
 /** Checks and resolves settings into a configuration; throws UsageError on the first problem. */
 export function resolveProxyConfig(settings: ProxySettings): ProxyConfig {
-  const backend = parseAddress(settings.backendAddr ?? defaultBackendAddr, 'PROXY_BACKEND_ADDR')
+  const backendAddr = settings.backendAddr ?? defaultBackendAddr
+  const backend = parseAddress(backendAddr, 'PROXY_BACKEND_ADDR')
   const frontendAddrs = settings.frontendAddrs?.length ? settings.frontendAddrs : [defaultFrontendAddr]
   const frontends = frontendAddrs.map((address) => parseAddress(address, 'PROXY_FRONTEND_ADDR'))
-  checkDistinctSockets(frontendAddrs, frontends)
+  checkDistinctSockets(backendAddr, backend, frontendAddrs, frontends)
   const ruleSets = resolveRuleSetConfig(settings)
   checkFrontendSelectors(ruleSets, frontendAddrs)
   const level = settings.logLevel ?? '6'

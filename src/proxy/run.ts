@@ -2,7 +2,7 @@
  * Runs the proxy process: builds the backend and one server per frontend address, listens, logs the
  * rules' exposures, and on SIGTERM/SIGINT shuts down within the grace period.
  */
-import { chmodSync, lstatSync, unlinkSync } from 'node:fs'
+import { chmodSync } from 'node:fs'
 import type { ProxyAddress, ProxyConfig } from './config.js'
 import { createBackend } from './backend.js'
 import { boundBufferGarbage } from './buffer-garbage.js'
@@ -10,21 +10,15 @@ import type { ProxyLogger } from './log.js'
 import { exposureWarnings } from './presets.js'
 import { allRuleSets, describeRuleSets } from './rule-sets.js'
 import { createProxyServer, type ProxyServer } from './server.js'
+import { claimSocketPath } from './socket-path.js'
 
 /** `tcp://host:port` or `unix:///path` for a log line. */
 function formatAddress(address: ProxyAddress): string {
   return address.kind === 'unix' ? `unix://${address.path}` : `tcp://${address.host}:${address.port}`
 }
 
-function removeStaleSocket(path: string): void {
-  try {
-    if (lstatSync(path).isSocket()) unlinkSync(path)
-  } catch {
-    /* absent */
-  }
-}
-
-function listen(proxy: ProxyServer, address: ProxyAddress): Promise<void> {
+async function listen(proxy: ProxyServer, address: ProxyAddress): Promise<void> {
+  if (address.kind === 'unix') await claimSocketPath(address.path)
   return new Promise((resolve, reject) => {
     proxy.server.once('error', reject)
     const done = () => {
@@ -32,7 +26,6 @@ function listen(proxy: ProxyServer, address: ProxyAddress): Promise<void> {
       resolve()
     }
     if (address.kind === 'unix') {
-      removeStaleSocket(address.path)
       proxy.server.listen(address.path, () => {
         chmodSync(address.path, address.mode)
         done()
