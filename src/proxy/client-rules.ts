@@ -82,7 +82,9 @@ function zoneOf(address: string): string | undefined {
 /**
  * A subject matcher: each attribute written must be one of the certificate's values for it (an OU=ops
  * selector matches OU=dev,OU=ops), except CN, which must be the certificate's only CN: one naming two
- * (evil and dashboard) is matched by neither, since the CA may have checked only one of them.
+ * (evil and dashboard) is matched by neither, since the CA may have checked only one of them. Attribute
+ * names are compared without case, as RFC 4514 has them (`cn=dashboard` is `CN=dashboard`); node:tls
+ * names them as OpenSSL does (CN, O, OU, emailAddress).
  */
 function certMatcher(value: string): ClientMatcher['matches'] {
   const wanted = value.split(',').map((part) => {
@@ -94,15 +96,15 @@ function certMatcher(value: string): ClientMatcher['matches'] {
         `"${value}" is not a certificate subject such as CN=dashboard or CN=updater,O=acme`,
       )
     }
-    return [name, attribute] as const
+    return [name.toLowerCase(), attribute] as const
   })
   return (identity) => {
     const subject = identity.certSubject
     if (!subject) return false
     return wanted.every(([name, attribute]) => {
-      const actual = subject[name]
+      const actual = Object.entries(subject).find(([key]) => key.toLowerCase() === name)?.[1]
       if (typeof actual === 'string') return actual === attribute
-      return name !== 'CN' && (actual?.includes(attribute) ?? false)
+      return name !== 'cn' && (actual?.includes(attribute) ?? false)
     })
   }
 }

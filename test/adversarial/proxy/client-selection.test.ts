@@ -210,6 +210,7 @@ describe.runIf(hasOpenssl)('client certificates (mutual TLS)', () => {
       'one-rdn': '/CN=dashboard+O=acme',
       'empty-subject': '/',
       'lowercase-dashboard': '/CN=dash/O=other',
+      'two-cns-dash': '/CN=evil/CN=dash/O=other',
     }
     for (const [name, subject] of Object.entries(subjects)) makeSignedWithSubject(dir, name, subject)
     makeSelfSigned('/CN=dashboard/O=acme', join(dir, 'self.key'), join(dir, 'self.pem'))
@@ -250,7 +251,12 @@ describe.runIf(hasOpenssl)('client certificates (mutual TLS)', () => {
     ],
     ['a CN "dashboard\\nO=acme" (a newline inside the value) adds no O', 'newline-cn', 'fallback'],
     ['an empty subject matches no cert selector and falls to the frontend', 'empty-subject', 'fallback'],
-    ['a "cn=" selector (lower case) names no attribute node:tls reports', 'lowercase-dashboard', 'fallback'],
+    [
+      'a "cn=" selector (lower case) is CN: RFC 4514 compares names without case',
+      'lowercase-dashboard',
+      'lowercase',
+    ],
+    ['two CNs, evil and dash: cn=dash is not its CN either', 'two-cns-dash', 'fallback'],
   ])('%s', async (_attack, cert, expected) => {
     engine.reset()
     // Answers close the connection: the state kept per connection cannot carry one client's set over.
