@@ -26,10 +26,18 @@ async function listen(proxy: ProxyServer, address: ProxyAddress): Promise<void> 
       resolve()
     }
     if (address.kind === 'unix') {
-      proxy.server.listen(address.path, () => {
-        chmodSync(address.path, address.mode)
-        done()
-      })
+      // bind() creates the socket file through the umask (Node binds inside listen()): with the mode as
+      // the umask's complement it never exists, even for a moment, with more rights than asked for; a
+      // client that connected in that moment would keep its connection after the chmod
+      const umask = process.umask(0o777 & ~address.mode)
+      try {
+        proxy.server.listen(address.path, () => {
+          chmodSync(address.path, address.mode)
+          done()
+        })
+      } finally {
+        process.umask(umask)
+      }
     } else if (address.host === '') proxy.server.listen(address.port, done)
     else proxy.server.listen(address.port, address.host, done)
   })

@@ -6,9 +6,20 @@
  * socket the same way. Each case runs the built CLI as a user does (flags or PROXY_* variables), with the
  * holder in a process of its own, and checks what is left afterwards: the same file (inode), still
  * answering its own process's greeting.
+ * And the socket's mode: under a umask of 000 the file was bound 0777 and chmod-ed to its mode a moment
+ * later, and a local client that connected in that moment kept its connection. strace records the umask
+ * in force when the frontend is bound.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import http from 'node:http'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
@@ -19,8 +30,18 @@ import { runCli, runJs } from '../../helpers/cli.js'
 const dir = mkdtempSync(join(tmpdir(), 'socket-takeover-'))
 const children: ChildProcess[] = []
 
+/** Process groups (negative ids) started detached. */
+const groups: number[] = []
+
 afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL')
+  for (const group of groups.splice(0)) {
+    try {
+      process.kill(group, 'SIGKILL')
+    } catch {
+      /* already gone */
+    }
+  }
 })
 
 /** A process of its own listening on `path`; every connection gets `greeting`. */
@@ -180,3 +201,60 @@ describe('vault proxy serve never takes a unix socket that a process still accep
     expect(await pingThrough(engineSocket)).toBe('200 OK')
   })
 })
+
+const strace = spawnSync('strace', ['-V']).status === 0
+if (!strace && process.env.VAULT_TEST_REQUIRE_COMPONENTS === '1')
+  throw new Error('VAULT_TEST_REQUIRE_COMPONENTS=1 and strace is not installed (.ci/run installs it)')
+
+describe.skipIf(!strace)(
+  `the unix frontend's mode (strace ${strace ? 'available' : 'is not installed'})`,
+  () => {
+    it.each(['0660', '0600'])(
+      'binds the socket with mode %s under a umask of 000, never wider before the chmod',
+      async (mode) => {
+        const path = join(dir, `mode-${mode}.sock`)
+        const trace = join(dir, `mode-${mode}.trace`)
+        const child = spawn(
+          'sh',
+          [
+            '-c',
+            'umask 000; exec strace -f -qq -e trace=umask,bind -o "$0" "$@"',
+            trace,
+            process.execPath,
+            '--',
+            runJs,
+            'proxy',
+            'serve',
+          ],
+          {
+            env: {
+              PATH: process.env.PATH,
+              PROXY_BACKEND_ADDR: `unix://${engineSocket}`,
+              PROXY_FRONTEND_ADDR: `unix://${path}?mode=${mode}`,
+            },
+            stdio: 'ignore',
+            // a process group of its own: strace passes no signal on, so the proxy is signalled too
+            detached: true,
+          },
+        )
+        const group = -child.pid!
+        groups.push(group)
+        for (let i = 0; i < 200 && !existsSync(path); i++)
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        expect(await pingThrough(path)).toBe('200 OK')
+        const exited = new Promise((resolve) => child.once('exit', resolve))
+        process.kill(group, 'SIGTERM')
+        await exited
+        expect(lstatSync(path, { throwIfNoEntry: false })).toBeUndefined()
+        let umask = 0
+        let boundWith: number | undefined
+        for (const line of readFileSync(trace, 'utf8').split('\n')) {
+          const set = /umask\((0[0-7]*)\)/.exec(line)
+          if (set) umask = parseInt(set[1]!, 8)
+          if (line.includes('bind(') && line.includes(JSON.stringify(path))) boundWith = 0o777 & ~umask
+        }
+        expect(boundWith?.toString(8)).toBe(mode.slice(1))
+      },
+    )
+  },
+)
