@@ -182,12 +182,11 @@ function checkDistinctSockets(
   frontends: readonly ProxyAddress[],
 ): void {
   const seen = new Map<string, string>()
+  const engineFile = backend.kind === 'unix' ? socketFile(backend.path) : undefined
   frontends.forEach((frontend, index) => {
-    if (
-      frontend.kind === 'unix' &&
-      backend.kind === 'unix' &&
-      socketFile(frontend.path) === socketFile(backend.path)
-    ) {
+    if (frontend.kind !== 'unix') return
+    const file = socketFile(frontend.path)
+    if (file === engineFile) {
       throw new UsageError(
         `PROXY_FRONTEND_ADDR "${frontendAddrs[index]}" is the engine's socket, PROXY_BACKEND_ADDR "${backendAddr}"`,
         {
@@ -195,8 +194,6 @@ function checkDistinctSockets(
         },
       )
     }
-    if (frontend.kind !== 'unix') return
-    const file = socketFile(frontend.path)
     const earlier = seen.get(file)
     if (earlier !== undefined) {
       throw new UsageError(

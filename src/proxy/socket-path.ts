@@ -13,8 +13,8 @@ import { UsageError } from '../errors.js'
 /** How long a socket may take to accept before it counts as in use. */
 const probeMs = 1_000
 
-/** Whether a process accepts connections on the socket at `path`: null when none does (refused). */
-function acceptingProcess(path: string): Promise<string | null> {
+/** Why the socket at `path` counts as in use, or null when nothing accepts on it (refused). */
+function inUseReason(path: string): Promise<string | null> {
   return new Promise((resolve) => {
     const socket = net.connect({ path })
     const done = (answer: string | null) => {
@@ -47,7 +47,7 @@ export async function claimSocketPath(path: string): Promise<void> {
       hint: 'vault proxy serve replaces only a socket left by a process that has gone; choose a free path',
     })
   }
-  const inUse = await acceptingProcess(path)
+  const inUse = await inUseReason(path)
   if (inUse) {
     throw new UsageError(`PROXY_FRONTEND_ADDR "${address}" is in use: ${inUse}`, {
       hint: 'stop the process that listens there (another proxy, or the engine itself), or choose another path',
