@@ -2,6 +2,7 @@
  * Which of `vault run`'s child streams are masked: by default each stream that is not a terminal;
  * --mask masks both, --no-mask neither. Kept free of stream code so an unmasked run loads nothing more.
  */
+import { minimumMaskedLength } from '../mask-text.js'
 
 export interface MaskPlanInput {
   /** --mask (true), --no-mask (false), or neither (undefined). */
@@ -46,7 +47,7 @@ export function channelCount(streams: Pick<MaskPlan, 'stdout' | 'stderr'> & { sh
 export async function planMasking(input: MaskPlanInput): Promise<MaskPlan | undefined> {
   const { stdout, stderr, shared } = maskedStreams(input)
   if (!stdout && !stderr) return undefined
-  const { maskableValues, minimumMaskedLength } = await import('./masked-stdio.js')
+  const { maskableValues } = await import('./masked-stdio.js')
   const { masked, tooShort } = maskableValues(input.values)
   const noun = tooShort === 1 ? 'value is' : 'values are'
   const note =

@@ -19,7 +19,6 @@ import { closeOutputChannels, openOutputChannels, type OutputChannel } from './o
 import { pipeMasked, settleCopies, streamCopyHandle, type CopyHandle } from './masked-output.js'
 import { channelCount } from './mask-plan.js'
 
-export { minimumMaskedLength } from '../mask-text.js'
 export { maskableValues } from './mask-matcher.js'
 export { openOutputChannels } from './output-channel.js'
 

@@ -22,7 +22,6 @@
 import { maskText } from '../mask-text.js'
 import { blockHash, matcherFor, walkTrie, type Matcher } from './mask-matcher.js'
 
-export { minimumMaskedLength } from '../mask-text.js'
 export { maskableValues } from './mask-matcher.js'
 
 const maskBytes = Buffer.from(maskText)
