@@ -2,9 +2,9 @@
  * The `render --check` warning for vault secrets written into a command line (`command:`,
  * `entrypoint:`, `healthcheck: test:`), as in `redis-server --requirepass ${REDIS_PASSWORD}`.
  * Compose puts the value into the container's configuration as written: `docker ps --no-trunc` shows
- * it, and so do a container inspect's `Config.Cmd`, `Path` and `Args`, which the socket proxy's
- * read-only presets forward (they mask `Config.Env` only), and the process lists of the host and of
- * `docker top`. A value the program reads from its environment or a compose secret is in none of them
+ * it, and so do a container inspect's `Config.Cmd`, `Path` and `Args`, and the process lists of the
+ * host and of `docker top`. The socket proxy's read-only presets mask it in inspect answers only when
+ * the same value is also in the container's environment, and never in the list or `top`. A value the program reads from its environment or a compose secret is in none of them
  * (a shell that expands `$$NAME` into the command line puts it back into the process lists).
  */
 import type { ComposeProblem, ComposeProject } from './types.js'
@@ -33,8 +33,8 @@ export function commandLineSecrets(project: ComposeProject): ComposeProblem[] {
       line: site.line,
       message:
         `service ${site.service} writes vault secret ${site.name} into its ${field}, which docker ps --no-trunc, ` +
-        `docker inspect (Config.Cmd, Args) and the socket proxy's read-only clients show: pass it through ` +
-        `environment: or a compose secret and have the program read it from there`,
+        `docker inspect (Config.Cmd, Args), docker top and the socket proxy's read-only clients (container list, ` +
+        `top) show: pass it through environment: or a compose secret and have the program read it from there`,
     })
   }
   return warnings

@@ -4,7 +4,7 @@
  * Secret values reach compose through its environment, never its command line.
  */
 import { UnreachableError } from '../errors.js'
-import { redactValues } from '../ui/redact.js'
+import { redactValues } from '../mask-text.js'
 
 export interface ComposeClient {
   /** The program and the arguments before compose's own (`docker` + `compose`, or `docker-compose`). */

@@ -5,12 +5,13 @@
  * an image committed from a container holds its environment), swarm services and tasks
  * (`GET /services`, `/services/{id}`, `/tasks`, `/tasks/{id}`: `ContainerSpec.Env`, also in
  * `PreviousSpec`) and plugins (`GET /plugins`, `/plugins/{name}/json`: `Settings.Env`, and the `Value` of
- * each `Config.Env` entry). An answer that cannot be masked (too large, compressed, not JSON) is never
- * forwarded: the client gets a clear 502 instead, never a truncated or unmasked body. Other answers are
- * not touched here and keep streaming.
+ * each `Config.Env` entry). The same values are masked wherever they occur in the answer's command
+ * lines (`Args`, `Cmd`, a healthcheck's `Test`, ...: see commandLineFields). An answer that cannot be
+ * masked (too large, compressed, not JSON) is never forwarded: the client gets a clear 502 instead, never
+ * a truncated or unmasked body. Other answers are not touched here and keep streaming.
  */
 
-import { maskText } from '../mask-text.js'
+import { maskText, valueRedactor } from '../mask-text.js'
 import { anyContainer, anyName, enginePath } from './engine-routes.js'
 
 /** The largest answer that is masked (a real inspect is a few tens of kB). */
@@ -80,18 +81,83 @@ function maskEntry(entry: unknown): unknown {
   return maskText
 }
 
-/** Replaces every value of every `Env` list, wherever it is in the answer; other fields are kept. */
-function maskEnvironment(answer: unknown): void {
-  if (answer === null || typeof answer !== 'object') return
-  if (Array.isArray(answer)) {
-    for (const item of answer) maskEnvironment(item)
-    return
+/**
+ * Fields that hold a command line, where a secret passed on it shows as plainly as in `Env`: container
+ * inspect's `Path` and `Args`, `Cmd` and `Entrypoint` (container and image config), a healthcheck's `Test`
+ * (compose interpolates `-p${MYSQL_ROOT_PASSWORD}` into it), libpod's `CreateCommand` (the
+ * `podman run -e NAME=value ...` that made the container), and a swarm ContainerSpec's `Command` and `Args`.
+ */
+const commandLineFields: ReadonlySet<string> = new Set([
+  'Path',
+  'Args',
+  'Cmd',
+  'Entrypoint',
+  'Test',
+  'CreateCommand',
+  'Command',
+])
+
+/**
+ * Variables the engine or the runtime sets in every container, never secrets: their values (`podman`,
+ * `/root`, the hostname) are not masked in command lines, where they are common words (`Env` still
+ * shows them masked).
+ */
+const runtimeVariables: ReadonlySet<string> = new Set(['PATH', 'HOME', 'HOSTNAME', 'TERM', 'container'])
+
+/**
+ * The value of one `Env` entry that may be a secret: after the `=` of `NAME=value` (not of a
+ * runtimeVariables name), or a plugin entry's `Value`.
+ */
+function entryValue(entry: unknown): string | undefined {
+  if (typeof entry === 'string') {
+    const equals = entry.indexOf('=')
+    if (equals === -1 || runtimeVariables.has(entry.slice(0, equals))) return undefined
+    return entry.slice(equals + 1)
   }
-  const fields = answer as Record<string, unknown>
+  if (entry !== null && typeof entry === 'object' && !Array.isArray(entry)) {
+    const value = (entry as Record<string, unknown>).Value
+    return typeof value === 'string' ? value : undefined
+  }
+  return undefined
+}
+
+/** The values of every `Env` list anywhere in `node`. */
+function environmentValues(node: unknown, values: string[] = []): string[] {
+  if (node === null || typeof node !== 'object') return values
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'Env' && Array.isArray(value)) {
+      for (const entry of value) {
+        const found = entryValue(entry)
+        if (found !== undefined) values.push(found)
+      }
+    } else environmentValues(value, values)
+  }
+  return values
+}
+
+/**
+ * Replaces every value of every `Env` list in `node`, and every occurrence of those values (`redact`)
+ * in its command lines; other fields are kept.
+ */
+function maskFields(node: unknown, redact: (text: string) => string): void {
+  if (node === null || typeof node !== 'object') return
+  const fields = node as Record<string, unknown>
   for (const [key, value] of Object.entries(fields)) {
     if (key === 'Env' && Array.isArray(value)) fields[key] = value.map(maskEntry)
-    else maskEnvironment(value)
+    else if (commandLineFields.has(key) && typeof value === 'string') fields[key] = redact(value)
+    else if (commandLineFields.has(key) && Array.isArray(value))
+      fields[key] = value.map((word: unknown) => (typeof word === 'string' ? redact(word) : word))
+    else maskFields(value, redact)
   }
+}
+
+/**
+ * Masks an answer: each object of a list (services, tasks, plugins) with the values of its own
+ * environment, a single object (an inspect) with its own.
+ */
+function maskEnvironment(answer: unknown): void {
+  if (Array.isArray(answer)) for (const item of answer) maskEnvironment(item)
+  else maskFields(answer, valueRedactor(environmentValues(answer)))
 }
 
 const failure = (message: string): MaskedAnswer => ({

@@ -35,12 +35,16 @@ const plugin = `env-canary-plugin-${suffix}`
 const pluginDir = mkdtempSync(join(tmpdir(), 'env-plugin-'))
 const canary = `CANARY_5f3a${suffix}`
 
-function docker(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** The real docker client, against the engine or (`host`) a proxy in front of it. */
+function docker(
+  args: string[],
+  host = engine!.dockerHost,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       'docker',
       args,
-      { env: { ...process.env, DOCKER_HOST: engine!.dockerHost, DOCKER_BUILDKIT: '0' }, timeout: 60_000 },
+      { env: { ...process.env, DOCKER_HOST: host, DOCKER_BUILDKIT: '0' }, timeout: 60_000 },
       (error, stdout, stderr) =>
         resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     )
@@ -404,6 +408,33 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     expect(outcome.responses.map((r) => r.status)).toEqual([200, 200, 200, 200])
     expect(received(outcome)).not.toContain(canary)
     for (const i of [0, 2, 3]) expect(outcome.responses[i]!.body).toContain('SECRET=********')
+  })
+
+  it('read-only: a secret on the command line or in the healthcheck is masked there too', async () => {
+    const name = `env-cmdline-${suffix}`
+    const create = ['create', '--name', name, '--network', 'none', '-e', `SECRET=${canary}`]
+    const healthcheck = ['--health-cmd', `test -n --password=${canary}`, '--entrypoint', 'sh']
+    const command = [engine!.busyboxImage, '-c', 'exit 0', 'sh', `--token=${canary}`]
+    expect((await docker([...create, ...healthcheck, ...command])).stderr).toBe('')
+    try {
+      const fields = '{{json .Args}} {{json .Config.Cmd}} {{json .Config.Healthcheck.Test}}'
+      const direct = await docker(['inspect', '--format', fields, name])
+      expect(direct.stdout.split(canary)).toHaveLength(4)
+      const outcome = await rawExchange(readOnly, [request('GET', `/v1.41/containers/${name}/json`)], 1)
+      expect(outcome.responses[0]?.status).toBe(200)
+      expect(received(outcome)).not.toContain(canary)
+      const masked = JSON.parse(outcome.responses[0]!.body)
+      expect(masked.Args).toEqual(['-c', 'exit 0', 'sh', '--token=********'])
+      expect(masked.Config.Cmd).toEqual(masked.Args)
+      expect(masked.Config.Healthcheck.Test).toEqual(['CMD-SHELL', 'test -n --password=********'])
+      // The real client through the proxy, as a dashboard's user would ask.
+      const viaProxy = await docker(['inspect', name], `tcp://127.0.0.1:${readOnly}`)
+      expect(viaProxy.code, viaProxy.stderr).toBe(0)
+      expect(viaProxy.stdout + viaProxy.stderr).not.toContain(canary)
+      expect(viaProxy.stdout).toContain('--token=********')
+    } finally {
+      await docker(['rm', '-f', name])
+    }
   })
 
   it('read-only: an inspect answer over the cap is a clear 502, never cut JSON or the canary', async () => {

@@ -117,6 +117,57 @@ describe('createInspectMasker', () => {
     expect(answer.message).not.toContain(canary)
   })
 
+  it('masks the environment values in command lines: Args, Cmd, Entrypoint, healthcheck Test', () => {
+    const container = {
+      Path: `/entrypoint.sh --token=${canary}`,
+      Args: ['mysqld', `--password=${canary}`, '--port=3306'],
+      Config: {
+        Env: [`MYSQL_ROOT_PASSWORD=${canary}`, 'SHORT=abc', 'MODE=production'],
+        Cmd: ['mysqld', `--password=${canary}`, 'abc'],
+        Entrypoint: `sh -c 'exec mysqld -p${canary}'`,
+        Healthcheck: { Test: ['CMD', 'mysqladmin', 'ping', `-p${canary}`], Retries: 3 },
+        Labels: { mode: 'production' },
+      },
+    }
+    const text = bodyOf(run(JSON.stringify(container)))
+    expect(text).not.toContain(canary)
+    const masked = JSON.parse(text)
+    expect(masked.Path).toBe(`/entrypoint.sh --token=${maskedValue}`)
+    expect(masked.Args).toEqual(['mysqld', `--password=${maskedValue}`, '--port=3306'])
+    expect(masked.Config.Cmd).toEqual(['mysqld', `--password=${maskedValue}`, 'abc'])
+    expect(masked.Config.Entrypoint).toBe(`sh -c 'exec mysqld -p${maskedValue}'`)
+    expect(masked.Config.Healthcheck).toEqual({
+      Test: ['CMD', 'mysqladmin', 'ping', `-p${maskedValue}`],
+      Retries: 3,
+    })
+    // Labels are read by routers (Traefik): a value that is also an environment value stays there.
+    expect(masked.Config.Labels).toEqual({ mode: 'production' })
+  })
+
+  it('masks a value containing another value whole (the longest first)', () => {
+    const container = {
+      Config: { Env: ['A=secret-part', 'B=secret-part-and-more'], Cmd: ['x=secret-part-and-more'] },
+    }
+    expect(JSON.parse(bodyOf(run(JSON.stringify(container)))).Config.Cmd).toEqual([`x=${maskedValue}`])
+  })
+
+  it("masks each listed service with its own values, not another's", () => {
+    const service = (name: string, value: string) => ({
+      Spec: {
+        Name: name,
+        TaskTemplate: {
+          ContainerSpec: { Command: ['app', `--key=${value}`], Args: [value], Env: [`KEY=${value}`] },
+        },
+      },
+    })
+    const list = [service('one', `${canary}-one`), service('two', 'not-in-one')]
+    list[1]!.Spec.TaskTemplate.ContainerSpec.Args.push(`${canary}-one`)
+    const masked = JSON.parse(bodyOf(run(JSON.stringify(list))))
+    expect(masked[0].Spec.TaskTemplate.ContainerSpec.Command).toEqual(['app', `--key=${maskedValue}`])
+    expect(masked[0].Spec.TaskTemplate.ContainerSpec.Args).toEqual([maskedValue])
+    expect(masked[1].Spec.TaskTemplate.ContainerSpec.Args).toEqual([maskedValue, `${canary}-one`])
+  })
+
   it('stops accepting once the cap is passed', () => {
     const masker = createInspectMasker([], 10)
     expect(masker.push(Buffer.alloc(10))).toBe(true)
@@ -152,6 +203,37 @@ describe('masking answers recorded from Docker Engine 20.10 (swarm services and 
     const env = at(JSON.parse(text), envPath) as string[]
     expect(env).toHaveLength(count)
     for (const entry of env) expect(entry).toMatch(/^[A-Z_]+=\*{8}$/)
+  })
+
+  it('libpod inspect: the values in the podman run that made the container (CreateCommand) are masked', () => {
+    const original = fixture('libpod-inspect')
+    expect(original).toContain(recorded)
+    const text = bodyOf(run(original))
+    expect(text).not.toContain(recorded)
+    const masked = JSON.parse(text)
+    expect(masked.Config.CreateCommand).toEqual([
+      'podman',
+      'run',
+      '-d',
+      '--name',
+      'test',
+      '-e',
+      `DB_PASSWORD=${maskedValue}`,
+      `--env=API_TOKEN=${maskedValue}`,
+      '--health-cmd',
+      `pg_isready --password=${maskedValue}`,
+      '-p',
+      '8888:80',
+      'registry/org/image:latest',
+      '--db-password',
+      maskedValue,
+    ])
+    // Everything else is as the engine sent it: the original with the two values replaced by hand.
+    const expected = JSON.parse(
+      original.replaceAll(`token-${recorded}`, maskedValue).replaceAll(recorded, maskedValue),
+    ) as { Config: { Env: string[] } }
+    expected.Config.Env = expected.Config.Env.map((entry) => entry.replace(/=.*/, `=${maskedValue}`))
+    expect(masked).toEqual(expected)
   })
 
   it('a plugin declaration keeps Name and Description, its Value masked', () => {

@@ -17,3 +17,17 @@ describe('formatColumns with a header', () => {
     expect(formatColumns(rows, headers)).toBe(expected)
   })
 })
+
+describe('formatColumns', () => {
+  it('aligns columns and trims the last', () => {
+    expect(
+      formatColumns(
+        [
+          ['A', '1'],
+          ['LONGER', '22'],
+        ],
+        ['NAME', 'V'],
+      ),
+    ).toBe('NAME    V\nA       1\nLONGER  22')
+  })
+})

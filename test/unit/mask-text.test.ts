@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatColumns } from '../../../src/ui/columns.js'
-import { redactValues } from '../../../src/ui/redact.js'
+import { redactValues } from '../../src/mask-text.js'
 
 describe('redactValues', () => {
   it.each([
@@ -9,19 +8,5 @@ describe('redactValues', () => {
     ['longer-secret and longer', ['longer', 'longer-secret'], '******** and ********'],
   ])('%j', (text, values, expected) => {
     expect(redactValues(text, values)).toBe(expected)
-  })
-})
-
-describe('formatColumns', () => {
-  it('aligns columns and trims the last', () => {
-    expect(
-      formatColumns(
-        [
-          ['A', '1'],
-          ['LONGER', '22'],
-        ],
-        ['NAME', 'V'],
-      ),
-    ).toBe('NAME    V\nA       1\nLONGER  22')
   })
 })
