@@ -8,6 +8,8 @@
  * other load disturbs least), the p50 each proxy adds at one connection, vault's throughput against
  * CetusGuard's at 16, peak RSS of each proxy, and the load average.
  * CetusGuard runs when CETUSGUARD_BIN names its binary; otherwise its rows say it was skipped.
+ * A Node byte relay (bench/lib/byte-relay.ts: bytes piped both ways, nothing parsed) runs beside them as
+ * the floor of any proxy written in Node; its ratio to CetusGuard at 16 connections is printed too.
  * VAULT_BASELINE=/path/to/another/checkout (built) adds that vault as a row, for before/after figures.
  * Run: npx tsx bench/proxy.ts [seconds-per-case]   (needs `make build`)
  */
@@ -148,6 +150,8 @@ async function waitFor(options: http.RequestOptions, what: string): Promise<void
 
 const rule = 'GET %API_PREFIX_CONTAINERS%/json'
 const fakeEngineNode = fileURLToPath(new URL('./lib/fake-engine.ts', import.meta.url))
+const byteRelayName = 'Node byte relay (floor)'
+const byteRelay = fileURLToPath(new URL('./lib/byte-relay.ts', import.meta.url))
 
 /** The fake engine and the load generator; `load` reports its own CPU time when it is not this process. */
 interface Harness {
@@ -211,6 +215,18 @@ async function startVault(socket: string, name = 'vault proxy serve', run = runJ
   return { name: target.name, target, process: child, servingPid: () => child.pid }
 }
 
+/** bench/lib/byte-relay.ts: Node piping bytes with no parsing, the floor of any proxy written in Node. */
+async function startByteRelay(socket: string): Promise<Proxy> {
+  const port = await freePort()
+  const child = spawn(process.execPath, [byteRelay, String(port), socket], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  const name = byteRelayName
+  const target: Target = { name, options: { host: '127.0.0.1', port }, endpoint: { host: '127.0.0.1', port } }
+  await waitFor(target.options, name)
+  return { name, target, process: child, servingPid: () => child.pid }
+}
+
 async function startCetusGuard(socket: string): Promise<Proxy> {
   const binary = process.env.CETUSGUARD_BIN
   if (!binary) return { name: 'CetusGuard', skipped: 'skipped: set CETUSGUARD_BIN to a cetusguard binary' }
@@ -262,7 +278,7 @@ async function main(): Promise<void> {
       endpoint: { socketPath: socket },
     }
     await waitFor(direct.options, 'the fake engine')
-    proxies.push(await startCetusGuard(socket), await startVault(socket))
+    proxies.push(await startCetusGuard(socket), await startVault(socket), await startByteRelay(socket))
     const baseline = process.env.VAULT_BASELINE
     if (baseline) proxies.push(await startVault(socket, 'vault baseline', join(baseline, 'bin', 'run.js')))
     const samplers = proxies.map((proxy) => {
@@ -337,6 +353,12 @@ async function main(): Promise<void> {
                 : ' (CetusGuard skipped)'),
           )
           if (cetus) summary.push(`  ${cpuBound(vault, cetus)}`)
+          const floor = results.get(byteRelayName)
+          if (cetus && floor)
+            summary.push(
+              `  floor of a Node proxy (byte relay, no parsing): ${(floor.rps / cetus.rps).toFixed(2)} x ` +
+                `CetusGuard, CPU per request ${cpu(floor)}`,
+            )
         }
       }
     }
