@@ -5,11 +5,12 @@
  *   options known not to show it pass (`aux`, `-ef` and clusters of the same letters, no `e` outside a
  *   dash word, no `-o` formats), as `ps` options are many (`docker top NAME` without options works);
  * - container, service and task logs `details`: each line then starts with the values the log driver
- *   attaches, environment values included when it was started with `--log-opt env=NAME` or `env-regex`.
+ *   attaches, environment values included when it was started with `--log-opt env=NAME` or `env-regex`;
+ * - libpod's container top `stream`: a process list without end, which cannot be held whole and masked.
  * Parameters are read as the engine reads them (Go's url.ParseQuery, Moby's httputils.BoolValue); `;`
  * separates pairs too, as it did in the Go of older engines.
  */
-import { anyContainer, enginePath } from './engine-routes.js'
+import { anyContainer, anyName, enginePath } from './engine-routes.js'
 
 /** `ps` words that never show an environment: BSD clusters without `e`, UNIX clusters without formats. */
 const plainPsWord = /^(?:[afjlsuvwx]+|-[AadefFHjlLwy]+)$/
@@ -41,6 +42,12 @@ const riskyParameters: readonly RiskyParameter[] = [
     name: 'details',
     isSet: boolValue,
     why: 'details shows what the log driver attaches to each line, environment values included (--log-opt env=NAME), which is masked here',
+  },
+  {
+    path: enginePath(`/libpod/containers/${anyName}/top`),
+    name: 'stream',
+    isSet: boolValue,
+    why: 'stream sends the process list without end, and a process list is masked here as a whole',
   },
 ]
 

@@ -12,6 +12,7 @@ import type { ExchangeHandlers, Exchange } from './exchange.js'
 import { endToEndHeaders, framedLength, messageBody, refusalMessage, unreachableReason } from './headers.js'
 import { environmentRefusal } from './env-refusal.js'
 import { withEnvMasking } from './masked-relay.js'
+import { containerEnvironmentReader } from './container-environment.js'
 import { UnsafeHeadError } from './request-head.js'
 import { chooseRuleSet } from './rule-choice.js'
 import { bodyLengthOf, framingProblem } from './framing.js'
@@ -163,19 +164,27 @@ function forward(
   })
   const handlers = !forwarded.maskEnv
     ? relay
-    : withEnvMasking(relay, { method: req.method!, path }, () => exchange, {
-        whole(status, statusMessage, rawHeaders, masked) {
-          const headers = [...endToEndHeaders(rawHeaders), 'Content-Length', String(masked.length)]
-          if (context.shuttingDown) headers.push('Connection', 'close')
-          res.writeHead(status, statusMessage, headers)
-          res.end(masked)
-          onHeadSent(status)
+    : withEnvMasking(
+        relay,
+        { method: req.method!, path },
+        {
+          getExchange: () => exchange,
+          reply: {
+            whole(status, statusMessage, rawHeaders, masked) {
+              const headers = [...endToEndHeaders(rawHeaders), 'Content-Length', String(masked.length)]
+              if (context.shuttingDown) headers.push('Connection', 'close')
+              res.writeHead(status, statusMessage, headers)
+              res.end(masked)
+              onHeadSent(status)
+            },
+            error(status, message) {
+              sendMessage(res, status, message, true)
+              record({ path, status, decision: 'error', rule, reason: message })
+            },
+          },
+          readEnvironment: containerEnvironmentReader(context.backend, forwarded.target),
         },
-        error(status, message) {
-          sendMessage(res, status, message, true)
-          record({ path, status, decision: 'error', rule, reason: message })
-        },
-      })
+      )
   const exchange = context.backend.exchange(
     {
       method: req.method!,

@@ -41,6 +41,22 @@ export function needsEnvMasking(method: string, canonicalPath: string, status: n
   return status === 200 && carriesEnvironment(method, canonicalPath)
 }
 
+/** A container's process list (`GET /containers/{id}/top`, Docker or libpod). */
+const containerTopPath = enginePath(`${anyContainer}/top`)
+
+/**
+ * True when this answer is a container's process list, whose command lines are masked with the
+ * container's environment values (createProcessListMasker).
+ */
+export function needsProcessListMasking(method: string, canonicalPath: string, status: number): boolean {
+  return status === 200 && method === 'GET' && containerTopPath.test(canonicalPath)
+}
+
+/** The request target of the inspect of the container whose process list `topTarget` asks for. */
+export function inspectTargetOf(topTarget: string): string {
+  return topTarget.replace(/\?.*$/s, '').replace(/\/top\/*$/, '/json')
+}
+
 /** The outcome of masking: the answer's new body (the caller frames it), or the error to send instead. */
 export type MaskedAnswer = { ok: true; body: Buffer } | { ok: false; status: 502; message: string }
 
@@ -166,11 +182,15 @@ const failure = (message: string): MaskedAnswer => ({
   message: `vault proxy: ${message}`,
 })
 
-/** Starts masking an answer whose head (raw, flat headers) has arrived. */
-export function createInspectMasker(
-  rawHeaders: readonly string[],
-  limit = maxInspectBodyBytes,
-): InspectMasker {
+/** Collects one answer's body up to a cap, then parses it and masks it with `mask` (in place). */
+interface AnswerCollector {
+  /** Adds a body chunk; false once the cap is passed (stop reading: `finish` reports the error). */
+  push(chunk: Buffer): boolean
+  finish(mask: (answer: unknown) => void): MaskedAnswer
+}
+
+/** `what` names what masking protects, for the errors (`the container environment it carries`). */
+function collectAnswer(rawHeaders: readonly string[], limit: number, what: string): AnswerCollector {
   const chunks: Buffer[] = []
   let size = 0
   let overflowed = false
@@ -186,25 +206,68 @@ export function createInspectMasker(
       chunks.push(chunk)
       return true
     },
-    finish() {
-      if (overflowed) {
+    finish(mask) {
+      if (overflowed)
         return failure(
-          `the answer is larger than ${limit} bytes, so the container environment it carries cannot be masked; it was not forwarded`,
+          `the answer is larger than ${limit} bytes, so ${what} cannot be masked; it was not forwarded`,
         )
-      }
       const encoding = headerValue(rawHeaders, 'content-encoding')
       if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity')
-        return failure(
-          `the answer is ${encoding}-encoded, so the container environment it carries cannot be masked; it was not forwarded`,
-        )
-      let answer: unknown
-      try {
-        answer = JSON.parse(Buffer.concat(chunks, size).toString('utf8'), keepExactIntegers)
-      } catch {
-        return failure('the answer is not JSON, so the container environment it carries cannot be masked')
-      }
-      maskEnvironment(answer)
-      return { ok: true, body: Buffer.from(JSON.stringify(answer) + '\n', 'utf8') }
+        return failure(`the answer is ${encoding}-encoded, so ${what} cannot be masked; it was not forwarded`)
+      const answer = parseAnswer(Buffer.concat(chunks, size))
+      if (answer === undefined) return failure(`the answer is not JSON, so ${what} cannot be masked`)
+      mask(answer.value)
+      return { ok: true, body: Buffer.from(JSON.stringify(answer.value) + '\n', 'utf8') }
     },
+  }
+}
+
+/** The JSON in `body` (integers beyond 2^53 kept exact); undefined when it is not JSON. */
+function parseAnswer(body: Buffer): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(body.toString('utf8'), keepExactIntegers) }
+  } catch {
+    return undefined
+  }
+}
+
+/** Starts masking an answer that carries container environment, whose head has arrived. */
+export function createInspectMasker(
+  rawHeaders: readonly string[],
+  limit = maxInspectBodyBytes,
+): InspectMasker {
+  const collector = collectAnswer(rawHeaders, limit, 'the container environment it carries')
+  return { push: (chunk) => collector.push(chunk), finish: () => collector.finish(maskEnvironment) }
+}
+
+/**
+ * Starts masking a container's process list (`top`), whose head has arrived: `finish` takes the
+ * environment values of the container (environmentValuesOf its inspect answer) and masks them in every
+ * string of the list, as a process started by a shell from `$PASSWORD` shows the value in its arguments.
+ */
+export function createProcessListMasker(
+  rawHeaders: readonly string[],
+  limit = maxInspectBodyBytes,
+): { push(chunk: Buffer): boolean; finish(values: readonly string[]): MaskedAnswer } {
+  const collector = collectAnswer(rawHeaders, limit, 'the environment values in its process list')
+  return {
+    push: (chunk) => collector.push(chunk),
+    finish: (values) => collector.finish((answer) => redactStrings(answer, valueRedactor(values))),
+  }
+}
+
+/** The environment values of a container inspect answer that may be secrets; undefined when it is not JSON. */
+export function environmentValuesOf(inspectBody: Buffer): string[] | undefined {
+  const answer = parseAnswer(inspectBody)
+  return answer && environmentValues(answer.value)
+}
+
+/** Applies `redact` to every string in `node` (in place; object keys are kept). */
+function redactStrings(node: unknown, redact: (text: string) => string): void {
+  if (node === null || typeof node !== 'object') return
+  const fields = node as Record<string, unknown>
+  for (const [key, value] of Object.entries(fields)) {
+    if (typeof value === 'string') fields[key] = redact(value)
+    else redactStrings(value, redact)
   }
 }

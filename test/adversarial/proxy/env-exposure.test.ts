@@ -437,6 +437,43 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     }
   })
 
+  it('read-only: a process whose arguments a shell took from the environment shows it masked in top', async () => {
+    const name = `env-top-${suffix}`
+    const started = await docker([
+      'run',
+      '-d',
+      '--name',
+      name,
+      '--network',
+      'none',
+      '-e',
+      `SECRET=${canary}`,
+      engine!.busyboxImage,
+      'sh',
+      '-c',
+      'exec sh -c "sleep 600; true" "$SECRET"',
+    ])
+    expect(started.stderr).toBe('')
+    try {
+      const direct = await docker(['top', name])
+      expect(direct.stdout).toContain(`sleep 600; true ${canary}`)
+      for (const query of ['', '?ps_args=aux', '?ps_args=-ef']) {
+        const target = `/v1.41/containers/${name}/top${query}`
+        const outcome = await rawExchange(readOnly, [request('GET', target)], 1)
+        expect(outcome.responses[0]?.status).toBe(200)
+        expect(received(outcome)).not.toContain(canary)
+        expect(outcome.responses[0]!.body).toContain('sleep 600; true ********')
+      }
+      // The real client through the proxy.
+      const viaProxy = await docker(['top', name], `tcp://127.0.0.1:${readOnly}`)
+      expect(viaProxy.code, viaProxy.stderr).toBe(0)
+      expect(viaProxy.stdout + viaProxy.stderr).not.toContain(canary)
+      expect(viaProxy.stdout).toContain('sleep 600; true ********')
+    } finally {
+      await docker(['rm', '-f', name])
+    }
+  })
+
   it('read-only: an inspect answer over the cap is a clear 502, never cut JSON or the canary', async () => {
     const big = `env-big-${suffix}`
     const envFile = join(pluginDir, 'big.env')

@@ -1,4 +1,7 @@
-/** Requests a masking rule set refuses: top with ps_args (ps e), logs with details (--log-opt env=NAME). */
+/**
+ * Requests a masking rule set refuses: top with ps_args (ps e), logs with details (--log-opt env=NAME),
+ * libpod's streamed top.
+ */
 import { describe, expect, it } from 'vitest'
 import { environmentRefusal } from '../../../src/proxy/env-refusal.js'
 
@@ -40,6 +43,11 @@ describe('environmentRefusal', () => {
     ['GET', '/v1.41/containers/db/logs', '?details=false&details=None', false],
     ['GET', '/v1.41/containers/db/logs', '?stdout=1&follow=1&tail=all', false],
     ['GET', '/v1.41/containers/db/top', '?details=1', false],
+    ['GET', '/v4.0.0/libpod/containers/db/top', '?stream=true', true],
+    ['GET', '/libpod/containers/db/top', '?delay=1&stream=1', true],
+    ['GET', '/v4.0.0./libpod/containers/web/db/top', '?stream=yes', true],
+    ['GET', '/v4.0.0/libpod/containers/db/top', '?stream=false', false],
+    ['GET', '/v4.0.0/libpod/containers/db/top', '', false],
   ])('%s %s%s: refused=%s', (method, path, query, refused) => {
     expect(environmentRefusal({ redactEnv: true }, method, path, query) !== undefined).toBe(refused)
   })

@@ -1,7 +1,15 @@
 /** Masking container environment in engine answers: bounded, never a truncated or unmasked body. */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { createInspectMasker, needsEnvMasking, type MaskedAnswer } from '../../../src/proxy/inspect-redact.js'
+import {
+  createInspectMasker,
+  createProcessListMasker,
+  environmentValuesOf,
+  inspectTargetOf,
+  needsEnvMasking,
+  needsProcessListMasking,
+  type MaskedAnswer,
+} from '../../../src/proxy/inspect-redact.js'
 
 /** What a masked value reads as (the README's `NAME=********`). */
 const maskedValue = '********'
@@ -242,5 +250,69 @@ describe('masking answers recorded from Docker Engine 20.10 (swarm services and 
       { Description: 'a secret', Name: 'PLUGIN_SECRET', Settable: ['value'], Value: maskedValue },
     ])
     expect(masked.Name).toBe(JSON.parse(fixture('plugin')).Name)
+  })
+})
+
+describe('process lists (top): masked with the environment values of their container', () => {
+  /** `docker top` of a container whose shell started a process with `$SECRET` in its arguments. */
+  const top = {
+    Titles: ['UID', 'PID', 'PPID', 'C', 'STIME', 'TTY', 'TIME', 'CMD'],
+    Processes: [
+      ['root', '4242', '4221', '0', '06:00', '?', '00:00:00', `redis-server *:6379 --requirepass ${canary}`],
+      ['root', '4250', '4242', '0', '06:00', '?', '00:00:00', 'sleep 600'],
+    ],
+  }
+
+  it.each([
+    ['GET', '/v1.41/containers/db/top', 200, true],
+    ['GET', '/containers/web/db/top/', 200, true],
+    ['GET', '/v4.0.0/libpod/containers/db/top', 200, true],
+    ['GET', '/v1.41./containers/0123abc/top', 200, true],
+    ['GET', '/v1.41/containers/db/top', 404, false],
+    ['HEAD', '/v1.41/containers/db/top', 200, false],
+    ['GET', '/v1.41/containers/db/json', 200, false],
+    ['GET', '/v1.41/containers/json', 200, false],
+  ])('needsProcessListMasking(%s %s %s) is %s', (method, path, status, expected) => {
+    expect(needsProcessListMasking(method, path, status)).toBe(expected)
+  })
+
+  it.each([
+    ['/v1.41/containers/db/top?ps_args=aux', '/v1.41/containers/db/json'],
+    ['/containers/web/db/top/', '/containers/web/db/json'],
+    ['/v4.0.0/libpod/containers/db/top?stream=false', '/v4.0.0/libpod/containers/db/json'],
+  ])('the inspect of the container of %s is %s', (topTarget, inspectTarget) => {
+    expect(inspectTargetOf(topTarget)).toBe(inspectTarget)
+  })
+
+  it('masks the values in every process line; titles and the rest stay', () => {
+    const values = environmentValuesOf(Buffer.from(JSON.stringify(inspect)))!
+    const masker = createProcessListMasker(['Content-Type', 'application/json'])
+    expect(masker.push(Buffer.from(JSON.stringify(top)))).toBe(true)
+    const answer = masker.finish(values)
+    expect(bodyOf(answer)).not.toContain(canary)
+    expect(JSON.parse(bodyOf(answer))).toEqual({
+      Titles: top.Titles,
+      Processes: [
+        [...top.Processes[0]!.slice(0, 7), `redis-server *:6379 --requirepass ${maskedValue}`],
+        top.Processes[1],
+      ],
+    })
+  })
+
+  it('environmentValuesOf: the values that may be secrets (not PATH or HOSTNAME), undefined for non-JSON', () => {
+    const container = { Config: { Env: ['PATH=/usr/bin', 'HOSTNAME=abc123', `SECRET=${canary}`, 'FLAG'] } }
+    expect(environmentValuesOf(Buffer.from(JSON.stringify(container)))).toEqual([canary])
+    expect(environmentValuesOf(Buffer.from('<html>'))).toBeUndefined()
+  })
+
+  it('an oversized or non-JSON process list is a 502, never forwarded', () => {
+    const big = createProcessListMasker([], 16)
+    expect(big.push(Buffer.from(JSON.stringify(top)))).toBe(false)
+    expect(bodyOf(big.finish([canary]))).toContain('larger than 16 bytes')
+    const text = createProcessListMasker([])
+    text.push(Buffer.from(`PID CMD\n1 app --key ${canary}`))
+    const answer = text.finish([canary])
+    expect(answer.ok).toBe(false)
+    expect(bodyOf(answer)).not.toContain(canary)
   })
 })

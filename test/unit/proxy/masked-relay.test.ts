@@ -1,0 +1,71 @@
+/** The masking step of the relay: process lists wait for their container's environment, or fail closed. */
+import { describe, expect, it } from 'vitest'
+import type { ExchangeHandlers } from '../../../src/proxy/exchange.js'
+import { withEnvMasking, type ReadEnvironment } from '../../../src/proxy/masked-relay.js'
+
+const canary = 'canary-relay-4d1e'
+const top = JSON.stringify({ Titles: ['PID', 'CMD'], Processes: [['1', `app --key ${canary}`]] })
+
+/** Runs one answer through the masking handlers; returns what reached the client. */
+function relay(path: string, readEnvironment: ReadEnvironment) {
+  const sent: { passed: string[]; whole?: string; error?: [number, string] } = { passed: [] }
+  const passThrough: ExchangeHandlers = {
+    onHead: () => sent.passed.push('head'),
+    onBody: (chunk) => sent.passed.push(chunk.toString()) > 0,
+    onEnd: () => sent.passed.push('end'),
+    onError: () => sent.passed.push('error'),
+  }
+  const exchange = { resume: () => {}, abort: () => {} }
+  const handlers = withEnvMasking(
+    passThrough,
+    { method: 'GET', path },
+    {
+      getExchange: () => exchange,
+      reply: {
+        whole: (_status, _message, _headers, body) => (sent.whole = body.toString()),
+        error: (status, message) => (sent.error = [status, message]),
+      },
+      readEnvironment,
+    },
+  )
+  handlers.onHead(200, 'OK', ['Content-Type', 'application/json'])
+  handlers.onBody(Buffer.from(top))
+  handlers.onEnd()
+  return sent
+}
+
+describe('withEnvMasking on a process list', () => {
+  it("masks it with the values its container's inspect gives", () => {
+    const sent = relay('/v1.41/containers/db/top', (done) => done([canary]))
+    expect(sent.passed).toEqual([])
+    expect(sent.whole).toContain('app --key ********')
+    expect(sent.whole).not.toContain(canary)
+  })
+
+  it('is a 502 with the reason, never the list, when the environment cannot be read', () => {
+    const sent = relay('/v1.41/containers/db/top', (done) =>
+      done({ failed: 'the engine answered its inspect with 404' }),
+    )
+    expect(sent.passed).toEqual([])
+    expect(sent.whole).toBeUndefined()
+    expect(sent.error?.[0]).toBe(502)
+    expect(sent.error?.[1]).toContain('404')
+    expect(sent.error?.[1]).not.toContain(canary)
+  })
+
+  it('is delivered only once the environment arrives (asynchronously)', async () => {
+    let answer: ((values: string[]) => void) | undefined
+    const sent = relay('/v1.41/containers/db/top', (done) => (answer = done))
+    expect(sent.whole).toBeUndefined()
+    await Promise.resolve()
+    answer!([canary])
+    expect(sent.whole).toContain('********')
+  })
+
+  it('passes other answers through untouched without reading any environment', () => {
+    const sent = relay('/v1.41/containers/db/logs', () => {
+      throw new Error('read for a log answer')
+    })
+    expect(sent.passed).toEqual(['head', top, 'end'])
+  })
+})
