@@ -18,6 +18,8 @@ export interface AdmissionOptions {
   logger: ProxyLogger
   /** The HTTP server is an HTTPS server listening itself (connections are counted, not deferred). */
   tls: boolean
+  /** The frontend address, as configured (for the client field of the log). */
+  frontend: string
 }
 
 /** The listening server, the open client connections, and the ones that have not sent a byte yet. */
@@ -76,7 +78,7 @@ export function admitConnections(server: http.Server, options: AdmissionOptions)
     if (sockets.size < options.maxConnections) return false
     refuseConnection(socket, options.maxConnections, options.tls)
     options.logger.log('warning', 'connection refused', {
-      client: clientOf(socket),
+      client: clientOf(socket, options.frontend),
       reason: 'connection cap',
     })
     return true

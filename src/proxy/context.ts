@@ -58,10 +58,15 @@ export function clockMs(): number {
   return Number(process.hrtime.bigint()) / 1e6
 }
 
-/** `address:port` of a client socket (or the unix socket marker). */
-export function clientOf(socket: net.Socket): string {
+/**
+ * `address:port` of a client socket on a TCP frontend; `unix` on a unix socket frontend (`frontend` is
+ * the configured address). A TCP client that reset its connection before its address was first read
+ * has none any more (Node asks the kernel lazily): it is logged as `unknown`, never as `unix`.
+ */
+export function clientOf(socket: net.Socket, frontend: string): string {
+  if (frontend.startsWith('unix:')) return 'unix'
   const address = socket.remoteAddress
-  if (address === undefined) return 'unix'
+  if (address === undefined) return 'unknown'
   return address.includes(':') ? `[${address}]:${socket.remotePort}` : `${address}:${socket.remotePort}`
 }
 

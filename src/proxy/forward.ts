@@ -78,7 +78,7 @@ export function handleRequest(
   const startedAt = clockMs()
   const method = req.method!
   const record = (fields: Omit<RequestRecord, 'method' | 'client' | 'startedAt'>) =>
-    logRequest(context, { method, client: clientOf(req.socket), startedAt, ...fields })
+    logRequest(context, { method, client: clientOf(req.socket, context.frontend), startedAt, ...fields })
   const choice = chooseRuleSet(context.ruleSets, req.socket, context.frontend)
   if (!choice.ruleSet) {
     sendMessage(res, 403, `vault proxy refused ${method} ${req.url!}: ${choice.refusal}`, true)

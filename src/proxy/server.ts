@@ -112,7 +112,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       path: req.url ?? '',
       status: 403,
       decision: 'invalid',
-      client: clientOf(socket),
+      client: clientOf(socket, context.frontend),
       startedAt: clockMs(),
     })
   })
@@ -126,7 +126,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     socket.end(rawJsonResponse(status, `vault proxy: malformed request (${error.code ?? 'parse error'})`))
     options.logger.log('warning', 'malformed request', {
       status,
-      client: clientOf(socket),
+      client: clientOf(socket, context.frontend),
       reason: error.code,
     })
   })
@@ -135,6 +135,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     silentMs: timeouts.headersMs,
     logger: options.logger,
     tls: options.tls !== undefined,
+    frontend: context.frontend,
   })
   return {
     server: listener,

@@ -122,7 +122,7 @@ export async function handleUpgrade(
 ): Promise<void> {
   const startedAt = clockMs()
   const method = req.method!
-  const client = clientOf(socket)
+  const client = clientOf(socket, context.frontend)
   socket.pause()
   socket.on('error', () => socket.destroy())
   socket.on('timeout', () => socket.destroy())
