@@ -4,7 +4,13 @@
  * chosen per client.
  */
 import { UsageError } from '../errors.js'
-import { describeIdentity, selectRuleSet, type ClientIdentity } from './client-rules.js'
+import {
+  describeIdentity,
+  notASubject,
+  parseSubjectText,
+  selectRuleSet,
+  type ClientIdentity,
+} from './client-rules.js'
 import { defaultFrontendAddr, resolveRuleSetConfig, type ProxySettings } from './config.js'
 import { environmentRefusal } from './env-refusal.js'
 import { needsEnvMasking } from './inspect-redact.js'
@@ -23,6 +29,20 @@ export interface ProxyCheckResult {
   envMasked: boolean
 }
 
+/**
+ * A subject as node:tls gives one (a repeated attribute as a list), from written attributes; names that
+ * differ only in case are one attribute, spelled as first written.
+ */
+function subjectOf(attributes: readonly [string, string][]): Record<string, string | string[]> {
+  const subject: Record<string, string | string[]> = {}
+  for (const [written, attribute] of attributes) {
+    const name = Object.keys(subject).find((key) => key.toLowerCase() === written.toLowerCase()) ?? written
+    const previous = subject[name]
+    subject[name] = previous === undefined ? attribute : [previous, attribute].flat()
+  }
+  return subject
+}
+
 /** Builds a client identity from `kind=value` options; the frontend defaults to the first configured. */
 export function clientIdentity(options: readonly string[], settings: ProxySettings): ClientIdentity {
   const identity: ClientIdentity = { frontend: settings.frontendAddrs?.[0] ?? defaultFrontendAddr }
@@ -34,15 +54,9 @@ export function clientIdentity(options: readonly string[], settings: ProxySettin
     if (kind === 'source') identity.address = value
     else if (kind === 'frontend') identity.frontend = value
     else if (kind === 'cert') {
-      const subject: Record<string, string | string[]> = {}
-      for (const part of value.split(',')) {
-        const [name = '', ...rest] = part.split('=')
-        if (name.trim() === '' || rest.length === 0) throw new UsageError(`--client "${option}": bad subject`)
-        const previous = subject[name.trim()]
-        const attribute = rest.join('=').trim()
-        subject[name.trim()] = previous === undefined ? attribute : [previous, attribute].flat()
-      }
-      identity.certSubject = subject
+      const attributes = parseSubjectText(value)
+      if (!attributes) throw new UsageError(`--client "${option}": ${notASubject(value)}`)
+      identity.certSubject = subjectOf(attributes)
     } else throw new UsageError(`--client "${option}": the kind is source, cert or frontend`)
   }
   return identity

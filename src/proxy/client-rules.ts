@@ -79,6 +79,26 @@ function zoneOf(address: string): string | undefined {
   return percent < 0 ? undefined : address.slice(percent + 1)
 }
 
+/** The error for a subject selector that is not one. */
+export const notASubject = (value: string) =>
+  `"${value}" is not a certificate subject such as CN=dashboard or CN=updater,O=acme`
+
+/**
+ * The attributes of a subject written as `CN=dashboard,O=acme`, names as written (in `client cert`
+ * lines, PROXY_CLIENTS and `vault proxy check --client cert=...`); undefined when it is not one.
+ */
+export function parseSubjectText(text: string): [name: string, attribute: string][] | undefined {
+  const attributes: [string, string][] = []
+  for (const part of text.split(',')) {
+    const equals = part.indexOf('=')
+    const name = part.slice(0, equals).trim()
+    const attribute = part.slice(equals + 1).trim()
+    if (equals <= 0 || !/^[A-Za-z][A-Za-z0-9.]*$/.test(name) || attribute === '') return undefined
+    attributes.push([name, attribute])
+  }
+  return attributes
+}
+
 /**
  * A subject matcher: each attribute written must be one of the certificate's values for it (an OU=ops
  * selector matches OU=dev,OU=ops), except CN, which must be the certificate's only CN: one naming two
@@ -87,17 +107,9 @@ function zoneOf(address: string): string | undefined {
  * names them as OpenSSL does (CN, O, OU, emailAddress).
  */
 function certMatcher(value: string): ClientMatcher['matches'] {
-  const wanted = value.split(',').map((part) => {
-    const equals = part.indexOf('=')
-    const name = part.slice(0, equals).trim()
-    const attribute = part.slice(equals + 1).trim()
-    if (equals <= 0 || !/^[A-Za-z][A-Za-z0-9.]*$/.test(name) || attribute === '') {
-      throw new ClientMatcherError(
-        `"${value}" is not a certificate subject such as CN=dashboard or CN=updater,O=acme`,
-      )
-    }
-    return [name.toLowerCase(), attribute] as const
-  })
+  const attributes = parseSubjectText(value)
+  if (!attributes) throw new ClientMatcherError(notASubject(value))
+  const wanted = attributes.map(([name, attribute]) => [name.toLowerCase(), attribute] as const)
   return (identity) => {
     const subject = identity.certSubject
     if (!subject) return false

@@ -21,6 +21,8 @@ describe('checkRequest', () => {
     [['cert=CN=updater'], 'GET', '/v1.47/containers/db/json', 'allow', 'updater', false],
     [['source=127.0.0.9'], 'GET', '/_ping', 'deny', undefined, false],
     [['cert=CN=evil,CN=updater'], 'POST', '/v1.47/containers/db/stop', 'deny', undefined, false],
+    [['cert=cn=evil,CN=updater'], 'POST', '/v1.47/containers/db/stop', 'deny', undefined, false],
+    [['cert=cn=updater'], 'POST', '/v1.47/containers/db/stop', 'allow', 'updater', false],
   ] as const)('%j %s %s: %s by %s (env masked: %s)', (client, method, path, decision, ruleSet, envMasked) => {
     const result = checkRequest({ rulesFile }, method, path, client)
     expect(result).toMatchObject({ decision, envMasked })
@@ -45,8 +47,18 @@ describe('checkRequest', () => {
     })
   })
 
-  it.each([['source'], ['bogus=x'], ['cert=noequals']])('refuses --client %s', (option) => {
-    expect(() => clientIdentity([option], {})).toThrow(UsageError)
+  it.each([['source'], ['bogus=x'], ['cert=noequals'], ['cert=CN='], ['cert=1x=y'], ['cert=CN=a,,O=b']])(
+    'refuses --client %s, as a client cert line would be refused',
+    (option) => {
+      expect(() => clientIdentity([option], {})).toThrow(UsageError)
+    },
+  )
+
+  it('reads a subject as node:tls gives one: a repeated attribute is a list, whatever its case', () => {
+    expect(clientIdentity(['cert=CN=a,OU=dev,ou=ops'], {}).certSubject).toEqual({
+      CN: 'a',
+      OU: ['dev', 'ops'],
+    })
   })
 })
 
