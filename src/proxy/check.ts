@@ -13,7 +13,7 @@ import {
 } from './client-rules.js'
 import { defaultFrontendAddr, resolveRuleSetConfig, type ProxySettings } from './config.js'
 import { environmentRefusal } from './env-refusal.js'
-import { needsEnvMasking } from './inspect-redact.js'
+import { needsEnvMasking, needsProcessListMasking } from './inspect-redact.js'
 import { describeRule, decideTarget } from './rules.js'
 
 export interface ProxyCheckResult {
@@ -25,7 +25,10 @@ export interface ProxyCheckResult {
   reason?: string
   /** The rule set that decided (a section or preset name; `*` when every client gets the same). */
   ruleSet?: string
-  /** Whether the answer to this request carries container environment that would be masked. */
+  /**
+   * Whether container environment values in the answer to this request would be masked (an answer that
+   * carries the environment, or a container's process list).
+   */
   envMasked: boolean
 }
 
@@ -108,6 +111,10 @@ export function checkRequest(
     canonicalPath: decision.canonicalPath,
     rule: decision.rule ? describeRule(decision.rule) : undefined,
     reason: decision.allowed ? undefined : 'no rule allows it',
-    envMasked: decision.allowed && ruleSet.redactEnv && needsEnvMasking(method, decision.canonicalPath, 200),
+    envMasked:
+      decision.allowed &&
+      ruleSet.redactEnv &&
+      (needsEnvMasking(method, decision.canonicalPath, 200) ||
+        needsProcessListMasking(method, decision.canonicalPath, 200)),
   }
 }

@@ -77,7 +77,7 @@ export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
       if (result.ruleSet !== undefined && result.ruleSet !== '*')
         this.note(fields`rule set: ${result.ruleSet}`)
       this.note(result.rule ? fields`rule: ${result.rule}` : fields`reason: ${result.reason}`)
-      if (result.envMasked) this.note('answer carries container environment: its values are masked')
+      if (result.envMasked) this.note('container environment values in the answer are masked')
     }
     if (result.decision === 'deny') process.exitCode = ExitCode.findings
     return result

@@ -39,6 +39,14 @@ describe('checkRequest', () => {
     expect(() => checkRequest({ rulesFile }, 'GET', '/_ping')).toThrow(UsageError)
   })
 
+  it.each([
+    ['/v1.47/containers/db/top', true],
+    ['/v1.47/containers/db/json', true],
+    ['/v1.47/containers/db/logs', false],
+  ])('read-only: %s has its environment values masked: %s', (path, envMasked) => {
+    expect(checkRequest({ preset: 'read-only' }, 'GET', path)).toMatchObject({ decision: 'allow', envMasked })
+  })
+
   it('decides for everyone without --client when there are no selectors', () => {
     expect(checkRequest({ preset: 'read-only' }, 'GET', '/v1.47/containers/db/json')).toMatchObject({
       decision: 'allow',
