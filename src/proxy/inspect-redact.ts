@@ -44,12 +44,25 @@ export function needsEnvMasking(method: string, canonicalPath: string, status: n
 /** A container's process list (`GET /containers/{id}/top`, Docker or libpod). */
 const containerTopPath = enginePath(`${anyContainer}/top`)
 
+/** True for a request for a container's process list (see needsProcessListMasking). */
+function asksForProcessList(method: string, canonicalPath: string): boolean {
+  return method === 'GET' && containerTopPath.test(canonicalPath)
+}
+
 /**
  * True when this answer is a container's process list, whose command lines are masked with the
  * container's environment values (createProcessListMasker).
  */
 export function needsProcessListMasking(method: string, canonicalPath: string, status: number): boolean {
-  return status === 200 && method === 'GET' && containerTopPath.test(canonicalPath)
+  return status === 200 && asksForProcessList(method, canonicalPath)
+}
+
+/**
+ * True for a request whose answer a masking rule set masks: one carrying container environment, or a
+ * container's process list. With an upgrade such an answer would be relayed raw, so it is refused.
+ */
+export function answerIsMasked(method: string, canonicalPath: string): boolean {
+  return carriesEnvironment(method, canonicalPath) || asksForProcessList(method, canonicalPath)
 }
 
 /** The request target of the inspect of the container whose process list `topTarget` asks for. */

@@ -27,7 +27,7 @@ import {
 import { chooseRuleSet } from './rule-choice.js'
 import { framingProblem } from './framing.js'
 import { environmentRefusal } from './env-refusal.js'
-import { carriesEnvironment } from './inspect-redact.js'
+import { answerIsMasked } from './inspect-redact.js'
 import { decideTarget } from './rules.js'
 
 /** The largest body an upgrade request may declare (exec start and attach send a few hundred bytes). */
@@ -148,8 +148,8 @@ export async function handleUpgrade(
     refuse(socket, 403, refusalMessage(method, path, unmaskable))
     return record({ path, status: 403, decision: 'deny', reason: unmaskable })
   }
-  if (choice.ruleSet.redactEnv && carriesEnvironment(method, path)) {
-    const reason = 'its answer carries container environment, which is masked only without an upgrade'
+  if (choice.ruleSet.redactEnv && answerIsMasked(method, path)) {
+    const reason = 'its answer carries container environment values, which are masked only without an upgrade'
     refuse(socket, 400, refusalMessage(method, path, reason))
     return record({ path, status: 400, decision: 'invalid', reason })
   }

@@ -464,6 +464,15 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
         expect(received(outcome)).not.toContain(canary)
         expect(outcome.responses[0]!.body).toContain('sleep 600; true ********')
       }
+      // With upgrade headers the answer would be relayed raw: refused, as for inspect.
+      const upgrade = ['Connection: Upgrade', 'Upgrade: tcp']
+      const upgraded = await rawExchange(
+        readOnly,
+        [request('GET', `/v1.41/containers/${name}/top`, upgrade)],
+        1,
+      )
+      expect(upgraded.responses[0]?.status).toBe(400)
+      expect(received(upgraded)).not.toContain(canary)
       // The real client through the proxy.
       const viaProxy = await docker(['top', name], `tcp://127.0.0.1:${readOnly}`)
       expect(viaProxy.code, viaProxy.stderr).toBe(0)
