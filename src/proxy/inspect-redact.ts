@@ -6,7 +6,9 @@
  * (`GET /services`, `/services/{id}`, `/tasks`, `/tasks/{id}`: `ContainerSpec.Env`, also in
  * `PreviousSpec`) and plugins (`GET /plugins`, `/plugins/{name}/json`: `Settings.Env`, and the `Value` of
  * each `Config.Env` entry). The same values are masked wherever they occur in the answer's command
- * lines (`Args`, `Cmd`, a healthcheck's `Test`, ...: see commandLineFields). An answer that cannot be
+ * lines (`Args`, `Cmd`, a healthcheck's `Test`, ...: see commandLineFields). Driver options are masked
+ * too, in those answers and in volumes (`GET /volumes`, `/volumes/{name}`): log and volume drivers take
+ * credentials there (driverOptionMaps). An answer that cannot be
  * masked (too large, compressed, not JSON) is never forwarded: the client gets a clear 502 instead, never
  * a truncated or unmasked body. Other answers are not touched here and keep streaming.
  */
@@ -26,13 +28,23 @@ const imageInspectPath = enginePath(`(?:/libpod)?/images/${anyName}/json`)
 /** Swarm services and tasks (`/services/{id}`, `/tasks/{id}`) and plugins (`/plugins/{name:.*}/json`). */
 const swarmOrPluginPath = enginePath(`(?:/(?:services|tasks)(?:/[^/]+)?|/plugins(?:/${anyName}/json)?)`)
 
-/** True for a request whose answer carries container environment (see the module comment). */
+/**
+ * Volumes (`/volumes`, `/volumes/{name:.*}`; libpod's `/libpod/volumes/json`, `/libpod/volumes/{name}/json`):
+ * a volume's driver options hold the credentials of a network share (`o=username=u,password=...`).
+ */
+const volumePath = enginePath(`(?:/volumes(?:/${anyName})?|/libpod/volumes/(?:json|${anyName}/json))`)
+
+/**
+ * True for a request whose answer carries container environment or driver options (see the module
+ * comment).
+ */
 export function carriesEnvironment(method: string, canonicalPath: string): boolean {
   return (
     method === 'GET' &&
     (containerInspectPath.test(canonicalPath) ||
       imageInspectPath.test(canonicalPath) ||
-      swarmOrPluginPath.test(canonicalPath))
+      swarmOrPluginPath.test(canonicalPath) ||
+      volumePath.test(canonicalPath))
   )
 }
 
@@ -165,18 +177,37 @@ function environmentValues(node: unknown, values: string[] = []): string[] {
 }
 
 /**
- * Replaces every value of every `Env` list in `node`, and every occurrence of those values (`redact`)
- * in its command lines; other fields are kept.
+ * Driver options, where credentials go: a log driver's (`--log-opt splunk-token=...`, a `loki-url` with a
+ * password: a container's `HostConfig.LogConfig.Config`, a service's `TaskTemplate.LogDriver.Options`)
+ * and a volume driver's (a CIFS share's `o=username=u,password=...`: a volume's `Options`, a mount's
+ * `VolumeOptions.DriverConfig.Options`). Every map under one of these names has its values masked, its
+ * option names kept. (`DnsOptions`, `DNSConfig.Options` and a plugin mount's `Options` are lists, not
+ * maps, and stay.)
  */
-function maskFields(node: unknown, redact: (text: string) => string): void {
+const driverOptionMaps: ReadonlySet<string> = new Set(['Options', 'Config'])
+
+/** True for `LogConfig.Config` or any `Options` map of strings (driverOptionMaps). */
+function isDriverOptionMap(parentKey: string | undefined, key: string, value: unknown): boolean {
+  if (!driverOptionMaps.has(key) || value === null || typeof value !== 'object' || Array.isArray(value))
+    return false
+  return key === 'Options' || parentKey === 'LogConfig'
+}
+
+/**
+ * Replaces every value of every `Env` list and of every driver option map in `node`, and every
+ * occurrence of the environment values (`redact`) in its command lines; other fields are kept.
+ */
+function maskFields(node: unknown, redact: (text: string) => string, parentKey?: string): void {
   if (node === null || typeof node !== 'object') return
   const fields = node as Record<string, unknown>
   for (const [key, value] of Object.entries(fields)) {
     if (key === 'Env' && Array.isArray(value)) fields[key] = value.map(maskEntry)
+    else if (isDriverOptionMap(parentKey, key, value))
+      fields[key] = Object.fromEntries(Object.keys(value as object).map((name) => [name, maskText]))
     else if (commandLineFields.has(key) && typeof value === 'string') fields[key] = redact(value)
     else if (commandLineFields.has(key) && Array.isArray(value))
       fields[key] = value.map((word: unknown) => (typeof word === 'string' ? redact(word) : word))
-    else maskFields(value, redact)
+    else maskFields(value, redact, Array.isArray(node) ? parentKey : key)
   }
 }
 

@@ -138,7 +138,7 @@ export const proxySettingSpecs: readonly SettingSpec[] = [
     kind: 'option',
     options: ['on', 'off'],
     summary:
-      'mask environment values in container, image, service, task and plugin inspect answers and in container process lists (default: on with read-only, true-read-only, monitoring)',
+      'mask environment values in container, image, service, task and plugin inspect answers and in container process lists, and log and volume driver options (default: on with read-only, true-read-only, monitoring)',
   },
   {
     key: 'rules',

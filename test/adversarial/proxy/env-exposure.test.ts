@@ -82,6 +82,8 @@ interface ExposureCase {
 
 describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('engine')})`, () => {
   let readOnly: number
+  /** The monitoring preset as it is (volumes allowed, masking on by default). */
+  let monitoring: number
   /** management with PROXY_REDACT_ENV=on: GET,HEAD,POST on every container path. */
   let management: number
   /** A rule set that allows every GET and HEAD, masking on. */
@@ -129,6 +131,7 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
     expect((await docker(['plugin', 'create', plugin, pluginDir])).code).toBe(0)
     expect((await docker(['plugin', 'set', plugin, `PLUGIN_SECRET=${canary}`])).code).toBe(0)
     readOnly = await startProxy({ preset: 'read-only' })
+    monitoring = await startProxy({ preset: 'monitoring' })
     management = await startProxy({ preset: 'management', redactEnv: 'on' })
     everything = await startProxy({ rules: 'GET,HEAD .*', redactEnv: 'on' })
   })
@@ -480,6 +483,44 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
       expect(viaProxy.stdout).toContain('sleep 600; true ********')
     } finally {
       await docker(['rm', '-f', name])
+    }
+  })
+
+  it('masking on: log driver options and volume driver options (credentials) are masked', async () => {
+    const name = `env-driver-${suffix}`
+    const volume = `env-share-${suffix}`
+    const shareOptions = ['--opt', 'type=cifs', '--opt', 'device=//127.0.0.1/share']
+    const shareCredentials = ['--opt', `o=username=u,password=${canary}`]
+    expect((await docker(['volume', 'create', ...shareOptions, ...shareCredentials, volume])).code).toBe(0)
+    const logging = ['--log-driver', 'splunk', '--log-opt', `splunk-token=${canary}`]
+    const splunk = ['--log-opt', 'splunk-url=http://127.0.0.1:9']
+    const mount = `type=volume,source=${volume}-m,target=/m,volume-opt=type=cifs,volume-opt=device=//127.0.0.1/s,"volume-opt=o=password=${canary}"`
+    const create = ['create', '--name', name, '--network', 'none', ...logging, ...splunk, '--mount', mount]
+    const created = await docker([...create, engine!.busyboxImage, 'true'])
+    expect(created.code, created.stderr).toBe(0)
+    try {
+      const direct = await docker(['inspect', name])
+      expect(direct.stdout.split(canary).length).toBeGreaterThan(2)
+      expect((await docker(['volume', 'inspect', volume])).stdout).toContain(canary)
+      const inspect = await rawExchange(readOnly, [request('GET', `/v1.41/containers/${name}/json`)], 1)
+      expect(inspect.responses[0]?.status).toBe(200)
+      expect(received(inspect)).not.toContain(canary)
+      expect(JSON.parse(inspect.responses[0]!.body).HostConfig.LogConfig.Config['splunk-token']).toBe(
+        '********',
+      )
+      for (const target of [`/v1.41/volumes/${volume}`, '/v1.41/volumes', `/volumes/${volume}`]) {
+        const outcome = await rawExchange(everything, [request('GET', target)], 1)
+        expect(outcome.responses[0]?.status).toBe(200)
+        expect(received(outcome)).not.toContain(canary)
+      }
+      // The real client through a monitoring proxy, as a dashboard's user would ask.
+      const viaProxy = await docker(['volume', 'inspect', volume], `tcp://127.0.0.1:${monitoring}`)
+      expect(viaProxy.code, viaProxy.stderr).toBe(0)
+      expect(viaProxy.stdout + viaProxy.stderr).not.toContain(canary)
+      expect(viaProxy.stdout).toContain('"o": "********"')
+    } finally {
+      await docker(['rm', '-f', name])
+      await docker(['volume', 'rm', '-f', volume, `${volume}-m`])
     }
   })
 

@@ -66,6 +66,13 @@ describe('needsEnvMasking', () => {
     ['GET', '/v1.41./tasks', 200, true],
     ['GET', '/v1.41/tasks/dh0ef8dx', 200, true],
     ['GET', '/v1.41/plugins', 200, true],
+    ['GET', '/v1.41/volumes', 200, true],
+    ['GET', '/v1.41/volumes/share', 200, true],
+    ['GET', '/volumes/a/b', 200, true],
+    ['GET', '/v4.0.0/libpod/volumes/json', 200, true],
+    ['GET', '/v4.0.0/libpod/volumes/share/json', 200, true],
+    ['HEAD', '/v1.41/volumes/share', 200, false],
+    ['GET', '/v1.41/networks/net', 200, false],
     ['GET', '/v1.41/plugins/canary-plugin:latest/json', 200, true],
     ['GET', '/v1.41/plugins/registry.example/acme/plugin:1/json', 200, true],
     ['GET', '/v1.41/services/svc/logs', 200, false],
@@ -174,6 +181,57 @@ describe('createInspectMasker', () => {
     expect(masked[0].Spec.TaskTemplate.ContainerSpec.Command).toEqual(['app', `--key=${maskedValue}`])
     expect(masked[0].Spec.TaskTemplate.ContainerSpec.Args).toEqual([maskedValue])
     expect(masked[1].Spec.TaskTemplate.ContainerSpec.Args).toEqual([maskedValue, `${canary}-one`])
+  })
+
+  it('masks driver options: log driver config, volume driver options of mounts; names kept', () => {
+    const container = {
+      HostConfig: {
+        LogConfig: { Type: 'splunk', Config: { 'splunk-token': canary, 'splunk-url': 'https://s:8088' } },
+        Mounts: [
+          {
+            Type: 'volume',
+            Source: 'share',
+            VolumeOptions: {
+              DriverConfig: { Name: 'local', Options: { type: 'cifs', o: `password=${canary}` } },
+            },
+          },
+        ],
+        DnsOptions: ['timeout:3'],
+      },
+      Config: { Env: [], Labels: { 'com.example': 'kept' } },
+    }
+    const text = bodyOf(run(JSON.stringify(container)))
+    expect(text).not.toContain(canary)
+    const masked = JSON.parse(text)
+    expect(masked.HostConfig.LogConfig).toEqual({
+      Type: 'splunk',
+      Config: { 'splunk-token': maskedValue, 'splunk-url': maskedValue },
+    })
+    expect(masked.HostConfig.Mounts[0].VolumeOptions.DriverConfig).toEqual({
+      Name: 'local',
+      Options: { type: maskedValue, o: maskedValue },
+    })
+    expect(masked.HostConfig.DnsOptions).toEqual(['timeout:3'])
+    expect(masked.Config.Labels).toEqual({ 'com.example': 'kept' })
+  })
+
+  it("masks a volume's driver options, in a list and alone (Docker's and libpod's shapes)", () => {
+    const volume = {
+      Name: 'share',
+      Driver: 'local',
+      Mountpoint: '/var/lib/docker/volumes/share/_data',
+      Options: { device: '//nas/share', o: `username=u,password=${canary}`, type: 'cifs' },
+      Labels: { 'com.docker.compose.project': 'stack' },
+      Scope: 'local',
+    }
+    for (const answer of [volume, { Volumes: [volume], Warnings: null }, [volume]]) {
+      const text = bodyOf(run(JSON.stringify(answer)))
+      expect(text).not.toContain(canary)
+      expect(text).toContain('"Labels":{"com.docker.compose.project":"stack"}')
+      expect(text).toContain(
+        `"Options":{"device":"${maskedValue}","o":"${maskedValue}","type":"${maskedValue}"}`,
+      )
+    }
   })
 
   it('stops accepting once the cap is passed', () => {
