@@ -11,7 +11,8 @@ import { execFile } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type net from 'node:net'
+import net from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createBackend } from '../../../src/proxy/backend.js'
 import { resolveRuleSetConfig, type ProxySettings } from '../../../src/proxy/config.js'
@@ -476,6 +477,17 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
       )
       expect(upgraded.responses[0]?.status).toBe(400)
       expect(received(upgraded)).not.toContain(canary)
+      // Clients that leave while the proxy waits for the list or reads the container's environment: the
+      // proxy goes on serving.
+      for (const afterMs of [0, 1, 2, 5, 10, 20]) {
+        const leaving = net.connect(readOnly, '127.0.0.1')
+        leaving.on('error', () => {})
+        leaving.write(request('GET', `/v1.41/containers/${name}/top`))
+        await sleep(afterMs)
+        leaving.destroy()
+      }
+      await sleep(200)
+      expect((await rawExchange(readOnly, [request('GET', '/_ping')], 1)).responses[0]?.status).toBe(200)
       // The real client through the proxy.
       const viaProxy = await docker(['top', name], `tcp://127.0.0.1:${readOnly}`)
       expect(viaProxy.code, viaProxy.stderr).toBe(0)
