@@ -1,7 +1,9 @@
 /**
  * One webhook delivery over node:http(s): the receiver is resolved and checked (webhook-target), the
  * connection goes to that checked address (no second DNS answer can redirect it), redirects are never
- * followed (a 3xx is a failure) and the response body is read and dropped up to a small cap.
+ * followed (a 3xx is a failure) and the response body is read and dropped up to a small cap. The whole
+ * exchange (connect, headers, body) has one deadline, so a receiver that trickles bytes cannot hold the
+ * worker, which delivers one item at a time, past it.
  */
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
@@ -39,7 +41,7 @@ export async function deliver(delivery: DeliveryRequest): Promise<string | null>
         method: 'POST',
         headers: { ...delivery.headers, 'content-length': Buffer.byteLength(delivery.body) },
         lookup: pinnedLookup(target),
-        timeout: timeoutMs,
+        signal: AbortSignal.timeout(timeoutMs),
       },
       (response) => {
         let size = 0
@@ -55,7 +57,6 @@ export async function deliver(delivery: DeliveryRequest): Promise<string | null>
         })
       },
     )
-    outgoing.on('timeout', () => outgoing.destroy(new Error('TimeoutError')))
     outgoing.on('error', (error) => resolve((error as Error).message.slice(0, 200) || 'Error'))
     outgoing.end(delivery.body)
   })

@@ -5,7 +5,7 @@
  * traffic anywhere but loopback: refused addresses are refused before any connection.
  */
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { adminCreateWebhook, adminListWebhooks } from '../../../src/server/admin.js'
 import { deliver } from '../../../src/server/webhook-delivery.js'
@@ -152,6 +152,48 @@ describe('webhook deliveries', () => {
     expect(lookups).toBe(1)
     expect(target.hits).toHaveLength(1)
   })
+
+  it.each([
+    ['its headers', 'HTTP/1.1 200 OK\r\n', 'x-slow: '],
+    ['its body', 'HTTP/1.1 200 OK\r\ncontent-length: 100000\r\n\r\n', ''],
+  ])(
+    'gives up on a receiver that trickles %s one byte at a time (the worker is not held)',
+    async (_part, head, prefix) => {
+      const open = new Set<Socket>()
+      const trickler = createTcpServer((socket) => {
+        open.add(socket)
+        socket.on('error', () => undefined)
+        socket.once('data', () => {
+          socket.write(head + prefix)
+          const drip = setInterval(() => socket.write('x'), 500)
+          socket.on('close', () => {
+            clearInterval(drip)
+            open.delete(socket)
+          })
+        })
+      })
+      await new Promise<void>((resolve) => trickler.listen(0, '127.0.0.1', resolve))
+      try {
+        const started = Date.now()
+        const outcome = await Promise.race([
+          deliver({
+            url: `http://127.0.0.1:${(trickler.address() as AddressInfo).port}/hook`,
+            body: '{}',
+            headers: { 'content-type': 'application/json' },
+            allowPrivate: true,
+          }).then(() => 'ended'),
+          new Promise((resolve) => setTimeout(() => resolve('still held'), 12_000)),
+        ])
+        expect(outcome).toBe('ended')
+        expect(Date.now() - started).toBeLessThan(8_000)
+        await until(async () => open.size === 0, 2_000)
+        expect(open.size).toBe(0)
+      } finally {
+        for (const socket of open) socket.destroy()
+        trickler.close()
+      }
+    },
+  )
 
   it('hides URL userinfo in listings and in the audit log, and warns about plain http to other hosts', async () => {
     // registered on the vault that refuses private receivers at delivery, so nothing is ever sent to it
