@@ -4,6 +4,7 @@
  * and no value in the answer. A value crafted to look like SSE framing is never streamed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { adminRevokeIdentity } from '../../../src/server/admin.js'
 import { deploymentApi, startVaultServer, type TestVault } from '../../helpers/vault-server.js'
 import { dataOf, openFeed } from '../../helpers/event-feed.js'
 import { send } from './client.js'
@@ -123,6 +124,57 @@ describe('the change feed under attack', () => {
       expect(feed.raw()).not.toContain(canary)
       expect(feed.raw()).not.toContain('FORGED')
       expect(feed.events.filter((candidate) => candidate.event === 'secret')).toHaveLength(1)
+    } finally {
+      feed.close()
+    }
+  })
+})
+
+describe('the change feed when the right to read ends mid-stream', () => {
+  let vault: TestVault
+  beforeAll(async () => {
+    vault = await startVaultServer({ limits: { tokenTtlSeconds: 3 } })
+  })
+  afterAll(() => vault?.stop())
+
+  const admin = () => ({ dbUrl: vault.dbUrl, encryptionKey: vault.encryptionKey })
+  const endings: [string, (ids: { name: string; token: string }) => Promise<void>][] = [
+    [
+      'the identity is revoked',
+      async ({ name }) => void (await adminRevokeIdentity(admin(), vault.projectId, name)),
+    ],
+    [
+      'the token is revoked',
+      async ({ token }) =>
+        void (await send(vault, {
+          method: 'POST',
+          path: '/api/v1/auth/revoke',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token }).toString(),
+        })),
+    ],
+    ['the token expires', () => new Promise((resolve) => setTimeout(resolve, 3_500))],
+  ]
+
+  it.each(endings)('%s: no later change is streamed and the stream ends', async (label, end) => {
+    const name = `feed-ends-${endings.findIndex(([each]) => each === label)}`
+    const watcher = await vault.createIdentity(name, { dev: ['read'] })
+    const token = await vault.token(watcher)
+    const feed = await openFeed(vault.url, token, 'dev')
+    try {
+      await feed.next((event) => event.event === 'ready')
+      await end({ name, token })
+      const secret = `AFTER_END_${name.replace(/-/g, '_').toUpperCase()}`
+      await deploymentApi(vault, `${process.env.TMPDIR ?? '/tmp'}/adv-feed-end-${process.pid}`).putSecret(
+        secret,
+        canary,
+        'dev',
+      )
+      const error = await feed.next((event) => event.event === 'error', 5_000)
+      expect(dataOf(error)).toMatchObject({ code: 'unauthorized' })
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      expect(feed.raw()).not.toContain(secret)
+      expect(feed.raw()).not.toContain(canary)
     } finally {
       feed.close()
     }
