@@ -35,6 +35,8 @@ export interface ApiResponse {
 /** Where a streamed body goes: text chunks, and a signal aborted once the client has gone. */
 export interface StreamSink {
   write(text: string): void
+  /** Resolves once the client has taken what was written (at once while little is buffered, or when it left). */
+  drained(): Promise<void>
   signal: AbortSignal
 }
 

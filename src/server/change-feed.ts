@@ -3,6 +3,8 @@
  * every replica on one PostgreSQL sees every write) and writes each as an event whose id is the audit
  * sequence number, resumable with Last-Event-ID. Each poll re-authorises the bearer in its own
  * transaction, so a revoked token, a lost permission or an expired token ends the stream at once.
+ * The next poll waits until the client has taken what was written, so a client that does not read
+ * makes the server hold about one page of events, not the environment's history.
  * Comments every `heartbeatMs` keep idle connections (and proxies) alive.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -43,6 +45,8 @@ export async function streamChanges(
   let lastWrite = Date.now()
   sink.write(`retry: 2000\n${sseEvent('ready', last, { environment: options.environment })}`)
   while (!sink.signal.aborted) {
+    await sink.drained()
+    if (sink.signal.aborted) return
     let changes: SecretChange[]
     try {
       changes = await options.poll(last)

@@ -3,6 +3,7 @@
  * strict UTF-8 (JSON, form), and writing an ApiResponse to a socket with the security headers every
  * answer carries.
  */
+import { once } from 'node:events'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { header, type ApiRequest, type ApiResponse } from './api.js'
 import { VaultError } from '../errors.js'
@@ -152,7 +153,11 @@ function writeStream(
   else response.flushHeaders()
   response.once('close', () => gone.abort())
   const write = (text: string) => void (options.head || response.write(text))
-  const sink = { write, signal: gone.signal }
+  const drained = async () => {
+    if (gone.signal.aborted || !response.writableNeedDrain) return
+    await once(response, 'drain', { signal: gone.signal }).catch(() => undefined)
+  }
+  const sink = { write, drained, signal: gone.signal }
   void answer.stream!(sink)
     .catch(() => undefined)
     .finally(() => response.end())

@@ -6,7 +6,13 @@ import { ApiError } from '../../../src/server/http.js'
 function sink() {
   const stop = new AbortController()
   let text = ''
-  return { write: (chunk: string) => void (text += chunk), signal: stop.signal, text: () => text, stop }
+  return {
+    write: (chunk: string) => void (text += chunk),
+    drained: () => Promise.resolve(),
+    signal: stop.signal,
+    text: () => text,
+    stop,
+  }
 }
 
 const change = (seq: number, name: string): SecretChange => ({
