@@ -45,6 +45,11 @@ export interface VaultContext {
   allowPrivateWebhooks: boolean
   /** Whether the server answers over TLS (HSTS is sent then). */
   tls: boolean
+  /**
+   * Whether browsers reach it over https: its own TLS, or a TLS-terminating gateway (--behind-proxy,
+   * unless SITE_URL says http://).
+   */
+  httpsForBrowsers: boolean
   loginThrottle: LoginThrottle
   failedAuth: FailedAuthLog
   version: string

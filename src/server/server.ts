@@ -60,7 +60,8 @@ export function createVaultContext(
     config: Pick<
       ServerConfig,
       'jwtSecret' | 'trustedProxies' | 'allowPrivateWebhooks' | 'tls' | 'requestsPerMinute'
-    >
+    > &
+      Partial<Pick<ServerConfig, 'behindProxy' | 'siteUrl'>>
   },
   limits: Partial<VaultLimits> = {},
 ): VaultContext {
@@ -79,6 +80,8 @@ export function createVaultContext(
     trustProxy: compileTrustedProxies(config.trustedProxies),
     allowPrivateWebhooks: Boolean(config.allowPrivateWebhooks),
     tls: config.tls !== undefined,
+    httpsForBrowsers:
+      config.tls !== undefined || (Boolean(config.behindProxy) && !config.siteUrl?.startsWith('http:')),
     loginThrottle: new LoginThrottle({
       threshold: merged.lockoutThreshold,
       maxDelaySeconds: merged.lockoutMaxDelaySeconds,

@@ -55,6 +55,8 @@ export interface StartVaultServerOptions {
   trustedProxies?: string[]
   /** Listen address (default 127.0.0.1). */
   host?: string
+  /** The server's --behind-proxy (a TLS-terminating gateway in front). */
+  behindProxy?: boolean
 }
 
 /** Starts an initialised vault server in this process. */
@@ -71,7 +73,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
       host: options.host ?? '127.0.0.1',
       port: 0,
       dev: true,
-      behindProxy: false,
+      behindProxy: Boolean(options.behindProxy),
       allowPrivateWebhooks: options.allowPrivateWebhooks,
       trustedProxies: options.trustedProxies,
     },

@@ -1,6 +1,6 @@
 /**
  * The console's trust boundary for browsers: the `vault_session` cookie (HttpOnly, SameSite=Strict,
- * Path=/, Secure under TLS), the pre-session cookie that protects the sign-in form, reading a form body,
+ * Path=/, Secure under TLS, the server's or a gateway's), the pre-session cookie that protects the sign-in form, reading a form body,
  * and the CSRF check of every state-changing form (a cross-site fetch is refused outright, and the
  * form's token must equal the session's, compared in constant time).
  */
@@ -33,7 +33,10 @@ export function readCookies(request: Pick<ApiRequest, 'headers'>): Map<string, s
   return cookies
 }
 
-/** A Set-Cookie value: HttpOnly, SameSite=Strict, Path=/, Secure under TLS; `maxAge` 0 clears it. */
+/**
+ * A Set-Cookie value: HttpOnly, SameSite=Strict, Path=/, and Secure when browsers use https (the
+ * server's TLS or the gateway's in front of --behind-proxy); `maxAge` 0 clears it.
+ */
 export function cookie(context: VaultContext, name: string, value: string, maxAge: number): string {
   return [
     `${name}=${value}`,
@@ -41,7 +44,7 @@ export function cookie(context: VaultContext, name: string, value: string, maxAg
     'HttpOnly',
     'SameSite=Strict',
     `Max-Age=${Math.max(0, Math.floor(maxAge))}`,
-    ...(context.tls ? ['Secure'] : []),
+    ...(context.httpsForBrowsers ? ['Secure'] : []),
   ].join('; ')
 }
 

@@ -1,0 +1,82 @@
+/**
+ * The console's session cookie as an attacker on the network or on the browser's side sees it: behind a
+ * TLS-terminating gateway (--behind-proxy, the documented deployment) the cookies must be Secure, so a
+ * browser never sends them over a plain http:// request an attacker provokes; a session id planted
+ * before sign-in is never adopted; after sign-out the old cookie opens nothing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startVaultServer, type TestVault } from '../../helpers/vault-server.js'
+import { send } from './client.js'
+
+const adminPassword = 'correct horse battery staple'
+
+function setCookies(headers: Record<string, string | string[] | undefined>): string[] {
+  const value = headers['set-cookie']
+  return value === undefined ? [] : Array.isArray(value) ? value : [value]
+}
+
+/** Signs in through the console's form; returns every Set-Cookie of both steps and the session id. */
+async function signIn(vault: TestVault, planted?: string) {
+  const form = await send(vault, { path: '/console/sign-in' })
+  const preSession = setCookies(form.headers).find((line) => line.startsWith('vault_sign_in='))!
+  const token = /name="csrf" value="([^"]+)"/.exec(form.body)![1]!
+  const cookie = [preSession.split(';')[0], ...(planted ? [`vault_session=${planted}`] : [])].join('; ')
+  const answer = await send(vault, {
+    method: 'POST',
+    path: '/console/sign-in',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin', cookie },
+    body: new URLSearchParams({ csrf: token, username: 'admin', password: adminPassword }).toString(),
+  })
+  expect(answer.status).toBe(303)
+  const cookies = [preSession, ...setCookies(answer.headers)]
+  const session = cookies.find((line) => line.startsWith('vault_session='))!
+  return { cookies, session: session.split(';')[0]!.slice('vault_session='.length) }
+}
+
+describe('console cookies behind a TLS-terminating gateway', () => {
+  let vault: TestVault
+  beforeAll(async () => {
+    vault = await startVaultServer({ behindProxy: true, trustedProxies: ['127.0.0.1/32'] })
+  })
+  afterAll(() => vault?.stop())
+
+  it('marks the pre-session and the session cookie Secure (never sent over plain http)', async () => {
+    const { cookies } = await signIn(vault)
+    expect(cookies.length).toBe(2)
+    for (const line of cookies) expect(line.split('; ')).toContain('Secure')
+  })
+})
+
+describe('console sessions', () => {
+  let vault: TestVault
+  beforeAll(async () => {
+    vault = await startVaultServer()
+  })
+  afterAll(() => vault?.stop())
+
+  it('never adopts a session id planted before sign-in, and a signed-out cookie opens nothing', async () => {
+    const planted = 'A'.repeat(43)
+    const { session } = await signIn(vault, planted)
+    expect(session).not.toBe(planted)
+    const page = (id: string) =>
+      send(vault, { path: '/console/projects', headers: { cookie: `vault_session=${id}` } })
+    expect((await page(planted)).status).toBe(303)
+    const before = await page(session)
+    expect(before.status).toBe(200)
+    const csrf = /name="csrf" value="([^"]+)"/.exec(before.body)![1]!
+    const out = await send(vault, {
+      method: 'POST',
+      path: '/console/sign-out',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'sec-fetch-site': 'same-origin',
+        cookie: `vault_session=${session}`,
+      },
+      body: new URLSearchParams({ csrf }).toString(),
+    })
+    expect(out.status).toBe(303)
+    const after = await page(session)
+    expect(after.status).toBe(303)
+    expect(after.headers.location).toBe('/console/sign-in')
+  })
+})
