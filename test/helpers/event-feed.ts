@@ -18,15 +18,20 @@ export interface OpenFeed {
   close(): void
 }
 
-/** Opens `GET <url>/api/v1/events?environment=E` with a bearer and an optional Last-Event-ID. */
+/**
+ * Opens `GET <url>/api/v1/events?environment=E` with a bearer and an optional Last-Event-ID (and
+ * `&project=` for a human's token).
+ */
 export async function openFeed(
   url: string,
   token: string,
   environment: string,
   lastEventId?: string,
+  project?: string,
 ): Promise<OpenFeed> {
   const stop = new AbortController()
-  const response = await fetch(`${url}/api/v1/events?environment=${encodeURIComponent(environment)}`, {
+  const query = new URLSearchParams({ environment, ...(project === undefined ? {} : { project }) })
+  const response = await fetch(`${url}/api/v1/events?${query}`, {
     headers: {
       authorization: `Bearer ${token}`,
       accept: 'text/event-stream',

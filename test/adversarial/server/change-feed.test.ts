@@ -156,6 +156,40 @@ describe('the change feed when the right to read ends mid-stream', () => {
     ['the token expires', () => new Promise((resolve) => setTimeout(resolve, 3_500))],
   ]
 
+  it('a human signs out: no later change is streamed and the stream ends', async () => {
+    const signedIn = await send(vault, {
+      method: 'POST',
+      path: '/api/v1/auth/signin',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: 'correct horse battery staple' }),
+    })
+    expect(signedIn.status).toBe(200)
+    const token = (JSON.parse(signedIn.body) as { access_token: string }).access_token
+    const feed = await openFeed(vault.url, token, 'dev', undefined, vault.projectId)
+    try {
+      expect(feed.status).toBe(200)
+      await feed.next((event) => event.event === 'ready')
+      const out = await send(vault, {
+        method: 'POST',
+        path: '/api/v1/auth/signout',
+        headers: { authorization: `Bearer ${token}` },
+      })
+      expect(out.status).toBeLessThan(300)
+      await deploymentApi(vault, `${process.env.TMPDIR ?? '/tmp'}/adv-feed-human-${process.pid}`).putSecret(
+        'AFTER_SIGN_OUT',
+        canary,
+        'dev',
+      )
+      const error = await feed.next((event) => event.event === 'error', 5_000)
+      expect(dataOf(error)).toMatchObject({ code: 'unauthorized' })
+      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      expect(feed.raw()).not.toContain('AFTER_SIGN_OUT')
+      expect(feed.raw()).not.toContain(canary)
+    } finally {
+      feed.close()
+    }
+  })
+
   it.each(endings)('%s: no later change is streamed and the stream ends', async (label, end) => {
     const name = `feed-ends-${endings.findIndex(([each]) => each === label)}`
     const watcher = await vault.createIdentity(name, { dev: ['read'] })
