@@ -31,9 +31,12 @@ function lastEventId(request: ApiRequest): number | undefined {
 /** Counts open streams per key and refuses beyond a cap. */
 class StreamSlots {
   private readonly open = new Map<string, number>()
+  full(key: string, cap: number): boolean {
+    return (this.open.get(key) ?? 0) >= cap
+  }
   take(key: string, cap: number): boolean {
+    if (this.full(key, cap)) return false
     const count = this.open.get(key) ?? 0
-    if (count >= cap) return false
     this.open.set(key, count + 1)
     return true
   }
@@ -54,7 +57,11 @@ export function eventResources(
 
   async function subscribe(request: ApiRequest): Promise<ApiResponse> {
     const resumeAfter = lastEventId(request)
+    const sourceSlot = `source ${sourceKey(request.origin.ip)}`
     const opened = await authorizer.inEnvironment(request, 'read', async ({ tx, scope }) => {
+      // a stream refused for its cap is not audited as a subscription (the take below decides races)
+      if (slots.full(`identity ${scope.actor}`, streamCaps.perIdentity)) throw tooMany('this identity')
+      if (slots.full(sourceSlot, streamCaps.perSource)) throw tooMany('this address')
       const seq = await auditHeadSeq(tx)
       await appendAudit(tx, context.keyring.auditKey, {
         projectId: scope.projectId,
@@ -70,7 +77,6 @@ export function eventResources(
     })
     const { scope, startSeq } = opened
     const identityKey = `identity ${scope.actor}`
-    const sourceSlot = `source ${sourceKey(request.origin.ip)}`
     if (!slots.take(identityKey, streamCaps.perIdentity)) throw tooMany('this identity')
     if (!slots.take(sourceSlot, streamCaps.perSource)) {
       slots.release(identityKey)

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { adminRevokeIdentity } from '../../../src/server/admin.js'
+import { streamCaps } from '../../../src/server/routes/events.js'
 import { deploymentApi, startVaultServer, type TestVault } from '../../helpers/vault-server.js'
 import { dataOf, openFeed } from '../../helpers/event-feed.js'
 import { send } from './client.js'
@@ -107,6 +108,22 @@ describe('the change feed under attack', () => {
     expect(String(answer.headers['content-type'])).not.toMatch(/event-stream/)
     expect(answer.body).not.toContain(canary)
     expect(await subscriptions()).toBe(before)
+  })
+
+  it('streams refused for the per-identity cap are not audited as subscriptions', async () => {
+    const watcher = await vault.createIdentity('feed-cap-audit', { dev: ['read'] })
+    const bearer = await vault.token(watcher)
+    const before = await subscriptions()
+    const feeds = []
+    try {
+      for (let index = 0; index < streamCaps.perIdentity + 3; index++)
+        feeds.push(await openFeed(vault.url, bearer, 'dev'))
+      expect(feeds.filter((feed) => feed.status === 200)).toHaveLength(streamCaps.perIdentity)
+      expect(feeds.filter((feed) => feed.status === 429)).toHaveLength(3)
+      expect((await subscriptions()) - before).toBe(streamCaps.perIdentity)
+    } finally {
+      for (const feed of feeds) feed.close()
+    }
   })
 
   it('a value holding SSE framing is never streamed: one event, its name and version only', async () => {
