@@ -2,8 +2,8 @@
  * One webhook delivery over node:http(s): the receiver is resolved and checked (webhook-target), the
  * connection goes to that checked address (no second DNS answer can redirect it), redirects are never
  * followed (a 3xx is a failure) and the response body is read and dropped up to a small cap. The whole
- * exchange (connect, headers, body) has one deadline, so a receiver that trickles bytes cannot hold the
- * worker, which delivers one item at a time, past it.
+ * delivery (name resolution, connect, headers, body) has one deadline, so a receiver that trickles bytes
+ * or a name server that never answers cannot hold the worker, which delivers one item at a time, past it.
  */
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
@@ -23,12 +23,18 @@ export interface DeliveryRequest {
 
 /** Sends one delivery; resolves to null when the receiver answered 2xx, else to a short failure text. */
 export async function deliver(delivery: DeliveryRequest): Promise<string | null> {
+  const deadline = AbortSignal.timeout(timeoutMs)
+  const expired = new Promise<never>((_resolve, reject) =>
+    deadline.addEventListener('abort', () => reject(new Error(`no answer within ${timeoutMs / 1000} s`))),
+  )
+  expired.catch(() => undefined)
   let target
   try {
-    target = await checkReceiver(new URL(delivery.url), {
+    const checked = checkReceiver(new URL(delivery.url), {
       allowPrivate: delivery.allowPrivate,
       resolve: delivery.resolve,
     })
+    target = await Promise.race([checked, expired])
   } catch (error) {
     const why = error instanceof UsageError ? 'refused' : 'unresolvable'
     return `${why}: ${(error as Error).message}`.slice(0, 300)
@@ -41,7 +47,7 @@ export async function deliver(delivery: DeliveryRequest): Promise<string | null>
         method: 'POST',
         headers: { ...delivery.headers, 'content-length': Buffer.byteLength(delivery.body) },
         lookup: pinnedLookup(target),
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: deadline,
       },
       (response) => {
         let size = 0

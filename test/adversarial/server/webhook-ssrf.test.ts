@@ -195,6 +195,22 @@ describe('webhook deliveries', () => {
     },
   )
 
+  it('gives up on a receiver whose name never resolves (the worker is not held)', async () => {
+    const started = Date.now()
+    const outcome = await Promise.race([
+      deliver({
+        url: 'https://never-answers.invalid/hook',
+        body: '{}',
+        headers: { 'content-type': 'application/json' },
+        allowPrivate: false,
+        resolve: () => new Promise(() => undefined),
+      }),
+      new Promise((resolve) => setTimeout(() => resolve('still held'), 12_000)),
+    ])
+    expect(outcome).toMatch(/^unresolvable: /)
+    expect(Date.now() - started).toBeLessThan(8_000)
+  })
+
   it('hides URL userinfo in listings and in the audit log, and warns about plain http to other hosts', async () => {
     // registered on the vault that refuses private receivers at delivery, so nothing is ever sent to it
     const env = { DB_URL: vault.dbUrl, ENCRYPTION_KEY: vault.encryptionKey }
