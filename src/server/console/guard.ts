@@ -1,8 +1,8 @@
 /**
  * The console's trust boundary for browsers: the `vault_session` cookie (HttpOnly, SameSite=Strict,
- * Path=/, Secure under TLS, the server's or a gateway's), the pre-session cookie that protects the sign-in form, reading a form body,
- * and the CSRF check of every state-changing form (a cross-site fetch is refused outright, and the
- * form's token must equal the session's, compared in constant time).
+ * Path=/, Secure under TLS, the server's or a gateway's), the pre-session cookie that protects the
+ * sign-in form, reading a form body, and the CSRF check of every state-changing form (a cross-site fetch
+ * is refused outright, and the form's token must equal the session's, compared in constant time).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { header, type ApiRequest } from '../api.js'
