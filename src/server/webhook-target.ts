@@ -3,7 +3,8 @@
  * it resolves to must be public unicast (ipaddr.js ranges): loopback, unspecified (0.0.0.0), link-local
  * (169.254.169.254, the cloud metadata address), private, CGNAT, unique-local, multicast, reserved and
  * the IPv4-mapped, NAT64, 6to4 and Teredo forms of any of them are refused unless private receivers are
- * allowed. The delivery then connects to the address that was checked (see `pinnedLookup`).
+ * allowed, and so is every IPv4-compatible address (deprecated). The delivery then connects to the
+ * address that was checked (see `pinnedLookup`).
  */
 import { lookup as dnsLookup } from 'node:dns/promises'
 import type { LookupFunction } from 'node:net'
@@ -34,7 +35,17 @@ export function refusedRange(address: string): string | undefined {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address()
   }
   const range = parsed.range()
+  if (range === 'unicast' && parsed.kind() === 'ipv6' && isIpv4Compatible(parsed as ipaddr.IPv6))
+    return 'ipv4Compatible'
   return range === 'unicast' ? undefined : range
+}
+
+/**
+ * An IPv4-compatible IPv6 address (`::a.b.c.d`, ::/96 in RFC 4291, deprecated): ipaddr.js calls it
+ * unicast, but it names an IPv4 address (`::7f00:1` is 127.0.0.1) that the ranges above did not see.
+ */
+function isIpv4Compatible(address: ipaddr.IPv6): boolean {
+  return address.parts.slice(0, 6).every((part) => part === 0)
 }
 
 /** Parses a receiver URL: http or https, no fragment needed; throws UsageError otherwise. */
