@@ -34,12 +34,26 @@ export function readCookies(request: Pick<ApiRequest, 'headers'>): Map<string, s
 }
 
 /**
- * A Set-Cookie value: HttpOnly, SameSite=Strict, Path=/, and Secure when browsers use https (the
- * server's TLS or the gateway's in front of --behind-proxy); `maxAge` 0 clears it.
+ * The name a console cookie has on the wire: under https, `__Host-` first, which browsers accept only
+ * from this host itself (Secure, Path=/, no Domain), so a sibling subdomain cannot plant a session or a
+ * sign-in token the console would read; over plain http the prefix cannot be used.
+ */
+function wireName(context: VaultContext, name: string): string {
+  return context.httpsForBrowsers ? `__Host-${name}` : name
+}
+
+/** The value of the console cookie `name` (sessionCookieName, signInCookieName) in a request. */
+export function readCookie(context: VaultContext, request: Pick<ApiRequest, 'headers'>, name: string) {
+  return readCookies(request).get(wireName(context, name))
+}
+
+/**
+ * A Set-Cookie value: HttpOnly, SameSite=Strict, Path=/, and Secure with the `__Host-` prefix when
+ * browsers use https (the server's TLS or the gateway's in front of --behind-proxy); `maxAge` 0 clears it.
  */
 export function cookie(context: VaultContext, name: string, value: string, maxAge: number): string {
   return [
-    `${name}=${value}`,
+    `${wireName(context, name)}=${value}`,
     'Path=/',
     'HttpOnly',
     'SameSite=Strict',
@@ -50,7 +64,7 @@ export function cookie(context: VaultContext, name: string, value: string, maxAg
 
 /** The signed-in human of a request, or SignInRequired. */
 export async function requireSession(context: VaultContext, request: ApiRequest): Promise<HumanSession> {
-  const id = readCookies(request).get(sessionCookieName)
+  const id = readCookie(context, request, sessionCookieName)
   const session = id ? await readSession(context, id) : null
   if (!session) throw new SignInRequired()
   return session
@@ -99,10 +113,13 @@ export async function checkedForm(
 }
 
 /** The sign-in form after its checks: same site, and the hidden token equal to the pre-session cookie. */
-export async function checkedSignInForm(request: ApiRequest): Promise<Record<string, string>> {
+export async function checkedSignInForm(
+  context: VaultContext,
+  request: ApiRequest,
+): Promise<Record<string, string>> {
   refuseCrossSite(request)
   const form = await readForm(request)
-  const expected = readCookies(request).get(signInCookieName) ?? ''
+  const expected = readCookie(context, request, signInCookieName) ?? ''
   if (!sameToken(form.csrf, expected)) {
     throw new ApiError(403, 'csrf', 'the sign-in form is stale or forged; reload the page and try again')
   }

@@ -57,7 +57,7 @@ function statusOfRefusal(error: unknown): number {
 }
 
 async function signIn(context: VaultContext, request: ApiRequest): Promise<ApiResponse> {
-  const form = await checkedSignInForm(request)
+  const form = await checkedSignInForm(context, request)
   const username = (form.username ?? '').slice(0, 200)
   try {
     const session = await signInHuman(context, {
