@@ -10,10 +10,21 @@ import { startVaultServer, type TestVault } from '../../helpers/vault-server.js'
 import { send } from './client.js'
 
 const adminPassword = 'correct horse battery staple'
+const signInFields = (csrf: string) => ({ csrf, username: 'admin', password: adminPassword })
 
 function setCookies(headers: Record<string, string | string[] | undefined>): string[] {
   const value = headers['set-cookie']
   return value === undefined ? [] : Array.isArray(value) ? value : [value]
+}
+
+/** A same-site form POST to the console with `cookie`. */
+function postForm(vault: TestVault, path: string, cookie: string, fields: Record<string, string>) {
+  return send(vault, {
+    method: 'POST',
+    path,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin', cookie },
+    body: new URLSearchParams(fields).toString(),
+  })
 }
 
 /**
@@ -31,12 +42,7 @@ async function signIn(
   const preSession = setCookies(form.headers).find((line) => line.startsWith(`${prefix}vault_sign_in=`))!
   const token = /name="csrf" value="([^"]+)"/.exec(form.body)![1]!
   const cookie = [preSession.split(';')[0], ...(planted ? [`${plantedName}=${planted}`] : [])].join('; ')
-  const answer = await send(vault, {
-    method: 'POST',
-    path: '/console/sign-in',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'same-origin', cookie },
-    body: new URLSearchParams({ csrf: token, username: 'admin', password: adminPassword }).toString(),
-  })
+  const answer = await postForm(vault, '/console/sign-in', cookie, signInFields(token))
   expect(answer.status).toBe(303)
   const cookies = [preSession, ...setCookies(answer.headers)]
   const session = cookies.find((line) => line.startsWith(`${prefix}vault_session=`))!
@@ -70,16 +76,7 @@ describe('console cookies behind a TLS-terminating gateway', () => {
     // A sign-in whose token cookie came from a sibling subdomain is refused.
     const form = await send(vault, { path: '/console/sign-in' })
     const token = /name="csrf" value="([^"]+)"/.exec(form.body)![1]!
-    const tossed = await send(vault, {
-      method: 'POST',
-      path: '/console/sign-in',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'sec-fetch-site': 'same-origin',
-        cookie: `vault_sign_in=${token}`,
-      },
-      body: new URLSearchParams({ csrf: token, username: 'admin', password: adminPassword }).toString(),
-    })
+    const tossed = await postForm(vault, '/console/sign-in', `vault_sign_in=${token}`, signInFields(token))
     expect(tossed.status).toBe(403)
   })
 })
@@ -101,16 +98,7 @@ describe('console sessions', () => {
     const before = await page(session)
     expect(before.status).toBe(200)
     const csrf = /name="csrf" value="([^"]+)"/.exec(before.body)![1]!
-    const out = await send(vault, {
-      method: 'POST',
-      path: '/console/sign-out',
-      headers: {
-        'content-type': 'application/x-www-form-urlencoded',
-        'sec-fetch-site': 'same-origin',
-        cookie: `vault_session=${session}`,
-      },
-      body: new URLSearchParams({ csrf }).toString(),
-    })
+    const out = await postForm(vault, '/console/sign-out', `vault_session=${session}`, { csrf })
     expect(out.status).toBe(303)
     const after = await page(session)
     expect(after.status).toBe(303)
