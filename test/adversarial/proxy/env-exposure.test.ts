@@ -52,6 +52,14 @@ function docker(
   })
 }
 
+/** The real docker client through a proxy on `port`: it succeeds, the canary is nowhere, `masked` is shown. */
+async function dockerThroughProxy(args: string[], port: number, masked: string): Promise<void> {
+  const result = await docker(args, `tcp://127.0.0.1:${port}`)
+  expect(result.code, result.stderr).toBe(0)
+  expect(result.stdout + result.stderr).not.toContain(canary)
+  expect(result.stdout).toContain(masked)
+}
+
 const proxies: ProxyServer[] = []
 
 async function startProxy(settings: ProxySettings): Promise<number> {
@@ -432,10 +440,7 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
       expect(masked.Config.Cmd).toEqual(masked.Args)
       expect(masked.Config.Healthcheck.Test).toEqual(['CMD-SHELL', 'test -n --password=********'])
       // The real client through the proxy, as a dashboard's user would ask.
-      const viaProxy = await docker(['inspect', name], `tcp://127.0.0.1:${readOnly}`)
-      expect(viaProxy.code, viaProxy.stderr).toBe(0)
-      expect(viaProxy.stdout + viaProxy.stderr).not.toContain(canary)
-      expect(viaProxy.stdout).toContain('--token=********')
+      await dockerThroughProxy(['inspect', name], readOnly, '--token=********')
     } finally {
       await docker(['rm', '-f', name])
     }
@@ -489,10 +494,7 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
       await sleep(200)
       expect((await rawExchange(readOnly, [request('GET', '/_ping')], 1)).responses[0]?.status).toBe(200)
       // The real client through the proxy.
-      const viaProxy = await docker(['top', name], `tcp://127.0.0.1:${readOnly}`)
-      expect(viaProxy.code, viaProxy.stderr).toBe(0)
-      expect(viaProxy.stdout + viaProxy.stderr).not.toContain(canary)
-      expect(viaProxy.stdout).toContain('sleep 600; true ********')
+      await dockerThroughProxy(['top', name], readOnly, 'sleep 600; true ********')
     } finally {
       await docker(['rm', '-f', name])
     }
@@ -526,10 +528,7 @@ describe.skipIf(!engine)(`env exposure through the proxy (${unavailableReason('e
         expect(received(outcome)).not.toContain(canary)
       }
       // The real client through a monitoring proxy, as a dashboard's user would ask.
-      const viaProxy = await docker(['volume', 'inspect', volume], `tcp://127.0.0.1:${monitoring}`)
-      expect(viaProxy.code, viaProxy.stderr).toBe(0)
-      expect(viaProxy.stdout + viaProxy.stderr).not.toContain(canary)
-      expect(viaProxy.stdout).toContain('"o": "********"')
+      await dockerThroughProxy(['volume', 'inspect', volume], monitoring, '"o": "********"')
     } finally {
       await docker(['rm', '-f', name])
       await docker(['volume', 'rm', '-f', volume, `${volume}-m`])
