@@ -24,17 +24,13 @@ export interface DeliveryRequest {
 /** Sends one delivery; resolves to null when the receiver answered 2xx, else to a short failure text. */
 export async function deliver(delivery: DeliveryRequest): Promise<string | null> {
   const deadline = AbortSignal.timeout(timeoutMs)
-  const expired = new Promise<never>((_resolve, reject) =>
-    deadline.addEventListener('abort', () => reject(new Error(`no answer within ${timeoutMs / 1000} s`))),
-  )
-  expired.catch(() => undefined)
   let target
   try {
-    const checked = checkReceiver(new URL(delivery.url), {
+    target = await checkReceiver(new URL(delivery.url), {
       allowPrivate: delivery.allowPrivate,
       resolve: delivery.resolve,
+      deadline,
     })
-    target = await Promise.race([checked, expired])
   } catch (error) {
     const why = error instanceof UsageError ? 'refused' : 'unresolvable'
     return `${why}: ${(error as Error).message}`.slice(0, 300)

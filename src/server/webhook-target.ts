@@ -66,14 +66,15 @@ function bareHost(url: URL): string {
 }
 
 /**
- * Resolves the receiver and checks every address; throws UsageError naming the refused address and
- * its range unless `allowPrivate`. Returns the first address, which the delivery must connect to.
+ * Resolves the receiver before `deadline` and checks every address; throws UsageError naming the refused
+ * address and its range unless `allowPrivate`. Returns the first address, which the delivery must
+ * connect to.
  */
 export async function checkReceiver(
   url: URL,
-  options: { allowPrivate: boolean; resolve?: Resolver },
+  options: { allowPrivate: boolean; resolve?: Resolver; deadline: AbortSignal },
 ): Promise<CheckedTarget> {
-  const addresses = await (options.resolve ?? systemResolver)(bareHost(url))
+  const addresses = await beforeDeadline((options.resolve ?? systemResolver)(bareHost(url)), options.deadline)
   if (addresses.length === 0) throw new UsageError(`${bareHost(url)} does not resolve`)
   if (!options.allowPrivate) {
     for (const { address } of addresses) {
@@ -87,6 +88,19 @@ export async function checkReceiver(
   }
   const [first] = addresses
   return { url, address: first!.address, family: first!.family === 6 ? 6 : 4 }
+}
+
+/**
+ * `lookup`, or an Error (not a UsageError: the name may resolve later) once `deadline` has passed: a
+ * name server that never answers holds neither the delivery worker nor a registration's transaction.
+ */
+function beforeDeadline<T>(lookup: Promise<T>, deadline: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const expired = () => reject(new Error('the name server did not answer in time'))
+    if (deadline.aborted) return expired()
+    deadline.addEventListener('abort', expired, { once: true })
+    lookup.then(resolve, reject).finally(() => deadline.removeEventListener('abort', expired))
+  })
 }
 
 /** A `lookup` for node:http(s) that answers with the checked address only (no second resolution). */

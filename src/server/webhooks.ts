@@ -46,6 +46,9 @@ export interface NewWebhook {
   resolve?: Resolver
 }
 
+/** How long registering a webhook waits for its name to resolve (it runs inside a transaction). */
+const registrationLookupMs = 5_000
+
 /**
  * Registers a webhook after checking its receiver (UsageError for a refused or unresolvable one);
  * returns its signing secret once, the URL with userinfo hidden, and warnings (plain http:// to a
@@ -55,7 +58,11 @@ export async function createWebhook(tx: SqlExecutor, keyring: Keyring, hook: New
   const parsed = parseReceiverUrl(hook.url)
   const warnings: string[] = []
   try {
-    await checkReceiver(parsed, { allowPrivate: Boolean(hook.allowPrivate), resolve: hook.resolve })
+    await checkReceiver(parsed, {
+      allowPrivate: Boolean(hook.allowPrivate),
+      resolve: hook.resolve,
+      deadline: AbortSignal.timeout(registrationLookupMs),
+    })
   } catch (error) {
     if (error instanceof UsageError) throw error
     warnings.push(`${parsed.hostname} does not resolve now; every delivery checks its address again`)

@@ -9,6 +9,7 @@ import { createServer as createTcpServer, type AddressInfo, type Socket } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { adminCreateWebhook, adminListWebhooks } from '../../../src/server/admin.js'
 import { deliver } from '../../../src/server/webhook-delivery.js'
+import { createWebhook } from '../../../src/server/webhooks.js'
 import { runCli } from '../../helpers/cli.js'
 import { startVaultServer, type TestVault } from '../../helpers/vault-server.js'
 import { auditRows, send } from './client.js'
@@ -194,6 +195,21 @@ describe('webhook deliveries', () => {
       }
     },
   )
+
+  it('registers a webhook whose name server never answers within about 5 s, with a warning', async () => {
+    const started = Date.now()
+    const created = await vault.running.context.driver.transaction((tx) =>
+      createWebhook(tx, vault.running.context.keyring, {
+        projectId: vault.projectId,
+        url: 'https://never-answers.invalid/hook',
+        resolve: () => new Promise(() => undefined),
+      }),
+    )
+    expect(Date.now() - started).toBeLessThan(8_000)
+    expect(created.warnings.join('\n')).toMatch(/does not resolve now/)
+    // the transaction ended: other writes go on
+    await writeSecret(vault, 'AFTER_SLOW_REGISTRATION')
+  })
 
   it('gives up on a receiver whose name never resolves (the worker is not held)', async () => {
     const started = Date.now()

@@ -1,3 +1,4 @@
+import { UsageError } from '../../../src/errors.js'
 import { describe, expect, it } from 'vitest'
 import { checkReceiver, redactUrl, refusedRange } from '../../../src/server/webhook-target.js'
 
@@ -39,12 +40,30 @@ describe('webhook receiver addresses', () => {
       { address: '10.0.0.5', family: 4 },
     ]
     await expect(
-      checkReceiver(new URL('https://mixed.invalid/'), { allowPrivate: false, resolve }),
+      checkReceiver(new URL('https://mixed.invalid/'), {
+        allowPrivate: false,
+        resolve,
+        deadline: AbortSignal.timeout(5_000),
+      }),
     ).rejects.toThrow(/10\.0\.0\.5 is private/)
   })
 
   it('hides userinfo', () => {
     expect(redactUrl('https://user:hunter2@hooks.example.com/x')).toBe('https://***@hooks.example.com/x')
     expect(redactUrl('https://hooks.example.com/x')).toBe('https://hooks.example.com/x')
+  })
+
+  it('gives up at the deadline on a name server that never answers, not as a refusal (it may resolve later)', async () => {
+    const started = Date.now()
+    const check = checkReceiver(new URL('https://slow.invalid/'), {
+      allowPrivate: false,
+      resolve: () => new Promise(() => undefined),
+      deadline: AbortSignal.timeout(50),
+    })
+    const error = await check.catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(Error)
+    expect(error).not.toBeInstanceOf(UsageError)
+    expect((error as Error).message).toMatch(/did not answer in time/)
+    expect(Date.now() - started).toBeLessThan(2_000)
   })
 })
