@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto'
 import { chmod, lstat, mkdir, rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
+import { ComposeInputError } from '../compose/errors.js'
 import { IoError, NotConfiguredError } from '../errors.js'
 import { replaceFileAtomically } from '../fs/atomic-file.js'
 import { yamlModule } from '../yaml-module.js'
@@ -137,14 +138,16 @@ export async function prepareSecretFiles(
   const documents = await Promise.all(files.map(readComposeDocument))
   const yaml = yamlModule()
   const sources = new Map<string, string>()
-  for (const document of documents) {
+  for (const [index, document] of documents.entries()) {
     const secrets = document.get('secrets')
     if (!yaml.isMap(secrets)) continue
     for (const item of secrets.items) {
       const definition = item.value
       const variable = yaml.isMap(definition) ? definition.get('environment') : undefined
-      if (typeof variable === 'string')
-        sources.set(String(yaml.isScalar(item.key) ? item.key.value : item.key), variable)
+      if (typeof variable !== 'string') continue
+      const name = String(yaml.isScalar(item.key) ? item.key.value : item.key)
+      refuseUnsafeSecretName(name, files[index]!)
+      sources.set(name, variable)
     }
   }
   if (sources.size === 0) return undefined
@@ -218,6 +221,24 @@ async function readComposeDocument(file: string) {
   const text = decodeYamlText(readInputBytes(file, 'compose file', { named: true }), file)
   parseComposeYaml(text, file)
   return yamlModule().parseDocument(text)
+}
+
+/** Compose's own pattern for a top-level secret's name; it also keeps the name one path component. */
+const secretNamePattern = /^[a-zA-Z0-9._-]+$/
+
+/**
+ * Refuses a secret name that is not compose's `[a-zA-Z0-9._-]+`: the name becomes the file
+ * `secret-NAME` of the private directory, and a name such as `x/../../../home/me/.bashrc` would
+ * have had the secret's value renamed over a file anywhere the user can write.
+ */
+function refuseUnsafeSecretName(name: string, file: string): void {
+  if (secretNamePattern.test(name)) return
+  throw new ComposeInputError(
+    file,
+    undefined,
+    `secret name ${JSON.stringify(name)} is not valid: compose secret names are letters, digits, '.', '_' and '-'`,
+    'rename the secret; no secret file was written',
+  )
 }
 
 function projectNameOption(globals: string[]): string | undefined {

@@ -132,6 +132,26 @@ describe('prepareSecretFiles', () => {
     },
   )
 
+  it.each([
+    ['climbs out of the private directory', (victim: string) => `x/../../../../..${victim}`],
+    ['is a path of its own', (victim: string) => victim],
+    ['holds a slash', () => 'a/b'],
+  ])('refuses a secret name that %s, writing no file anywhere', async (_case, nameFor) => {
+    const victim = join(stack, 'victim.txt')
+    writeFileSync(victim, 'precious')
+    compose(`secrets:\n  ${JSON.stringify(nameFor(victim))}:\n    environment: DB_PASSWORD\n`)
+    await expect(
+      prepareSecretFiles(parseComposeV1('docker-compose', ['up', '-d'])!, stack, {
+        DB_PASSWORD: 'pw-stolen',
+        XDG_RUNTIME_DIR: runtime,
+      }),
+    ).rejects.toThrow(/secret name .* is not valid/)
+    // The secret's value was never renamed over the file the name pointed at.
+    expect(readFileSync(victim, 'utf8')).toBe('precious')
+    expect(readdirSync(stack).sort()).toEqual(['compose.yaml', 'victim.txt'])
+    expect(readdirSync(runtime)).toEqual([])
+  })
+
   it('refuses a secret whose variable is not set, naming it', async () => {
     compose('secrets:\n  db_password:\n    environment: DB_PASSWORD\n')
     await expect(
