@@ -4,9 +4,15 @@
  * A failure removes the temporary and leaves the target as it was. Exports, the token cache and backup
  * archives are written this way.
  */
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from 'node:fs'
 import { open, rename, rm, type FileHandle } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { startUpRandomBytes } from '../crypto/start-up-random.js'
+
+/** A fresh name beside `path` for its temporary (created with 'wx', so never an existing file or link). */
+function temporaryBeside(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${startUpRandomBytes(6).toString('hex')}.partial`)
+}
 
 /** fsyncs a file's content to disk. */
 export async function syncFile(path: string): Promise<void> {
@@ -43,7 +49,7 @@ export async function replaceFileAtomically(
   produce: (handle: FileHandle) => Promise<void>,
   mode = 0o600,
 ): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${startUpRandomBytes(6).toString('hex')}.partial`)
+  const temporary = temporaryBeside(path)
   const handle = await open(temporary, 'wx', 0o600)
   try {
     try {
@@ -64,4 +70,26 @@ export async function replaceFileAtomically(
 /** Writes `text` to `path` atomically with mode 600 (an existing file is replaced). */
 export function writeFileAtomic600(path: string, text: string): Promise<void> {
   return replaceFileAtomically(path, (handle) => handle.writeFile(text, 'utf8'))
+}
+
+/**
+ * `writeFileAtomic600` for synchronous callers: a symlink or a looser file already at `path` is
+ * replaced by the rename, never written through, so the text is never readable by others, and never
+ * lands where a planted link points.
+ */
+export function writeFileAtomic600Sync(path: string, text: string): void {
+  const temporary = temporaryBeside(path)
+  const descriptor = openSync(temporary, 'wx', 0o600)
+  try {
+    try {
+      writeSync(descriptor, text, null, 'utf8')
+      fsyncSync(descriptor)
+    } finally {
+      closeSync(descriptor)
+    }
+    renameSync(temporary, path)
+  } catch (error) {
+    rmSync(temporary, { force: true })
+    throw error
+  }
 }

@@ -5,9 +5,19 @@
  * `.gitignore` lists `.vault/`. Stacks set up before this layout keep the four lines in `.env`; they still
  * work (with a warning), and `migrateLegacyCredentials` (`vault doctor --fix`) moves them.
  */
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs'
 import { join } from 'node:path'
+import { IoError } from '../errors.js'
 import { encodeDotenvLine } from '../export/dotenv.js'
+import { writeFileAtomic600Sync } from '../fs/atomic-file.js'
 
 /** The settings a stack's credentials file holds, in the order it writes them. */
 export const credentialNames = [
@@ -41,8 +51,7 @@ function dotenvLine(name: string, value: string): string {
  */
 export function writeCredentialsFile(stackDir: string, values: Partial<Record<string, string>>): string {
   const directory = join(stackDir, '.vault')
-  mkdirSync(directory, { recursive: true, mode: 0o700 })
-  chmodSync(directory, 0o700)
+  privateStackDirectory(directory)
   const file = credentialsFilePath(stackDir)
   const names = Object.keys(values).filter((name) => values[name] !== undefined)
   const kept = existsSync(file)
@@ -51,10 +60,27 @@ export function writeCredentialsFile(stackDir: string, values: Partial<Record<st
         .filter((line) => line !== '' && !names.some((name) => line.startsWith(`${name}=`)))
     : []
   const lines = [...kept, ...names.map((name) => dotenvLine(name, values[name]!))]
-  writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 })
-  chmodSync(file, 0o600)
+  writeFileAtomic600Sync(file, `${lines.join('\n')}\n`)
   ensureGitIgnored(stackDir, '.vault/')
   return file
+}
+
+/**
+ * Makes DIR/.vault (mode 700) or takes the existing one; refuses a `.vault` that is a symlink or not a
+ * directory (a project directory from elsewhere may carry one pointing out of the stack), which the
+ * mkdir and chmod would have followed.
+ */
+function privateStackDirectory(directory: string): void {
+  mkdirSync(directory, { recursive: true, mode: 0o700 })
+  if (!lstatSync(directory).isDirectory()) {
+    throw new IoError(
+      `refusing to write the vault credentials into ${directory}: it is a symlink or not a directory`,
+      {
+        hint: `remove it (rm ${directory}) and run again`,
+      },
+    )
+  }
+  chmodSync(directory, 0o700)
 }
 
 /** Appends `entry` to DIR/.gitignore unless a line already lists it. */
@@ -104,8 +130,7 @@ export async function migrateLegacyCredentials(stackDir: string): Promise<Creden
   const merged = Object.fromEntries(moved.map((name) => [name, current[name] ?? values[name]!]))
   writeCredentialsFile(stackDir, merged)
   const backup = join(stackDir, '.vault', `env.before-migration.${Date.now()}`)
-  writeFileSync(backup, text, { mode: 0o600 })
-  chmodSync(backup, 0o600)
+  writeFileAtomic600Sync(backup, text)
   const kept = text.split('\n').filter((line) => !isSettingLine(line, credentialNames))
   writeFileSync(envPath, kept.join('\n'))
   return { credentialsFile, moved, backup }

@@ -1,5 +1,16 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -60,6 +71,47 @@ describe('the credentials file', () => {
     expect(warnings).toEqual([])
     expect((await migrateLegacyCredentials(stack)).moved).toEqual([])
     expect(readdirSync(join(stack, '.vault')).filter((name) => name.startsWith('env.'))).toHaveLength(1)
+  })
+
+  it('replaces a planted symlink and a looser file instead of writing through them', () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'vault-creds-elsewhere-'))
+    try {
+      const loot = join(elsewhere, 'loot')
+      writeFileSync(loot, '')
+      chmodSync(loot, 0o666)
+      mkdirSync(join(stack, '.vault'), { mode: 0o700 })
+      symlinkSync(loot, credentialsFilePath(stack))
+      const file = writeCredentialsFile(stack, { VAULT_CLIENT_SECRET: canary })
+      // The secret never reached the file the link pointed at, which kept its mode.
+      expect(readFileSync(loot, 'utf8')).toBe('')
+      expect(statSync(loot).mode & 0o777).toBe(0o666)
+      expect(lstatSync(file).isFile()).toBe(true)
+      expect(statSync(file).mode & 0o777).toBe(0o600)
+      expect(readFileSync(file, 'utf8')).toContain(canary)
+      // A looser file left by hand is replaced by a new mode-600 one, not rewritten in place (the old
+      // inode, still 644, never holds the secret).
+      chmodSync(file, 0o644)
+      const before = statSync(file).ino
+      writeCredentialsFile(stack, { VAULT_CLIENT_SECRET: `${canary}-2` })
+      expect(statSync(file).ino).not.toBe(before)
+      expect(statSync(file).mode & 0o777).toBe(0o600)
+      expect(readdirSync(join(stack, '.vault'))).toEqual(['credentials'])
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true })
+    }
+  })
+
+  it('refuses a .vault that is a symlink, writing nothing through it', () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'vault-creds-elsewhere-'))
+    try {
+      chmodSync(elsewhere, 0o777)
+      symlinkSync(elsewhere, join(stack, '.vault'))
+      expect(() => writeCredentialsFile(stack, { VAULT_CLIENT_SECRET: canary })).toThrow(/symlink/)
+      expect(readdirSync(elsewhere)).toEqual([])
+      expect(statSync(elsewhere).mode & 0o777).toBe(0o777)
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true })
+    }
   })
 
   it('is ignored by git once written', async () => {
