@@ -3,7 +3,8 @@
  * compose's own engine (src/compose/interpolate.ts: the same operators, `$$` escapes and messages),
  * line by line so every problem names its template line. Values come from the lookup the caller
  * builds; no value ever appears in a problem message (a vault value a `${V:?message}` references
- * is shown as ********).
+ * is shown as ********). The CLI's own credentials (VAULT_CLIENT_SECRET, tokens) are unset for a
+ * template, as they are for `vault run`'s child.
  */
 import { located, ComposeInputError, RequiredVariableError } from '../compose/errors.js'
 import { interpolate, InterpolationError, unsetVariableWarning, type Lookup } from '../compose/interpolate.js'
@@ -11,6 +12,7 @@ import { readFile } from 'node:fs/promises'
 import { IoError, NotFoundError } from '../errors.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
 import { messageLookupOf } from '../compose/interpolate-model.js'
+import { isWithheld } from '../process/withheld-variables.js'
 
 export interface TemplateProblem {
   level: 'error' | 'warning'
@@ -129,6 +131,7 @@ export async function renderTemplateFile(
   const names = new Set<string>()
   const lookup: Lookup = (name) => {
     names.add(name)
+    if (isWithheld(name)) return undefined
     return Object.hasOwn(options.secrets, name) ? options.secrets[name] : options.hostEnv[name]
   }
   const masked = messageLookupOf(lookup, new Set(Object.keys(options.secrets)))

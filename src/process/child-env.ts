@@ -5,9 +5,7 @@
  */
 import { NotConfiguredError } from '../errors.js'
 import { refuseHostVariables } from './host-variables.js'
-
-/** Variables the child never receives, whatever their source. */
-const withheldVariables = ['VAULT_CLIENT_SECRET', 'VAULT_TOKEN', 'VAULT_ACCESS_TOKEN'] as const
+import { withheldVariables } from './withheld-variables.js'
 
 export interface ChildEnvironmentOptions {
   /** Host values win over the vault's when both set a name. */

@@ -241,6 +241,38 @@ describe('vault inject: hostile templates and output paths', () => {
     }
   })
 
+  it("never writes the CLI's own client secret or token, which a template from a third-party stack may name", async () => {
+    const dir = scratch('credential-template')
+    const credentials = {
+      ...env,
+      VAULT_TOKEN: 'CANARY-token-in-env-0b1c',
+      VAULT_ACCESS_TOKEN: 'CANARY-access-token-in-env-9e2d',
+    }
+    const stolen = [env.VAULT_CLIENT_SECRET!, credentials.VAULT_TOKEN, credentials.VAULT_ACCESS_TOKEN]
+    writeFileSync(
+      join(dir, 'app.tpl'),
+      'a=${VAULT_CLIENT_SECRET}\nb=$VAULT_TOKEN\nc=${VAULT_ACCESS_TOKEN:-none}\nd=${DELIVERY_CANARY}\n',
+    )
+    const written = await runCli(['inject', '--env', 'dev', '-i', 'app.tpl', '-o', 'app.conf'], {
+      env: credentials,
+      cwd: dir,
+    })
+    expect(written.exitCode, written.stderr).toBe(0)
+    const printed = await runCli(['inject', '--env', 'dev', '-i', 'app.tpl'], { env: credentials, cwd: dir })
+    expect(printed.exitCode, printed.stderr).toBe(0)
+    for (const output of [readFileSync(join(dir, 'app.conf'), 'utf8'), printed.stdout]) {
+      expect(output).toBe(`a=\nb=\nc=none\nd=${canary}\n`)
+      for (const value of stolen) expect(output).not.toContain(value)
+    }
+    writeFileSync(join(dir, 'required.tpl'), 'a=${VAULT_CLIENT_SECRET:?needed}\n')
+    const required = await runCli(['inject', '--env', 'dev', '-i', 'required.tpl', '-o', 'required.conf'], {
+      env: credentials,
+      cwd: dir,
+    })
+    expect(required.exitCode, required.stderr).toBe(3)
+    expect(existsSync(join(dir, 'required.conf'))).toBe(false)
+  })
+
   it('fails in one clear line when the directory of -o does not exist', async () => {
     const dir = scratch('missing-output-dir')
     writeFileSync(join(dir, 'app.tpl'), 'x=${DELIVERY_CANARY}\n')
