@@ -42,7 +42,7 @@ export default class Inject extends BaseCommand<typeof Inject> {
     check: Flags.boolean({ summary: 'report every problem of the template and write nothing' }),
     env: envFlag,
     exec: Flags.string({ summary: 'shell command to run after the file is written' }),
-    input: Flags.file({ char: 'i', summary: 'template file', required: true, exists: true }),
+    input: Flags.file({ char: 'i', summary: 'template file (at most 16 MiB)', required: true }),
     output: Flags.string({ char: 'o', summary: 'file to write (mode 600, atomic); default: stdout' }),
     watch: Flags.boolean({
       summary: 'keep running: render again (and run --exec) when a secret the template uses changes',

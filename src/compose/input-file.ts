@@ -43,7 +43,7 @@ function tooLarge(file: string, what: string): ComposeInputError {
     file,
     undefined,
     `${what} is larger than ${maxInputBytes / 1024 / 1024} MiB`,
-    'a compose or env file is a small text file; check the path',
+    'a compose file, env file or template is a small text file; check the path',
   )
 }
 

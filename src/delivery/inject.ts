@@ -6,9 +6,14 @@
  * is shown as ********). The CLI's own credentials (VAULT_CLIENT_SECRET, tokens) are unset for a
  * template, as they are for `vault run`'s child.
  */
-import { located, ComposeInputError, RequiredVariableError } from '../compose/errors.js'
+import {
+  located,
+  ComposeFileNotFoundError,
+  ComposeInputError,
+  RequiredVariableError,
+} from '../compose/errors.js'
 import { interpolate, InterpolationError, unsetVariableWarning, type Lookup } from '../compose/interpolate.js'
-import { readFile } from 'node:fs/promises'
+import { readInputFile } from '../compose/input-file.js'
 import { IoError, NotFoundError } from '../errors.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
 import { messageLookupOf } from '../compose/interpolate-model.js'
@@ -116,18 +121,25 @@ export interface RenderedFile {
   names: Set<string>
 }
 
+/**
+ * The template's text, read as compose files are (src/compose/input-file.ts): at most 16 MiB, so a
+ * template that is a sparse file, `/dev/zero` or a link to either is refused after 16 MiB instead of
+ * being read into memory whole; a pipe or device is read (the user named it) under the same limit.
+ */
+function readTemplate(path: string): string {
+  try {
+    return readInputFile(path, 'template', { named: true })
+  } catch (error) {
+    if (!(error instanceof ComposeFileNotFoundError)) throw error
+    throw new NotFoundError(error.message, { hint: 'check the path given to -i' })
+  }
+}
+
 /** Reads the template and substitutes it, collecting every problem; writes nothing. */
 export async function renderTemplateFile(
   options: Omit<InjectOptions, 'check' | 'outputPath'> & { outputPath?: string },
 ): Promise<RenderedFile> {
-  let template: string
-  try {
-    template = await readFile(options.templatePath, 'utf8')
-  } catch (error) {
-    throw new NotFoundError(
-      `cannot read the template ${options.templatePath}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
-    )
-  }
+  const template = readTemplate(options.templatePath)
   const names = new Set<string>()
   const lookup: Lookup = (name) => {
     names.add(name)

@@ -17,6 +17,7 @@ import {
   realpathSync,
   rmSync,
   symlinkSync,
+  truncateSync,
   unlinkSync,
   writeFileSync,
 } from 'node:fs'
@@ -271,6 +272,22 @@ describe('vault inject: hostile templates and output paths', () => {
     })
     expect(required.exitCode, required.stderr).toBe(3)
     expect(existsSync(join(dir, 'required.conf'))).toBe(false)
+  })
+
+  it('refuses a template that is a 1.5 GiB sparse file, or a link to /dev/zero, after 16 MiB and in one clear line', async () => {
+    const dir = scratch('endless-template')
+    const sparse = join(dir, 'sparse.tpl')
+    writeFileSync(sparse, '')
+    truncateSync(sparse, 1536 * 1024 * 1024)
+    symlinkSync('/dev/zero', join(dir, 'zero.tpl'))
+    for (const template of ['sparse.tpl', 'zero.tpl', '/dev/zero']) {
+      const started = Date.now()
+      const result = await inject(dir, ['-i', template, '-o', 'app.conf'])
+      expectCleanFailure(result)
+      expect(result.stderr, template).toMatch(/template is larger than 16 MiB|template is a character device/)
+      expect(Date.now() - started, template).toBeLessThan(10_000)
+      expect(existsSync(join(dir, 'app.conf'))).toBe(false)
+    }
   })
 
   it('fails in one clear line when the directory of -o does not exist', async () => {
