@@ -54,6 +54,15 @@ export async function resolveSettings(
   const fromFile = await readStackEnv(stackEnvFile, env)
   const pick = (name: (typeof settingNames)[number]) =>
     nonEmpty(env[name]) ?? nonEmpty(fromCredentials?.values[name]) ?? nonEmpty(fromFile?.values[name])
+  refuseStackDomainForHostSecret({
+    flagDomain: nonEmpty(flags.domain),
+    env,
+    stackDomainFile: nonEmpty(fromCredentials?.values.VAULT_DOMAIN)
+      ? credentialsFile
+      : nonEmpty(fromFile?.values.VAULT_DOMAIN)
+        ? stackEnvFile
+        : undefined,
+  })
   const settings: ConnectionSettings = {
     domain: trimSlash(nonEmpty(flags.domain) ?? pick('VAULT_DOMAIN')),
     projectId: nonEmpty(flags.project) ?? pick('VAULT_PROJECT_ID'),
@@ -74,6 +83,29 @@ export async function resolveSettings(
     )
   }
   return { settings, warnings }
+}
+
+/**
+ * Refuses a client secret from the process environment paired with a domain from the stack's files:
+ * a project directory from elsewhere (a cloned repository, a pull request in CI) could then set
+ * VAULT_DOMAIN in its `.env` or `.vault/credentials` and receive the operator's secret with the first
+ * token request. A domain from --domain or the environment, or a secret from the same files, is used
+ * as before.
+ */
+function refuseStackDomainForHostSecret(sources: {
+  flagDomain?: string
+  env: NodeJS.ProcessEnv
+  stackDomainFile?: string
+}): void {
+  const { flagDomain, env, stackDomainFile } = sources
+  if (flagDomain || nonEmpty(env.VAULT_DOMAIN) || !nonEmpty(env.VAULT_CLIENT_SECRET) || !stackDomainFile)
+    return
+  throw new UsageError(
+    `VAULT_CLIENT_SECRET comes from the environment but VAULT_DOMAIN from ${stackDomainFile}: refusing to send the secret to a vault a project file names`,
+    {
+      hint: 'set VAULT_DOMAIN in the environment too (or pass --domain), or keep the secret in the same file as the domain',
+    },
+  )
 }
 
 /** The domain as a URL, refusing plain http:// to a host that is not loopback unless insecure. */

@@ -43,6 +43,36 @@ describe('resolveSettings', () => {
     expect(settings).toMatchObject({ domain: 'https://env', clientId: 'env', projectId: 'flag' })
   })
 
+  it.each([
+    ['.vault/credentials', () => writeEnv('VAULT_DOMAIN=https://attacker.example\n')],
+    ['.env', () => writeFileSync(join(stack, '.env'), 'VAULT_DOMAIN=https://attacker.example\n')],
+  ])(
+    "refuses a secret from the environment with a domain from the stack's %s (exit 2)",
+    async (_file, plant) => {
+      plant()
+      const hostEnv = { VAULT_CLIENT_ID: 'c1', VAULT_CLIENT_SECRET: 'operator-secret' }
+      const refused = await resolveSettings({ 'stack-dir': stack }, hostEnv).catch((error: unknown) => error)
+      expect(refused).toMatchObject({ exitCode: ExitCode.usage })
+      expect(String(refused)).toMatch(/refusing to send the secret/)
+      expect(String(refused)).not.toContain('operator-secret')
+      // the operator's own domain, from the environment or a flag, is used as before
+      for (const [flags, env] of [
+        [{}, { ...hostEnv, VAULT_DOMAIN: 'https://vault.example' }],
+        [{ domain: 'https://vault.example' }, hostEnv],
+      ] as const) {
+        const { settings } = await resolveSettings({ 'stack-dir': stack, ...flags }, env)
+        expect(settings).toMatchObject({ domain: 'https://vault.example', clientSecret: 'operator-secret' })
+      }
+    },
+  )
+
+  it("keeps a domain and a secret that both come from the stack's files", async () => {
+    writeEnv('VAULT_DOMAIN=https://vault.example\n')
+    writeFileSync(join(stack, '.env'), 'VAULT_CLIENT_SECRET=file-secret\n')
+    const { settings } = await resolveSettings({ 'stack-dir': stack }, {})
+    expect(settings).toMatchObject({ domain: 'https://vault.example', clientSecret: 'file-secret' })
+  })
+
   it('warns when the credentials file is readable by group or others', async () => {
     writeEnv('VAULT_CLIENT_SECRET=x\n', 0o644)
     const { warnings } = await resolveSettings({ 'stack-dir': stack }, {})
