@@ -4,10 +4,11 @@
  * VAULT_KEYCHAIN=off forces the file; a keychain that refuses a write falls back to the file too.
  * Only tokens are stored here, never the client secret.
  */
-import { mkdir, readFile } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
+import { checkPrivateDirectory, ensurePrivateDirectory } from '../fs/private-directory.js'
 
 export interface CachedToken {
   accessToken: string
@@ -97,6 +98,7 @@ function keychainTokenStore(entry: (key: string) => KeychainEntry, fallback: Tok
 /** A store in one JSON file (mode 600, directory 700), rewritten atomically on each change. */
 export function fileTokenStore(path: string): TokenStore {
   const readAll = async (): Promise<Record<string, CachedToken>> => {
+    await checkPrivateDirectory(join(path, '..'), 'the token cache')
     try {
       const parsed = JSON.parse(await readFile(path, 'utf8')) as unknown
       return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, CachedToken>) : {}
@@ -105,7 +107,7 @@ export function fileTokenStore(path: string): TokenStore {
     }
   }
   const writeAll = async (tokens: Record<string, CachedToken>) => {
-    await mkdir(join(path, '..'), { recursive: true, mode: 0o700 })
+    await ensurePrivateDirectory(join(path, '..'), 'the token cache')
     await writeFileAtomic600(path, `${JSON.stringify(tokens)}\n`)
   }
   return {

@@ -4,11 +4,12 @@
  * apart from the copies (which live under the XDG state directory). Created on first use.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdir, readFile, rm } from 'node:fs/promises'
+import { readFile, rm } from 'node:fs/promises'
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { keychainWanted } from '../client/token-store.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
+import { checkPrivateDirectory, ensurePrivateDirectory } from '../fs/private-directory.js'
 
 const keychainService = 'vault-cli'
 const keychainAccount = 'fallback-key'
@@ -62,7 +63,10 @@ export async function readFallbackKey(env: NodeJS.ProcessEnv = process.env): Pro
       return undefined
     }
   })()
-  return fromKeychain ?? (await readKeyFile(fallbackKeyFilePath(env)))
+  if (fromKeychain) return fromKeychain
+  const path = fallbackKeyFilePath(env)
+  await checkPrivateDirectory(dirname(path), 'the key of the offline copies')
+  return readKeyFile(path)
 }
 
 /** The key, created (keychain first, else the file) when there is none yet. */
@@ -80,7 +84,7 @@ export async function ensureFallbackKey(env: NodeJS.ProcessEnv = process.env): P
     // a keychain that refuses the write: the file below
   }
   const path = fallbackKeyFilePath(env)
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 })
+  await ensurePrivateDirectory(dirname(path), 'the key of the offline copies')
   await writeFileAtomic600(path, `${key.toString('base64')}\n`)
   return key
 }

@@ -6,11 +6,12 @@
  * changed fails like a tampered one. Nothing in the file is a value in clear.
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises'
+import { readdir, readFile, rm } from 'node:fs/promises'
 import { homedir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { IntegrityError } from '../errors.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
+import { checkPrivateDirectory, ensurePrivateDirectory } from '../fs/private-directory.js'
 
 const format = 'vault-fallback/1'
 
@@ -85,7 +86,8 @@ export async function writeCopy(
     tag: cipher.getAuthTag().toString('base64'),
     ciphertext: ciphertext.toString('base64'),
   }
-  await mkdir(fallbackDirectory(env), { recursive: true, mode: 0o700 })
+  await ensurePrivateDirectory(dirname(fallbackDirectory(env)), 'the offline copies')
+  await ensurePrivateDirectory(fallbackDirectory(env), 'the offline copies')
   await writeFileAtomic600(copyFilePath(copy.identity, env), `${JSON.stringify(file)}\n`)
 }
 
@@ -96,6 +98,8 @@ export async function readCopy(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<OfflineCopy | undefined> {
   const path = copyFilePath(identity, env)
+  await checkPrivateDirectory(dirname(fallbackDirectory(env)), 'the offline copies')
+  await checkPrivateDirectory(fallbackDirectory(env), 'the offline copies')
   let text: string
   try {
     text = await readFile(path, 'utf8')

@@ -1,4 +1,5 @@
-import { statSync } from 'node:fs'
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { fileTokenStore, openTokenStore, tokenFilePath, tokenKey } from '../../../src/client/token-store.js'
 import { createTempHome, type TempHome } from '../../helpers/temp-home.js'
@@ -37,5 +38,21 @@ describe('fileTokenStore', () => {
     expect(await store.delete(tokenKey('https://a/', 'c2'))).toBe(true)
     expect(await store.get(tokenKey('https://a/', 'c2'))).toBeUndefined()
     expect(await store.get(tokenKey('https://b/', 'c1'))).toEqual({ accessToken: 't3', expiresAt: 3 })
+  })
+
+  it('never reads or writes tokens in a directory other users can write', async () => {
+    const path = tokenFilePath(home.env)
+    mkdirSync(dirname(path), { recursive: true })
+    chmodSync(dirname(path), 0o777)
+    const planted = {
+      [tokenKey('https://a/', 'c1')]: { accessToken: 'theirs', expiresAt: Date.now() + 60_000 },
+    }
+    writeFileSync(path, JSON.stringify(planted))
+    const store = fileTokenStore(path)
+    await expect(store.get(tokenKey('https://a/', 'c1'))).rejects.toThrow(/can be written by other users/)
+    await expect(
+      store.set(tokenKey('https://a/', 'c1'), { accessToken: 'mine', expiresAt: 1 }),
+    ).rejects.toThrow(/can be written by other users/)
+    expect(readFileSync(path, 'utf8')).not.toContain('mine')
   })
 })

@@ -1,5 +1,16 @@
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -180,5 +191,83 @@ describe('readCopy refuses a wrong or corrupted copy with an IntegrityError (exi
     const refused = readCopy(identity, randomBytes(32), env)
     await expect(refused).rejects.toThrow(/is corrupted/)
     await expect(refused).rejects.not.toThrow(canary)
+  })
+})
+
+describe('the directories of the copies and the key, made by someone else', () => {
+  const stateVault = () => join(env.XDG_STATE_HOME!, 'vault')
+  const configVault = () => join(env.XDG_CONFIG_HOME!, 'vault')
+  const forged = [{ name: 'DB_PASSWORD', value: 'chosen-by-the-other-user' }]
+
+  /** The other user's key and a copy sealed under it, planted in directories anyone may write. */
+  async function plantForgery(): Promise<void> {
+    const theirs = {
+      ...env,
+      XDG_STATE_HOME: join(home, 'their-state'),
+      XDG_CONFIG_HOME: join(home, 'their-config'),
+    }
+    const key = randomBytes(32)
+    await writeCopy({ identity, savedAt: clock, secrets: forged }, key, theirs)
+    for (const directory of [stateVault(), join(stateVault(), 'fallback'), configVault()]) {
+      mkdirSync(directory, { recursive: true })
+      chmodSync(directory, 0o777)
+    }
+    writeFileSync(copyFilePath(identity, env), readFileSync(copyFilePath(identity, theirs)))
+    writeFileSync(fallbackKeyFilePath(env), `${key.toString('base64')}\n`)
+  }
+
+  it('never uses a copy and a key planted in directories other users can write', async () => {
+    await plantForgery()
+    const used = fetchWithFallback(identity, policy(), unreachable)
+    await expect(used).rejects.toThrow(/can be written by other users \(mode 777\)/)
+    await expect(fetchWithFallback(identity, policy({ only: true }), unreachable)).rejects.toThrow(
+      /refusing to use/,
+    )
+  })
+
+  it('writes no copy or key into a directory other users can write, and leaves it as it was', async () => {
+    for (const directory of [join(stateVault(), 'fallback'), configVault()]) {
+      mkdirSync(directory, { recursive: true })
+      chmodSync(directory, 0o777)
+    }
+    // the fetch succeeded, so its secrets are used; the refresh of the copy is refused with a warning
+    expect(await fetchWithFallback(identity, policy(), async () => secrets)).toEqual(secrets)
+    expect(warnings.join('\n')).toMatch(
+      /could not be updated: refusing to use .* can be written by other users/,
+    )
+    expect(readdirSync(join(stateVault(), 'fallback'))).toEqual([])
+    expect(readdirSync(configVault())).toEqual([])
+  })
+
+  it('tightens its own directories that others could only read to 700, and uses them', async () => {
+    for (const directory of [stateVault(), join(stateVault(), 'fallback'), configVault()]) {
+      mkdirSync(directory, { recursive: true })
+      chmodSync(directory, 0o755)
+    }
+    await fetchWithFallback(identity, policy(), async () => secrets)
+    for (const directory of [stateVault(), join(stateVault(), 'fallback'), configVault()])
+      expect(statSync(directory).mode & 0o777).toBe(0o700)
+    expect(await fetchWithFallback(identity, policy(), unreachable)).toHaveLength(2)
+  })
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'refuses a directory another user owns, even a closed one',
+    async () => {
+      mkdirSync(join(stateVault(), 'fallback'), { recursive: true, mode: 0o700 })
+      chownSync(join(stateVault(), 'fallback'), 65534, 65534)
+      expect(await fetchWithFallback(identity, policy(), async () => secrets)).toEqual(secrets)
+      expect(warnings.join('\n')).toMatch(/belongs to uid 65534/)
+      expect(readdirSync(join(stateVault(), 'fallback'))).toEqual([])
+    },
+  )
+
+  it('refuses a symlink at the directory of the copies', async () => {
+    const elsewhere = join(home, 'elsewhere')
+    mkdirSync(elsewhere, { mode: 0o700 })
+    mkdirSync(stateVault(), { recursive: true, mode: 0o700 })
+    symlinkSync(elsewhere, join(stateVault(), 'fallback'))
+    expect(await fetchWithFallback(identity, policy(), async () => secrets)).toEqual(secrets)
+    expect(warnings.join('\n')).toMatch(/is a symlink/)
+    expect(readdirSync(elsewhere)).toEqual([])
   })
 })
