@@ -10,6 +10,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import { NotConfiguredError, UsageError } from '../errors.js'
 import { credentialsFilePath } from '../stack/credentials-file.js'
+import { shellWord } from '../ui/shell-word.js'
 import { isLocalhostName, isLoopbackHost } from './loopback.js'
 
 export interface ConnectionFlags {
@@ -169,7 +170,7 @@ async function fileWarnings(path: string, mode: number): Promise<string[]> {
   const warnings: string[] = []
   if ((mode & 0o077) !== 0) {
     warnings.push(
-      `${path} is readable by group or others (mode ${mode.toString(8)}): it holds the client secret; run chmod 600 ${path}`,
+      `${path} is readable by group or others (mode ${mode.toString(8)}): it holds the client secret; run chmod 600 ${shellWord(path)}`,
     )
   }
   const { gitIgnoreStatus } = await import('../process/git.js')

@@ -6,6 +6,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { credentialNames, credentialsFilePath, migrateLegacyCredentials } from '../stack/credentials-file.js'
+import { shellWord } from '../ui/shell-word.js'
 import type { DoctorCheck } from './checks.js'
 
 type Check = Omit<DoctorCheck, 'id' | 'title'>
@@ -72,7 +73,7 @@ export async function checkStackFiles(
         : {
             status: 'fail',
             detail: `${file}: mode ${fileMode600.toString(8)}, readable by group or others`,
-            hint: `chmod 600 ${file}`,
+            hint: `chmod 600 ${shellWord(file)}`,
           },
   )
   add(

@@ -7,6 +7,7 @@
  */
 import { chmod, lstat, mkdir } from 'node:fs/promises'
 import { IoError } from '../errors.js'
+import { shellWord } from '../ui/shell-word.js'
 
 /** Makes `directory` (and missing parents, mode 700), or takes it if private; `what` names its content. */
 export async function ensurePrivateDirectory(directory: string, what: string): Promise<void> {
@@ -35,7 +36,7 @@ async function refuseShared(directory: string, what: string): Promise<void> {
         : undefined
   if (problem) {
     throw new IoError(`refusing to use ${what} in ${directory}: it ${problem}`, {
-      hint: `its content may not be yours: remove it (rm -r ${directory}) and run again`,
+      hint: `its content may not be yours: remove it (rm -r ${shellWord(directory)}) and run again`,
     })
   }
   if ((found.mode & 0o077) !== 0) await chmod(directory, 0o700)

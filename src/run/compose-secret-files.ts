@@ -14,6 +14,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { ComposeInputError } from '../compose/errors.js'
 import { IoError, NotConfiguredError } from '../errors.js'
 import { replaceFileAtomically } from '../fs/atomic-file.js'
+import { shellWord } from '../ui/shell-word.js'
 import { yamlModule } from '../yaml-module.js'
 
 /** compose v1 global options that take a value (the subcommand is the first other word). */
@@ -110,7 +111,7 @@ async function privateDirectory(directory: string): Promise<void> {
       : undefined
   if (problem) {
     throw new IoError(`refusing to write compose secrets into ${directory}: it ${problem}`, {
-      hint: `another user may have planted it: remove it (rm -r ${directory}) and run again`,
+      hint: `another user may have planted it: remove it (rm -r ${shellWord(directory)}) and run again`,
     })
   }
   await chmod(directory, 0o700)

@@ -18,6 +18,7 @@ import { join } from 'node:path'
 import { IoError } from '../errors.js'
 import { encodeDotenvLine } from '../export/dotenv.js'
 import { writeFileAtomic600Sync } from '../fs/atomic-file.js'
+import { shellWord } from '../ui/shell-word.js'
 
 /** The settings a stack's credentials file holds, in the order it writes them. */
 export const credentialNames = [
@@ -76,7 +77,7 @@ function privateStackDirectory(directory: string): void {
     throw new IoError(
       `refusing to write the vault credentials into ${directory}: it is a symlink or not a directory`,
       {
-        hint: `remove it (rm ${directory}) and run again`,
+        hint: `remove it (rm ${shellWord(directory)}) and run again`,
       },
     )
   }

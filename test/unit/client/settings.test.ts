@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { isLoopbackHost, resolveSettings, vaultBaseUrl } from '../../../src/client/settings.js'
 import { ExitCode } from '../../../src/errors.js'
@@ -77,6 +77,18 @@ describe('resolveSettings', () => {
     writeEnv('VAULT_CLIENT_SECRET=x\n', 0o644)
     const { warnings } = await resolveSettings({ 'stack-dir': stack }, {})
     expect(warnings.join('\n')).toMatch(/readable by group or others \(mode 644\)/)
+  })
+
+  it('suggests a chmod that, pasted into a shell, changes the file and runs nothing a directory name holds', async () => {
+    const hostile = join(stack, "x;touch pwned;'$(touch pwned2)'")
+    mkdirSync(join(hostile, '.vault'), { recursive: true, mode: 0o700 })
+    writeFileSync(join(hostile, '.vault', 'credentials'), 'VAULT_CLIENT_SECRET=x\n')
+    chmodSync(join(hostile, '.vault', 'credentials'), 0o644)
+    const { warnings } = await resolveSettings({ 'stack-dir': hostile }, {})
+    const command = /run (chmod 600 .*)$/.exec(warnings.join('\n'))![1]!
+    execFileSync('sh', ['-c', command], { cwd: stack })
+    expect(statSync(join(hostile, '.vault', 'credentials')).mode & 0o777).toBe(0o600)
+    expect(readdirSync(stack).sort()).toEqual([basename(hostile)])
   })
 
   it('warns when the credentials file is in a git repository and not ignored, and not once it is ignored', async () => {
