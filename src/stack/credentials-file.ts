@@ -6,13 +6,16 @@
  * work (with a warning), and `migrateLegacyCredentials` (`vault doctor --fix`) moves them.
  */
 import {
-  appendFileSync,
   chmodSync,
+  closeSync,
+  constants,
   existsSync,
   lstatSync,
   mkdirSync,
+  openSync,
   readFileSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs'
 import { join } from 'node:path'
 import { IoError } from '../errors.js'
@@ -93,7 +96,31 @@ export function ensureGitIgnored(stackDir: string, entry: string): void {
     const trimmed = line.trim().replace(/^\//, '').replace(/\/$/, '')
     return trimmed === bare
   })
-  if (!listed) appendFileSync(gitignore, `${text === '' || text.endsWith('\n') ? '' : '\n'}${entry}\n`)
+  if (!listed) appendUnlessLink(gitignore, `${text === '' || text.endsWith('\n') ? '' : '\n'}${entry}\n`)
+}
+
+/**
+ * Appends to a file that is not a symlink (O_NOFOLLOW): a project's `.gitignore` linked to a file
+ * elsewhere (`~/.bashrc`) is left alone, and the missing entry shows up as the "not ignored by git"
+ * warning instead.
+ */
+function appendUnlessLink(path: string, text: string): void {
+  let descriptor: number
+  try {
+    descriptor = openSync(
+      path,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
+      0o644,
+    )
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') return
+    throw error
+  }
+  try {
+    writeSync(descriptor, text)
+  } finally {
+    closeSync(descriptor)
+  }
 }
 
 /** The lines of a dotenv text that set one of `names` (`NAME=`, `export NAME=`, `NAME: `). */

@@ -114,6 +114,20 @@ describe('the credentials file', () => {
     }
   })
 
+  it('appends nothing through a .gitignore that links to a file elsewhere (~/.bashrc)', () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), 'vault-creds-elsewhere-'))
+    try {
+      const bashrc = join(elsewhere, '.bashrc')
+      writeFileSync(bashrc, 'export PS1=x\n')
+      symlinkSync(bashrc, join(stack, '.gitignore'))
+      writeCredentialsFile(stack, { VAULT_CLIENT_SECRET: canary })
+      expect(readFileSync(bashrc, 'utf8')).toBe('export PS1=x\n')
+      expect(lstatSync(join(stack, '.gitignore')).isSymbolicLink()).toBe(true)
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true })
+    }
+  })
+
   it('is ignored by git once written', async () => {
     execFileSync('git', ['init', '-q', stack])
     writeCredentialsFile(stack, { VAULT_CLIENT_SECRET: canary })
