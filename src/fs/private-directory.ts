@@ -1,9 +1,10 @@
 /**
- * The CLI's own directories under the user's XDG state and config homes (the token cache, the
- * `--fallback` copies and their key): made mode 700, and when they already exist, trusted only if
- * they are a real directory of this user that no one else can write into (then tightened to 700).
- * Another user who owned one, or could write into one, could swap the key file, plant a copy sealed
- * under their own key for `--fallback` to use, or replace the token cache.
+ * The CLI's own private directories (the token cache, the `--fallback` copies and their key under the
+ * user's XDG state and config homes; compose v1's secret files on tmpfs): made mode 700, and when they
+ * already exist, trusted only if they are a real directory of this user that no one else can write
+ * into (then tightened to 700). Another user who owned one, or could write into one, could swap the key
+ * file, plant a copy sealed under their own key for `--fallback` to use, replace the token cache, or
+ * read the secret files compose mounts (a predictable path in /dev/shm).
  */
 import { chmod, lstat, mkdir } from 'node:fs/promises'
 import { IoError } from '../errors.js'

@@ -9,12 +9,12 @@
  * dependencies, and a stack already up, go on mounting the files.
  */
 import { createHash } from 'node:crypto'
-import { chmod, lstat, mkdir, rm, stat } from 'node:fs/promises'
+import { rm, stat } from 'node:fs/promises'
 import { basename, dirname, join, resolve } from 'node:path'
 import { ComposeInputError } from '../compose/errors.js'
-import { IoError, NotConfiguredError } from '../errors.js'
+import { NotConfiguredError } from '../errors.js'
 import { replaceFileAtomically } from '../fs/atomic-file.js'
-import { shellWord } from '../ui/shell-word.js'
+import { ensurePrivateDirectory } from '../fs/private-directory.js'
 import { yamlModule } from '../yaml-module.js'
 
 /** compose v1 global options that take a value (the subcommand is the first other word). */
@@ -95,29 +95,6 @@ async function tmpfsBase(env: NodeJS.ProcessEnv): Promise<string> {
 }
 
 /**
- * Makes `directory` (mode 700) or takes the one an earlier run made; refuses one that is a symlink or
- * is not this user's (another local user may plant either at the predictable path in /dev/shm).
- */
-async function privateDirectory(directory: string): Promise<void> {
-  await mkdir(directory, { mode: 0o700 }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error
-  })
-  const found = await lstat(directory)
-  const uid = process.getuid?.()
-  const problem = !found.isDirectory()
-    ? 'is a symlink or not a directory'
-    : uid !== undefined && found.uid !== uid
-      ? `belongs to uid ${found.uid}, not to this user`
-      : undefined
-  if (problem) {
-    throw new IoError(`refusing to write compose secrets into ${directory}: it ${problem}`, {
-      hint: `another user may have planted it: remove it (rm -r ${shellWord(directory)}) and run again`,
-    })
-  }
-  await chmod(directory, 0o700)
-}
-
-/**
  * Writes a file of the private directory whole (a new file renamed over the old one), so a container
  * that mounts it, or a concurrent run of the same project, never reads it half written.
  */
@@ -172,7 +149,7 @@ export async function prepareSecretFiles(
       )
     }
   }
-  await privateDirectory(directory)
+  await ensurePrivateDirectory(directory, 'compose secrets')
   for (const [name, variable] of sources)
     await writePrivate(join(directory, `secret-${name}`), values[variable]!, 0o400)
   const rewritten: string[] = []
