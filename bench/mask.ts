@@ -9,13 +9,13 @@
  * every byte through its own process: `node -e 0` followed by `cat` (process start plus the copy), and
  * a Node pass-through (Node spawns `cat` and pipes its output to its own stdout, unmasked). `--mask` is
  * also printed against that pass-through. `VAULT_MASK_FIFO=1 vault run --mask` times the FIFO path
- * (src/run/fifo-output.ts), off by default for its start-up cost.
+ * (src/masking/fifo-output.ts), off by default for its start-up cost.
  *
  * BENCH_BASE_REPO names another built checkout (e.g. `git archive main` extracted, node_modules
  * symlinked, `make build`): its `vault run --no-mask`, `--mask` and `VAULT_MASK_FIFO=1 ... --mask` are
  * timed in the same rounds, as the "before" of a change. `vault run --mask -- cat /dev/null` splits the
  * masked run into start-up and the relay's throughput. `vault run --mask -- cat FILE 2>&1` times one
- * masked channel for stdout and stderr together (src/run/same-output.ts).
+ * masked channel for stdout and stderr together (src/masking/same-output.ts).
  */
 import { spawnSync } from 'node:child_process'
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'

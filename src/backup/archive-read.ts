@@ -12,7 +12,7 @@ import { stat } from 'node:fs/promises'
 import { keyFingerprint } from '../crypto/envelope.js'
 import { IntegrityError } from '../errors.js'
 import type { SqlRow } from '../server/store/index.js'
-import { schemaVersion } from '../server/store/index.js'
+import { schemaVersion } from '../server/migrations.js'
 import { fileReadError } from './file-errors.js'
 import {
   defaultInflateLimits,

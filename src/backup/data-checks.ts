@@ -8,8 +8,8 @@
 import { parseHexKey } from '../crypto/envelope.js'
 import { IntegrityError, NotConfiguredError } from '../errors.js'
 import { paceRows } from '../process/gc-pacer.js'
-import { checkStoreIntegrity, integrityProblems } from '../server/integrity.js'
-import { loadKeyring, type Keyring } from '../server/keyring.js'
+import { checkStoreIntegrity, integrityProblems } from '../server/keys/integrity.js'
+import { loadKeyring, type Keyring } from '../server/keys/keyring.js'
 import { type SqlDriver, type SqlExecutor, type SqlRow } from '../server/store/index.js'
 
 const fingerprintMetaKey = 'kek_fingerprint'

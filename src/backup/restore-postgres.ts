@@ -5,7 +5,8 @@
  * the previous data stays exactly as it was; readers keep seeing it until the commit.
  */
 import { UnreachableError } from '../errors.js'
-import { openStore, tablesInOrder, type SqlDriver } from '../server/store/index.js'
+import { tablesInOrder, type SqlDriver } from '../server/store/index.js'
+import { openStore } from '../server/migrations.js'
 import { driverOverTransaction } from './data-checks.js'
 import { clearTables } from './insert-rows.js'
 import type { RestoreHooks, RestoreOutcome } from './restore-types.js'

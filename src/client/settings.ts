@@ -9,8 +9,8 @@
 import { readFile, stat } from 'node:fs/promises'
 import { basename, join, resolve } from 'node:path'
 import { NotConfiguredError, UsageError } from '../errors.js'
-import { credentialsFilePath } from '../stack/credentials-file.js'
-import { shellWord } from '../ui/shell-word.js'
+import { credentialsFilePath } from './credentials-file.js'
+import { shellWord } from '../text/shell-word.js'
 import { isLocalhostName, isLoopbackHost } from './loopback.js'
 
 export interface ConnectionFlags {
@@ -173,7 +173,7 @@ async function fileWarnings(path: string, mode: number): Promise<string[]> {
       `${path} is readable by group or others (mode ${mode.toString(8)}): it holds the client secret; run chmod 600 ${shellWord(path)}`,
     )
   }
-  const { gitIgnoreStatus } = await import('../process/git.js')
+  const { gitIgnoreStatus } = await import('../process/git-ignore.js')
   if ((await gitIgnoreStatus(path)) === 'not-ignored') {
     warnings.push(
       `${path} is not ignored by git: add ${basename(path) === '.env' ? '.env' : '.vault/'} to .gitignore so the client secret is never committed`,

@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags'
-import { adminStoreFlags, BaseCommand, requireDbUrl } from '../base-command.js'
+import { adminStoreFlags, BaseCommand, requireDbUrl } from '../cli/base-command.js'
 import { backupDatabase, type BackupResult } from '../backup/backup.js'
 import { backupSummary } from '../backup/report.js'
 

@@ -1,10 +1,10 @@
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
+import { BaseCommand, connectionFlags, envFlag } from '../cli/base-command.js'
 import { profileFlag } from '../compose/profile-flag.js'
 import { ExitCode } from '../errors.js'
 import { resolveSettings } from '../client/settings.js'
 import { runDoctor, type DoctorResult } from '../doctor/checks.js'
-import { formatDoctorReport } from '../ui/doctor-report.js'
+import { formatDoctorReport } from '../doctor/report.js'
 
 export default class Doctor extends BaseCommand<typeof Doctor> {
   static override summary = 'check the set-up: credentials file, vault, environment, compose, proxy'

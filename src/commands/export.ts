@@ -1,10 +1,10 @@
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand, connectionFlags, envFlag, fallbackFlags } from '../base-command.js'
+import { BaseCommand, connectionFlags, envFlag, fallbackFlags } from '../cli/base-command.js'
 import { connect } from '../client/connect.js'
 import { fetchSecrets, sessionOptionsFor } from '../delivery/fallback-request.js'
 import { describeCaveats, exportSecrets } from '../export/export-secrets.js'
 import { exportFormats } from '../export/format.js'
-import { escapeLines } from '../ui/terminal-text.js'
+import { escapeLines } from '../text/terminal-text.js'
 
 export default class Export extends BaseCommand<typeof Export> {
   static override summary = 'print every secret of an environment (dotenv, json, yaml or shell)'

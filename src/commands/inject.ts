@@ -1,7 +1,7 @@
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand, connectionFlags, envFlag, fallbackFlags } from '../base-command.js'
+import { BaseCommand, connectionFlags, envFlag, fallbackFlags } from '../cli/base-command.js'
 import { resolveConnectionSettings } from '../client/connect.js'
-import { createSecretLayer } from '../client/secret-layer.js'
+import { createSecretLayer } from '../delivery/secret-layer.js'
 import { injectTemplate, type InjectResult } from '../delivery/inject.js'
 import { ExitCode } from '../errors.js'
 

@@ -1,9 +1,9 @@
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand, connectionFlags } from '../base-command.js'
+import { BaseCommand, connectionFlags } from '../cli/base-command.js'
 import { login, loginHuman, type HumanLoginResult, type LoginResult } from '../client/login.js'
 import { resolveConnectionSettings } from '../client/connect.js'
 import { UsageError } from '../errors.js'
-import { fields } from '../ui/terminal-text.js'
+import { fields } from '../text/terminal-text.js'
 
 export default class Login extends BaseCommand<typeof Login> {
   static override summary =
@@ -67,7 +67,7 @@ export default class Login extends BaseCommand<typeof Login> {
   }
 
   private async readPassword(user: string): Promise<string> {
-    const { readPipedValue } = await import('../ui/read-secret.js')
+    const { readPipedValue } = await import('../cli/read-secret.js')
     if (this.flags['password-stdin']) return readPipedValue()
     if (!process.stdin.isTTY)
       throw new UsageError('no password: not on a terminal and no --password-stdin', {

@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand, connectionFlags } from '../base-command.js'
+import { BaseCommand, connectionFlags } from '../cli/base-command.js'
 import { logout, type LogoutResult } from '../client/login.js'
 import { resolveSettings } from '../client/settings.js'
 import type { OfflineCopiesResult } from '../delivery/fallback-cleanup.js'

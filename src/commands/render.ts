@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand, connectionFlags, envFlag, fallbackFlags } from '../base-command.js'
+import { BaseCommand, connectionFlags, envFlag, fallbackFlags } from '../cli/base-command.js'
 import { profileFlag } from '../compose/profile-flag.js'
 import { formatRenderReport } from '../compose/report.js'
 import type { SecretLayer } from '../compose/secret-layer.js'
@@ -117,7 +117,7 @@ export default class Render extends BaseCommand<typeof Render> {
 
   private async vaultSecretLayer(): Promise<SecretLayer> {
     const { resolveConnectionSettings } = await import('../client/connect.js')
-    const { createSecretLayer } = await import('../client/secret-layer.js')
+    const { createSecretLayer } = await import('../delivery/secret-layer.js')
     const warn = (line: string) => this.note(line)
     const fallback = { flags: this.flags, warn: (line: string) => warn(`Warning: ${line}`) }
     return createSecretLayer(await resolveConnectionSettings(this.flags, warn), fallback)

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import { adminStoreFlags, BaseCommand, requireDbUrl } from '../base-command.js'
+import { adminStoreFlags, BaseCommand, requireDbUrl } from '../cli/base-command.js'
 import { restoreWithCompose } from '../backup/compose-restore.js'
 import { restoreSummary, verifyListing } from '../backup/report.js'
 import { restoreArchive, type RestoreResult } from '../backup/restore.js'

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand, connectionFlags, envFlag } from '../base-command.js'
+import { BaseCommand, connectionFlags, envFlag } from '../cli/base-command.js'
 import { profileFlag } from '../compose/profile-flag.js'
 import { connect } from '../client/connect.js'
 import type { VaultApi } from '../client/vault-api.js'
@@ -10,8 +10,8 @@ import { isDatabasePassword } from '../rotate/policy.js'
 import { rotatorNames } from '../rotate/rotators/index.js'
 import type { OtherStack } from '../rotate/other-stacks.js'
 import type { RotateResult } from '../rotate/rotate-secret.js'
-import { formatDueReport, formatRotateReport } from '../ui/rotate-report.js'
-import { readSecretValue } from '../ui/read-secret.js'
+import { formatDueReport, formatRotateReport } from '../rotate/report.js'
+import { readSecretValue } from '../cli/read-secret.js'
 
 export default class Rotate extends BaseCommand<typeof Rotate> {
   static override summary = 'rotate a secret and recreate exactly the services that use it'

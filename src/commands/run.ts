@@ -1,9 +1,9 @@
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand, connectionFlags, envFlag, fallbackFlags } from '../base-command.js'
+import { BaseCommand, connectionFlags, envFlag, fallbackFlags } from '../cli/base-command.js'
 import { profileFlag } from '../compose/profile-flag.js'
 import { resolveConnectionSettings } from '../client/connect.js'
 import { UsageError } from '../errors.js'
-import { prepareRun, type RunOptions } from '../process/vault-run.js'
+import { prepareRun, type RunOptions } from '../flows/run.js'
 
 export default class Run extends BaseCommand<typeof Run> {
   static override summary = "run a command with the environment's secrets in its environment"
@@ -87,7 +87,7 @@ export default class Run extends BaseCommand<typeof Run> {
       warn: (line) => this.note(`Warning: ${line}`),
     }
     if (this.flags.watch) {
-      const { runWatching } = await import('../run/watch.js')
+      const { runWatching } = await import('../flows/watch.js')
       process.exitCode = await runWatching(command, args, {
         settings,
         environment: this.flags.env,

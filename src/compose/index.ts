@@ -24,7 +24,7 @@ export { loadComposeProject, discoverComposeFiles, type LoadComposeOptions } fro
 export { findReferences, listVariables, type ReferenceLocation, type VariableSummary } from './references.js'
 export { checkProject, type CheckResult } from './check.js'
 export { formatModel, escapeDollars, type RenderFormat } from './output.js'
-export { maskText } from '../mask-text.js'
+export { maskText } from '../text/mask-text.js'
 export { staticSecretLayer, type SecretLayer } from './secret-layer.js'
 export { ComposeInputError, ComposeFileNotFoundError, RequiredVariableError } from './errors.js'
 export type { ComposeProblem, ComposeProject, ProblemLevel, ReferenceSite, VariableOrigin } from './types.js'

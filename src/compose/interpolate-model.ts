@@ -15,7 +15,7 @@ import {
 import type { ComposeProblem, ReferenceSite } from './types.js'
 import { childPath } from './fast-yaml.js'
 import { lineOf, type YamlSource } from './yaml-source.js'
-import { maskText } from '../mask-text.js'
+import { maskText } from '../text/mask-text.js'
 
 /** What interpolation reads and where it records its findings. */
 export interface ModelInterpolationContext {

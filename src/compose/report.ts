@@ -3,7 +3,7 @@
  * variable. Paths are shown relative to the working directory. Never prints a value.
  */
 import { relative } from 'node:path'
-import { formatColumns } from '../ui/columns.js'
+import { formatColumns } from '../text/columns.js'
 import type { RenderResult } from './render.js'
 
 function place(file: string | undefined, line: number | undefined, cwd: string): string {

@@ -1,6 +1,6 @@
 /**
  * The seam between render and the vault: something that loads one environment's secrets as a
- * name-to-value map. The vault client provides it (`src/client/secret-layer.ts`); tests use fakes.
+ * name-to-value map. The vault client provides it (`src/delivery/secret-layer.ts`); tests use fakes.
  */
 
 /** The top layer of variables for `vault render --env`. */

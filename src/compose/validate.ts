@@ -4,7 +4,7 @@
  * `network_mode: service:x` exists and is enabled, and every service has an image or a build.
  * Each finding names the file and line of the reference.
  */
-import { maskText } from '../mask-text.js'
+import { maskText } from '../text/mask-text.js'
 import { asRecord } from './interpolate-model.js'
 import type { ComposeProblem } from './types.js'
 

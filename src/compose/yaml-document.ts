@@ -6,7 +6,7 @@
  */
 import type { Document, DocumentOptions, LineCounter, ParseOptions, Parser, SchemaOptions } from 'yaml'
 import { UsageError } from '../errors.js'
-import { yamlModule } from '../yaml-module.js'
+import { yamlModule } from '../text/yaml-module.js'
 
 /**
  * The parser's stack holds the document and the scalar being read besides the open collections

@@ -5,7 +5,7 @@
 import type { LineCounter as LineCounterType, Node } from 'yaml'
 import { checkAliasExpansion } from './alias-expansion.js'
 import { ComposeInputError } from './errors.js'
-import { yamlModule } from '../yaml-module.js'
+import { yamlModule } from '../text/yaml-module.js'
 import { childPath, parseSimpleYaml, UnsupportedYaml } from './fast-yaml.js'
 import { legacyOctal, parseLegacyOctal } from './fast-yaml-scalars.js'
 import { maxNestingDepth, nestingTooDeep, pathPastDepth } from './nesting-depth.js'

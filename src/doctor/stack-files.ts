@@ -5,8 +5,8 @@
  */
 import { readFile, stat } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { credentialNames, credentialsFilePath, migrateLegacyCredentials } from '../stack/credentials-file.js'
-import { shellWord } from '../ui/shell-word.js'
+import { credentialNames, credentialsFilePath, migrateLegacyCredentials } from '../client/credentials-file.js'
+import { shellWord } from '../text/shell-word.js'
 import type { DoctorCheck } from './checks.js'
 
 type Check = Omit<DoctorCheck, 'id' | 'title'>
@@ -108,7 +108,7 @@ async function fileMode(path: string): Promise<number | undefined> {
 }
 
 async function gitCheck(path: string): Promise<Check> {
-  const { gitIgnoreStatus } = await import('../process/git.js')
+  const { gitIgnoreStatus } = await import('../process/git-ignore.js')
   const status = await gitIgnoreStatus(path)
   if (status === 'ignored') return { status: 'pass', detail: 'ignored' }
   if (status === 'not-ignored')

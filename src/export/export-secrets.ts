@@ -3,7 +3,7 @@
  * mode-600 file written atomically. Where the host reads the output as its own configuration (`eval`
  * of `shell`, a `.env` compose reads), a secret whose name controls the host is refused.
  */
-import type { EnvFileReader } from './dotenv.js'
+import type { EnvFileReader } from '../text/dotenv.js'
 import { formatSecrets, type ExportFormat } from './format.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
 import { basename } from 'node:path'

@@ -2,8 +2,8 @@
  * The output formats of `vault export`: dotenv (default), json, yaml and shell (`export K='v'`).
  * Pure functions from a name-to-value map to text; nothing here writes anywhere.
  */
-import { yamlModule } from '../yaml-module.js'
-import { formatDotenv, type EnvFileReader } from './dotenv.js'
+import { yamlModule } from '../text/yaml-module.js'
+import { formatDotenv, type EnvFileReader } from '../text/dotenv.js'
 
 /** The formats `vault export --format` accepts. */
 export const exportFormats = ['dotenv', 'json', 'yaml', 'shell'] as const

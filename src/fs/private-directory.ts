@@ -8,7 +8,7 @@
  */
 import { chmod, lstat, mkdir } from 'node:fs/promises'
 import { IoError } from '../errors.js'
-import { shellWord } from '../ui/shell-word.js'
+import { shellWord } from '../text/shell-word.js'
 
 /** Makes `directory` (and missing parents, mode 700), or takes it if private; `what` names its content. */
 export async function ensurePrivateDirectory(directory: string, what: string): Promise<void> {

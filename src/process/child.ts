@@ -8,14 +8,14 @@
  * supervisor sends to the CLI is forwarded to the child, once.
  */
 import { constants } from 'node:os'
-import type { MaskedStreams } from '../run/masked-stdio.js'
+import type { MaskedStreams } from '../masking/masked-stdio.js'
 
 export interface RunChildOptions {
   env: Record<string, string>
   cwd?: string
   /** Whether the CLI runs in a terminal's foreground (default: stdin is a TTY). */
   interactive?: boolean
-  /** The child's streams whose output is masked, and the values to mask (src/run/masked-stdio.ts). */
+  /** The child's streams whose output is masked, and the values to mask (src/masking/masked-stdio.ts). */
   masked?: MaskedStreams
   /** When aborted, the child gets SIGTERM (SIGKILL 10 s later) and the run resolves once it exits. */
   stop?: AbortSignal
@@ -54,7 +54,7 @@ export async function runChild(command: string, args: string[], options: RunChil
   const { spawn } = await import('node:child_process')
   const interactive = options.interactive ?? Boolean(process.stdin.isTTY)
   const masked = options.masked
-    ? await (await import('../run/masked-stdio.js')).prepareMaskedStdio(options.masked)
+    ? await (await import('../masking/masked-stdio.js')).prepareMaskedStdio(options.masked)
     : undefined
   const child = spawn(command, args, {
     env: options.env,

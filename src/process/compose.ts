@@ -4,7 +4,7 @@
  * Secret values reach compose through its environment, never its command line.
  */
 import { UnreachableError } from '../errors.js'
-import { redactValues } from '../mask-text.js'
+import { redactValues } from '../text/mask-text.js'
 
 export interface ComposeClient {
   /** The program and the arguments before compose's own (`docker` + `compose`, or `docker-compose`). */
@@ -117,7 +117,7 @@ async function compose(target: ComposeTarget, args: string[]): Promise<string> {
   const { execa } = await import('execa')
   let composeArgs = [...globalArgs(target), ...args]
   if (target.client.version === 'v1') {
-    const { composeV1Args } = await import('../run/compose-secret-files.js')
+    const { composeV1Args } = await import('./compose-secret-files.js')
     composeArgs = await composeV1Args(composeArgs, target.cwd, target.env)
   }
   const result = await execa(target.client.command, [...target.client.prefix, ...composeArgs], {

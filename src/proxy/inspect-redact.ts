@@ -13,7 +13,7 @@
  * a truncated or unmasked body. Other answers are not touched here and keep streaming.
  */
 
-import { maskText, valueRedactor } from '../mask-text.js'
+import { maskText, valueRedactor } from '../text/mask-text.js'
 import { anyContainer, anyName, enginePath } from './engine-routes.js'
 
 /** The largest answer that is masked (a real inspect is a few tens of kB). */

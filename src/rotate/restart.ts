@@ -53,7 +53,7 @@ export async function planRestart(options: {
     environment: env,
     collectProblems: true,
   })
-  const { servicesUsingSecretSource } = await import('../run/compose-secret-files.js')
+  const { servicesUsingSecretSource } = await import('../process/compose-secret-files.js')
   const services = [
     ...new Set([
       ...findReferences(project, options.name)

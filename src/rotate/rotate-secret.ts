@@ -11,7 +11,7 @@ import type { VaultApi } from '../client/vault-api.js'
 import { buildChildEnvironment } from '../process/child-env.js'
 import { HookFailedError, runHook } from '../process/hook.js'
 import type { DatabaseRotator } from './rotators/rotator.js'
-import { newValueFor } from './new-value.js'
+import { newValueFor } from '../crypto/new-value.js'
 import { executeRestart, planRestart, type RestartPlan, type ServiceReport } from './restart.js'
 
 export interface RotateOptions {

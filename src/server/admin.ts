@@ -7,17 +7,17 @@
 import { parseHexKey } from '../crypto/envelope.js'
 import { charsets, generatePassword } from '../crypto/password.js'
 import { ConflictError, NotConfiguredError } from '../errors.js'
-import type { AuditRecord } from './audit.js'
+import type { AuditRecord } from './audit/audit.js'
 import {
   takeCheckpoint,
   verifyAgainstCheckpoint,
   type AuditCheckpoint,
   type CheckpointVerification,
-} from './audit-checkpoint.js'
+} from './audit/audit-checkpoint.js'
 import { initialiseVault, type InitOptions, type InitResult } from './bootstrap.js'
 import { hostAdmin } from './humans/actor.js'
-import type { IntegrityReport } from './integrity.js'
-import { rewrapRootKey, type Keyring } from './keyring.js'
+import type { IntegrityReport } from './keys/integrity.js'
+import { rewrapRootKey, type Keyring } from './keys/keyring.js'
 import { openVault } from './server.js'
 import { listAuditOp, verifyAuditOp } from './operations/audit.js'
 import type { AdminCall } from './operations/call.js'

@@ -6,15 +6,15 @@
  * first reads the database generation (read-cache.ts) and then takes the principal, the environment
  * check and a listing from the caches of that generation when they hold it.
  */
-import type { ApiRequest } from './api.js'
-import { appendAudit } from './audit.js'
-import { loadPrincipal, unauthorized, verifyBearer, type Principal } from './auth.js'
+import type { ApiRequest } from './http/api.js'
+import { appendAudit } from './audit/audit.js'
+import { loadPrincipal, unauthorized, verifyBearer, type Principal } from './tokens/auth.js'
 import type { InTransaction, VaultContext } from './context.js'
-import { ApiError } from './http.js'
+import { ApiError } from './http/http.js'
 import { isHumanClaims, loadHumanPrincipal } from './humans/human-principal.js'
 import { environmentExists, type Permission } from './identities.js'
 import type { CacheView } from './read-cache.js'
-import type { SecretScope } from './secrets.js'
+import type { SecretScope } from './secrets/secrets.js'
 import { StaleGenerationError } from './store/driver.js'
 import type { SqlExecutor } from './store/index.js'
 

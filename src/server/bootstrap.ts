@@ -5,12 +5,12 @@
  * never reads, listed in .gitignore). One-time, under a lock.
  */
 import { ConflictError, UsageError } from '../errors.js'
-import { appendAudit } from './audit.js'
+import { appendAudit } from './audit/audit.js'
 import { checkUsername, createAccount } from './humans/accounts.js'
 import { hashPassword } from './humans/password-hash.js'
 import { createIdentity, createProject, type PermissionMap } from './identities.js'
-import type { Keyring } from './keyring.js'
-import { writeCredentialsFile } from '../stack/credentials-file.js'
+import type { Keyring } from './keys/keyring.js'
+import { writeCredentialsFile } from '../client/credentials-file.js'
 import type { SqlDriver } from './store/index.js'
 
 export interface InitOptions {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseHexKey } from '../crypto/envelope.js'
 import { NotConfiguredError, UsageError } from '../errors.js'
-import { compileTrustedProxies } from './client-address.js'
+import { compileTrustedProxies } from './http/client-address.js'
 
 export interface ServerConfigInput {
   encryptionKey?: string

@@ -2,12 +2,12 @@
  * What every request handler of the vault needs: the store, the keyring, the JWT key, the limits, the
  * proxy trust and the in-memory guards (login throttle, failed-authentication log).
  */
-import type { ProxyTrust } from './client-address.js'
-import type { FailedAuthLog } from './failed-auth-log.js'
-import type { Keyring } from './keyring.js'
-import type { LoginThrottle } from './login-throttle.js'
+import type { ProxyTrust } from './http/client-address.js'
+import type { FailedAuthLog } from './tokens/failed-auth-log.js'
+import type { Keyring } from './keys/keyring.js'
+import type { LoginThrottle } from './tokens/login-throttle.js'
 import type { CacheView, ReadCache } from './read-cache.js'
-import type { SecretHints } from './secret-hints.js'
+import type { SecretHints } from './secrets/secret-hints.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
 
 export interface VaultLimits {

@@ -5,9 +5,9 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import { ConflictError, NotFoundError, UsageError } from '../errors.js'
-import type { Keyring } from './keyring.js'
+import type { Keyring } from './keys/keyring.js'
 import type { CacheView } from './read-cache.js'
-import { sealRow } from './row-mac.js'
+import { sealRow } from './keys/row-mac.js'
 import type { SqlExecutor } from './store/index.js'
 
 export type Permission = 'read' | 'write' | 'admin'

@@ -122,7 +122,7 @@ async function moveOut(options: ImportOptions, text: string, moved: string[]): P
   await mkdir(directory, { recursive: true, mode: 0o700 })
   const backup = join(directory, `${basename(options.file)}.before-import.${Date.now()}`)
   await writeFileAtomic600(backup, text)
-  const { ensureGitIgnored } = await import('./credentials-file.js')
+  const { ensureGitIgnored } = await import('../client/credentials-file.js')
   ensureGitIgnored(dirname(options.file), '.vault/')
   const { moveLinesOut } = await import('./dotenv-lines.js')
   const where = options.environment ? `environment ${options.environment}` : 'the default environment'

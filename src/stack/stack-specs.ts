@@ -5,7 +5,7 @@
  * seed's base list knows (the example stack's preset) keeps that entry's shape and validation.
  */
 import type { ComposeProject } from '../compose/index.js'
-import { valueShapeFor } from '../rotate/new-value.js'
+import { valueShapeFor } from '../crypto/new-value.js'
 import { baseSecrets, type BaseSecretSpec } from './base-secrets.js'
 
 /** True when a name marks a value as a secret to generate. */

@@ -5,10 +5,10 @@
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { verifyAuditChain } from '../../src/server/audit-verify.js'
+import { verifyAuditChain } from '../../src/server/audit/audit-verify.js'
 import type { VaultContext } from '../../src/server/context.js'
 import { createIdentity, createProject } from '../../src/server/identities.js'
-import { writeSecret } from '../../src/server/secrets.js'
+import { writeSecret } from '../../src/server/secrets/secrets.js'
 import { startVault as startServer, type RunningVault } from '../../src/server/server.js'
 
 export type { RunningVault }

@@ -24,7 +24,7 @@ import {
   signInHuman,
   SignInError,
 } from '../../src/server/humans/session.js'
-import { findTamperedRows } from '../../src/server/row-mac.js'
+import { findTamperedRows } from '../../src/server/keys/row-mac.js'
 import { initialiseVault } from '../../src/server/bootstrap.js'
 import { createVaultContext, openVault } from '../../src/server/server.js'
 import { createDatabase, postgresOrNull } from '../helpers/components.js'

@@ -11,7 +11,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openStore, type SqlDriver, type SqlExecutor } from '../../src/server/store/index.js'
+import { type SqlDriver, type SqlExecutor } from '../../src/server/store/index.js'
+import { openStore } from '../../src/server/migrations.js'
 import { createDatabase, postgresOrNull, queryDatabase, unavailableReason } from '../helpers/components.js'
 
 const postgres = postgresOrNull()

@@ -9,7 +9,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { revokeIdentity } from '../../src/server/identities.js'
-import { createWebhook } from '../../src/server/webhooks.js'
+import { createWebhook } from '../../src/server/webhooks/webhooks.js'
 import { generationTables, tablesWithoutGeneration } from '../../src/server/store/pg-generation.js'
 import { runCli } from '../helpers/cli.js'
 import { createDatabase, postgresOrNull, unavailableReason } from '../helpers/components.js'

@@ -1,5 +1,5 @@
 /**
- * Attacks on the Unix sockets of `vault run`'s masked output (src/run/socket-output.ts): another user
+ * Attacks on the Unix sockets of `vault run`'s masked output (src/masking/socket-output.ts): another user
  * probing the temporary directory for the socket the whole time masked runs start never connects,
  * a process of the CLI's own user that does connect first is closed and hears nothing (the run neither
  * hangs nor gives it the child's output), and no directory is left behind, even when the CLI is killed; a value straddling the 1 MB reads of

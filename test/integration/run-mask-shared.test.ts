@@ -1,6 +1,6 @@
 /**
  * `vault run` with stdout and stderr as one output (`2>&1` into a pipe or a file): the child gets one
- * masked channel for both (src/run/same-output.ts), so its interleaved lines keep their order and a
+ * masked channel for both (src/masking/same-output.ts), so its interleaved lines keep their order and a
  * canary written half to stdout and half to stderr is still masked. With stdout and stderr going to
  * different files, each file gets its own stream only. Run as a user would: `sh -c '... 2>&1'`.
  * The masking does not depend on the store, so these run on SQLite only.

@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto'
 import { readFileSync, existsSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { signAccessToken } from '../../src/server/tokens.js'
+import { signAccessToken } from '../../src/server/tokens/tokens.js'
 import { openDriver, exportTables } from '../../src/server/store/index.js'
 import { startVault } from '../../src/server/server.js'
 import { createDatabase, postgresOrNull } from '../helpers/components.js'
@@ -331,7 +331,7 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
     })
 
     it('stops startup on a wrong ENCRYPTION_KEY, naming both fingerprints, and writes nothing', async () => {
-      const before = JSON.stringify((await exportTablesOf(vault.dbUrl)).tables)
+      const before = JSON.stringify(await exportTablesOf(vault.dbUrl))
       const wrongKey = Buffer.alloc(32, 7)
       const attempt = startVault({
         encryptionKey: wrongKey,
@@ -345,7 +345,7 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
       await expect(attempt).rejects.toThrow(
         /ENCRYPTION_KEY does not match this database \(expects fingerprint [0-9a-f]{16}, got [0-9a-f]{16}\)/,
       )
-      expect(JSON.stringify((await exportTablesOf(vault.dbUrl)).tables)).toBe(before)
+      expect(JSON.stringify(await exportTablesOf(vault.dbUrl))).toBe(before)
     })
   })
 

@@ -7,7 +7,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { writeCredentialsFile } from '../../src/stack/credentials-file.js'
+import { writeCredentialsFile } from '../../src/client/credentials-file.js'
 import { runCli } from '../helpers/cli.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type TestVault } from '../helpers/vault-server.js'

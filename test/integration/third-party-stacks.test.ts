@@ -26,7 +26,7 @@ import {
   type MariadbInfo,
 } from '../harness/mariadb.js'
 import { parseEnvFile } from '../../src/compose/env-file.js'
-import { writeCredentialsFile } from '../../src/stack/credentials-file.js'
+import { writeCredentialsFile } from '../../src/client/credentials-file.js'
 import { buildClientImage } from '../harness/client-image.js'
 import { startPostgres, stopPostgres, type PostgresInfo } from '../harness/postgres.js'
 import { runCli } from '../helpers/cli.js'

@@ -1,6 +1,6 @@
-import { adminConnection, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminStoreFlags, BaseCommand } from '../../cli/base-command.js'
 import { adminAuditCheckpoint } from '../../server/admin.js'
-import type { AuditCheckpoint } from '../../server/audit-checkpoint.js'
+import type { AuditCheckpoint } from '../../server/audit/audit-checkpoint.js'
 
 export type AuditCheckpointResult = AuditCheckpoint
 

@@ -1,8 +1,8 @@
 import * as Flags from '@oclif/core/flags'
-import { adminConnection, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminStoreFlags, BaseCommand } from '../../cli/base-command.js'
 import { adminListAudit } from '../../server/admin.js'
-import type { AuditRecord } from '../../server/audit.js'
-import { formatColumns } from '../../ui/columns.js'
+import type { AuditRecord } from '../../server/audit/audit.js'
+import { formatColumns } from '../../text/columns.js'
 
 export interface AuditListResult {
   events: AuditRecord[]

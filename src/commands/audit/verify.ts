@@ -1,11 +1,11 @@
 import * as Flags from '@oclif/core/flags'
 import { readFile } from 'node:fs/promises'
-import { adminConnection, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminStoreFlags, BaseCommand } from '../../cli/base-command.js'
 import { IntegrityError, NotFoundError } from '../../errors.js'
 import { adminVerifyAudit, adminVerifyAuditAgainst } from '../../server/admin.js'
-import type { CheckpointVerification } from '../../server/audit-checkpoint.js'
-import { integrityProblems, type IntegrityReport } from '../../server/integrity.js'
-import { readPipedValue } from '../../ui/read-secret.js'
+import type { CheckpointVerification } from '../../server/audit/audit-checkpoint.js'
+import { integrityProblems, type IntegrityReport } from '../../server/keys/integrity.js'
+import { readPipedValue } from '../../cli/read-secret.js'
 
 export type AuditVerifyResult = IntegrityReport | CheckpointVerification
 

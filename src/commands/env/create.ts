@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../cli/base-command.js'
 import { adminCreateEnvironment } from '../../server/admin.js'
 
 export interface EnvCreateResult {

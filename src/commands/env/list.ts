@@ -1,4 +1,4 @@
-import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../cli/base-command.js'
 import { adminListEnvironments } from '../../server/admin.js'
 
 export interface EnvListResult {

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../cli/base-command.js'
 import { adminCreateIdentity } from '../../server/admin.js'
 import type { IdentitySummary } from '../../server/identities.js'
 

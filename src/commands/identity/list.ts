@@ -1,7 +1,7 @@
-import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../cli/base-command.js'
 import { adminListIdentities } from '../../server/admin.js'
 import type { IdentitySummary } from '../../server/identities.js'
-import { formatColumns } from '../../ui/columns.js'
+import { formatColumns } from '../../text/columns.js'
 
 export interface IdentityListResult {
   identities: IdentitySummary[]

@@ -1,5 +1,5 @@
 import * as Args from '@oclif/core/args'
-import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../cli/base-command.js'
 import { adminRotateSecret } from '../../server/admin.js'
 
 export interface IdentityRotateSecretResult {

@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand } from '../../base-command.js'
+import { BaseCommand } from '../../cli/base-command.js'
 import { UnreachableError } from '../../errors.js'
 import { defaultFrontendAddr, parseAddress } from '../../proxy/config.js'
 import { checkProxyHealth, type HealthResult } from '../../proxy/healthcheck.js'

@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand } from '../../base-command.js'
+import { BaseCommand } from '../../cli/base-command.js'
 import { parseRules } from '../../proxy/rules.js'
 import {
   builtinRulesText,

@@ -1,4 +1,4 @@
-import { BaseCommand } from '../../base-command.js'
+import { BaseCommand } from '../../cli/base-command.js'
 import { settingFlags } from '../../cli/setting-flags.js'
 import { resolveProxyConfig } from '../../proxy/config.js'
 import { serveProxyInPlace } from '../../proxy/launch.js'

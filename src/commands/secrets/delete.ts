@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
+import { BaseCommand, connectionFlags, envFlag } from '../../cli/base-command.js'
 import { connect } from '../../client/connect.js'
 
 export interface SecretsDeleteResult {

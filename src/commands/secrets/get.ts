@@ -1,8 +1,8 @@
 import * as Args from '@oclif/core/args'
-import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
+import { BaseCommand, connectionFlags, envFlag } from '../../cli/base-command.js'
 import { connect } from '../../client/connect.js'
 import type { Secret } from '../../client/vault-api.js'
-import { escapeLines } from '../../ui/terminal-text.js'
+import { escapeLines } from '../../text/terminal-text.js'
 
 export default class SecretsGet extends BaseCommand<typeof SecretsGet> {
   static override summary = 'print the value of one secret'

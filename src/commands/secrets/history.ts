@@ -1,8 +1,8 @@
 import * as Args from '@oclif/core/args'
-import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
+import { BaseCommand, connectionFlags, envFlag } from '../../cli/base-command.js'
 import { connect } from '../../client/connect.js'
 import type { SecretVersion } from '../../client/vault-api.js'
-import { formatColumns } from '../../ui/columns.js'
+import { formatColumns } from '../../text/columns.js'
 
 export interface SecretsHistoryResult {
   name: string

@@ -1,8 +1,8 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
+import { BaseCommand, connectionFlags, envFlag } from '../../cli/base-command.js'
 import type { ImportResult } from '../../stack/import-secrets.js'
-import { formatColumns } from '../../ui/columns.js'
+import { formatColumns } from '../../text/columns.js'
 
 export default class SecretsImport extends BaseCommand<typeof SecretsImport> {
   static override summary = 'import the values of a dotenv file (such as the stack .env) into an environment'

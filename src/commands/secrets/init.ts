@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
+import { BaseCommand, connectionFlags, envFlag } from '../../cli/base-command.js'
 import { baseSecrets, inputFlagName, type BaseSecretSpec } from '../../stack/base-secrets.js'
 import type { InitSecretsResult } from '../../stack/init-secrets.js'
 import { UsageError } from '../../errors.js'

@@ -1,7 +1,7 @@
-import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
+import { BaseCommand, connectionFlags, envFlag } from '../../cli/base-command.js'
 import { connect } from '../../client/connect.js'
 import { secretMetadata, type SecretMetadata } from '../../client/vault-api.js'
-import { formatColumns } from '../../ui/columns.js'
+import { formatColumns } from '../../text/columns.js'
 
 export interface SecretsListResult {
   environment?: string

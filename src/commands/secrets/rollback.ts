@@ -1,5 +1,5 @@
 import * as Args from '@oclif/core/args'
-import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
+import { BaseCommand, connectionFlags, envFlag } from '../../cli/base-command.js'
 import { connect } from '../../client/connect.js'
 import { secretMetadata, type SecretMetadata } from '../../client/vault-api.js'
 

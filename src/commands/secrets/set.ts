@@ -1,10 +1,10 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand, connectionFlags, envFlag } from '../../base-command.js'
+import { BaseCommand, connectionFlags, envFlag } from '../../cli/base-command.js'
 import { connect } from '../../client/connect.js'
 import { secretMetadata, type SecretMetadata } from '../../client/vault-api.js'
 import { controlsHost } from '../../process/host-variables.js'
-import { readSecretValue } from '../../ui/read-secret.js'
+import { readSecretValue } from '../../cli/read-secret.js'
 
 export default class SecretsSet extends BaseCommand<typeof SecretsSet> {
   static override summary = 'create or update a secret, reading the value from stdin or a hidden prompt'

@@ -1,11 +1,11 @@
 import * as Flags from '@oclif/core/flags'
-import { BaseCommand } from '../../base-command.js'
+import { BaseCommand } from '../../cli/base-command.js'
 import { initDevProject } from '../../server/admin.js'
 import { resolveServerConfig } from '../../server/config.js'
 import { configSummary } from '../../server/config-summary.js'
 import { startVault } from '../../server/server.js'
 import { configFromFlags, serverFlags } from '../../server/settings.js'
-import { readDevAdminPassword } from '../../ui/read-secret.js'
+import { readDevAdminPassword } from '../../cli/read-secret.js'
 
 export interface ServerResult {
   url?: string

@@ -1,8 +1,8 @@
 import * as Flags from '@oclif/core/flags'
-import { adminConnection, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminStoreFlags, BaseCommand } from '../../cli/base-command.js'
 import { UsageError } from '../../errors.js'
 import { adminInit } from '../../server/admin.js'
-import { readPipedValue } from '../../ui/read-secret.js'
+import { readPipedValue } from '../../cli/read-secret.js'
 import type { InitResult } from '../../server/bootstrap.js'
 
 export type ServerInitResult = InitResult

@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags'
-import { adminConnection, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminStoreFlags, BaseCommand } from '../../cli/base-command.js'
 import { adminRotateEncryptionKey } from '../../server/admin.js'
 
 export interface ServerRotateKeyResult {

@@ -1,6 +1,6 @@
-import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../base-command.js'
+import { adminConnection, adminProjectFlag, adminStoreFlags, BaseCommand } from '../../cli/base-command.js'
 import { adminListWebhooks } from '../../server/admin.js'
-import { formatColumns } from '../../ui/columns.js'
+import { formatColumns } from '../../text/columns.js'
 
 export interface WebhookListResult {
   webhooks: { id: string; url: string; createdAt: string; disabled: boolean }[]

@@ -3,9 +3,9 @@
  * head, row MACs), then the events, newest page last, 100 at a time. Reading it is itself audited.
  */
 import type { VaultContext } from '../context.js'
-import { integrityProblems } from '../integrity.js'
+import { integrityProblems } from '../keys/integrity.js'
 import { listAuditOp, verifyAuditOp } from '../operations/audit.js'
-import type { Resource } from '../router.js'
+import type { Resource } from '../http/router.js'
 import { pageResponse } from './headers.js'
 import { html } from './html.js'
 import { layout, table } from './layout.js'

@@ -3,14 +3,14 @@
  * a reveal button per secret (a POST), and the form that creates a secret; creating one leads to its
  * history page, which shows the new version.
  */
-import type { ApiRequest } from '../api.js'
+import type { ApiRequest } from '../http/api.js'
 import type { VaultContext } from '../context.js'
-import { inEnvironmentAs, listSecretOverview } from '../human-secrets.js'
+import { inEnvironmentAs, listSecretOverview } from '../secrets/human-secrets.js'
 import type { HumanSession } from '../humans/session.js'
 import { listIdentities } from '../identities.js'
-import type { Resource } from '../router.js'
+import type { Resource } from '../http/router.js'
 import { checkedName } from '../routes/secrets.js'
-import { writeSecret } from '../secrets.js'
+import { writeSecret } from '../secrets/secrets.js'
 import type { SqlExecutor } from '../store/index.js'
 import { checkedForm } from './guard.js'
 import { pageResponse, redirect } from './headers.js'

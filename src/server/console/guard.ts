@@ -5,9 +5,9 @@
  * is refused outright, and the form's token must equal the session's, compared in constant time).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { header, type ApiRequest } from '../api.js'
+import { header, type ApiRequest } from '../http/api.js'
 import type { VaultContext } from '../context.js'
-import { ApiError, readFormOrJson } from '../http.js'
+import { ApiError, readFormOrJson } from '../http/http.js'
 import { csrfTokenMatches, readSession, type HumanSession } from '../humans/session.js'
 
 export const sessionCookieName = 'vault_session'

@@ -3,7 +3,7 @@
  * styles and images only from this server, forms only to it, never framed), X-Frame-Options DENY,
  * nosniff, no referrer, and `no-store` so no page (and no revealed value) lands in a cache.
  */
-import type { ApiResponse } from '../api.js'
+import type { ApiResponse } from '../http/api.js'
 import type { Html } from './html.js'
 
 export const contentSecurityPolicy = [

@@ -4,7 +4,7 @@
  * five HTML-special characters as entities), unless it is itself an `Html` fragment built by this tag,
  * so hostile names, audit text and values render inert in text and in quoted attributes alike.
  */
-import { escapeControls } from '../audit-text.js'
+import { escapeControls } from '../audit/audit-text.js'
 
 /** A fragment of markup that is already safe (only `html` and `joinHtml` make one). */
 export class Html {

@@ -2,7 +2,7 @@
  * Machine identities of a project (admins): the list, the create form (the new client secret is shown
  * once, on a `no-store` page), rotating a secret and revoking an identity, each after a confirm page.
  */
-import type { ApiRequest } from '../api.js'
+import type { ApiRequest } from '../http/api.js'
 import type { VaultContext } from '../context.js'
 import {
   createIdentityOp,
@@ -11,7 +11,7 @@ import {
   rotateIdentitySecretOp,
 } from '../operations/identities.js'
 import type { HumanSession } from '../humans/session.js'
-import type { Resource } from '../router.js'
+import type { Resource } from '../http/router.js'
 import { checkedForm, requireConfirmation } from './guard.js'
 import { pageResponse, redirect } from './headers.js'
 import { html } from './html.js'

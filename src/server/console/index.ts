@@ -4,7 +4,7 @@
  * stylesheet served by the server. Pages call the same domain functions as the API and the admin commands.
  */
 import type { VaultContext } from '../context.js'
-import type { Resource } from '../router.js'
+import type { Resource } from '../http/router.js'
 import { auditResources } from './audit-page.js'
 import { environmentResources } from './environment-page.js'
 import { pageHeaders } from './headers.js'

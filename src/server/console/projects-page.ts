@@ -1,7 +1,7 @@
 /** The projects page: every project with its environments, and (for admins) its identities, webhooks and audit. */
 import type { VaultContext } from '../context.js'
 import { listProjectsOp } from '../operations/projects.js'
-import type { Resource } from '../router.js'
+import type { Resource } from '../http/router.js'
 import { pageResponse } from './headers.js'
 import { html } from './html.js'
 import { layout } from './layout.js'

@@ -3,11 +3,11 @@
  * failure becomes an HTML page with the right status and a one-line message (never a stack, never a
  * value); a missing or expired session becomes a redirect to the sign-in page.
  */
-import type { ApiRequest, ApiResponse, Handler } from '../api.js'
+import type { ApiRequest, ApiResponse, Handler } from '../http/api.js'
 import type { VaultContext } from '../context.js'
 import { ConflictError, IntegrityError, NotFoundError, UsageError, VaultError } from '../../errors.js'
-import { ApiError } from '../http.js'
-import type { HumanActor } from '../human-secrets.js'
+import { ApiError } from '../http/http.js'
+import type { HumanActor } from '../secrets/human-secrets.js'
 import { actingAs, ForbiddenError } from '../humans/actor.js'
 import { requireAdmin, type AdminCall } from '../operations/call.js'
 import { humanActorLabel, type HumanSession } from '../humans/session.js'

@@ -3,11 +3,11 @@
  * the update form, reveal (a POST, audited, answered `no-store`), and delete and rollback, which go
  * through a confirm page and apply only while the secret is still at the version that page showed.
  */
-import type { ApiRequest } from '../api.js'
+import type { ApiRequest } from '../http/api.js'
 import type { VaultContext } from '../context.js'
-import { inEnvironmentAs } from '../human-secrets.js'
+import { inEnvironmentAs } from '../secrets/human-secrets.js'
 import type { HumanSession } from '../humans/session.js'
-import type { Resource } from '../router.js'
+import type { Resource } from '../http/router.js'
 import { checkedName } from '../routes/secrets.js'
 import {
   deleteSecret,
@@ -16,7 +16,7 @@ import {
   readVersion,
   rollbackSecret,
   writeSecret,
-} from '../secrets.js'
+} from '../secrets/secrets.js'
 import { checkedForm, requireConfirmation } from './guard.js'
 import { pageResponse, redirect } from './headers.js'
 import { html } from './html.js'

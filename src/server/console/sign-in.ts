@@ -3,12 +3,12 @@
  * the `vault_sign_in` cookie), the session cookie set on success, the same one-line refusal for an
  * unknown user and a wrong password, the lockout's wait shown as is, and signing out (a POST).
  */
-import type { ApiRequest, ApiResponse } from '../api.js'
+import type { ApiRequest, ApiResponse } from '../http/api.js'
 import type { VaultContext } from '../context.js'
 import { AuthError, VaultError } from '../../errors.js'
-import { ApiError } from '../http.js'
+import { ApiError } from '../http/http.js'
 import { endSession, SignInError, signInHuman } from '../humans/session.js'
-import type { Resource } from '../router.js'
+import type { Resource } from '../http/router.js'
 import {
   checkedForm,
   checkedSignInForm,

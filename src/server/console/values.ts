@@ -3,7 +3,7 @@
  * pasted PEM key is stored as typed), and the API's rules apply (well-formed UTF-8, size limit).
  */
 import type { VaultContext } from '../context.js'
-import { ApiError } from '../http.js'
+import { ApiError } from '../http/http.js'
 
 /** The value of a form field, checked like the API checks a JSON value. */
 export function formValue(context: VaultContext, text: string | undefined): string {

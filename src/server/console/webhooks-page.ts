@@ -4,7 +4,7 @@
  */
 import type { VaultContext } from '../context.js'
 import { createWebhookOp, deleteWebhookOp, listWebhooksOp } from '../operations/webhooks.js'
-import type { Resource } from '../router.js'
+import type { Resource } from '../http/router.js'
 import { checkedForm, requireConfirmation } from './guard.js'
 import { pageResponse, redirect } from './headers.js'
 import { html } from './html.js'

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { ConflictError, IntegrityError, NotFoundError, UsageError } from '../../errors.js'
-import { rowMacMatches, sealRow } from '../row-mac.js'
+import { rowMacMatches, sealRow } from '../keys/row-mac.js'
 import type { SqlExecutor } from '../store/index.js'
 import { hashPassword, maxPasswordLength, minPasswordLength } from './password-hash.js'
 

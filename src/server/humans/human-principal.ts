@@ -4,14 +4,14 @@
  * to one project), and the human reaches every environment of it: read and write for a member, read,
  * write and admin for an admin. The audit actor is `user:NAME`.
  */
-import type { ApiRequest } from '../api.js'
-import type { Principal } from '../auth.js'
+import type { ApiRequest } from '../http/api.js'
+import type { Principal } from '../tokens/auth.js'
 import type { Outcome } from '../authorize.js'
 import type { VaultContext } from '../context.js'
-import { ApiError } from '../http.js'
+import { ApiError } from '../http/http.js'
 import { listEnvironments, type Permission } from '../identities.js'
 import type { SqlExecutor } from '../store/index.js'
-import type { AccessClaims } from '../tokens.js'
+import type { AccessClaims } from '../tokens/tokens.js'
 import { humanTokenProject } from './human-token.js'
 import { humanActorLabel, readSessionIn } from './session.js'
 

@@ -4,10 +4,10 @@
  * is the session id, so sign-out, a password change and the account's removal end the token at once.
  * The token lives as long as the session's absolute expiry; the session's idle expiry applies as well.
  */
-import type { ApiRequest } from '../api.js'
-import { unauthorized, verifyBearer } from '../auth.js'
+import type { ApiRequest } from '../http/api.js'
+import { unauthorized, verifyBearer } from '../tokens/auth.js'
 import type { VaultContext } from '../context.js'
-import { signAccessToken } from '../tokens.js'
+import { signAccessToken } from '../tokens/tokens.js'
 import { actingAs } from './actor.js'
 import type { AdminCall } from '../operations/call.js'
 import {

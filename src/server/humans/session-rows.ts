@@ -4,7 +4,7 @@
  * written or revived in SQL by someone without ENCRYPTION_KEY is refused.
  */
 import { createHash } from 'node:crypto'
-import { rowMacMatches, sealRow } from '../row-mac.js'
+import { rowMacMatches, sealRow } from '../keys/row-mac.js'
 import type { SqlExecutor } from '../store/index.js'
 
 /** A console session (cookie) or a CLI session (the jti of a bearer token). */

@@ -3,8 +3,8 @@
  * (hash chain and signed head, row MACs, every secret version's audit event). Admins only; a human's
  * verification is itself audited.
  */
-import { appendAudit, listAudit, type AuditRecord } from '../audit.js'
-import { checkStoreIntegrity, type IntegrityReport } from '../integrity.js'
+import { appendAudit, listAudit, type AuditRecord } from '../audit/audit.js'
+import { checkStoreIntegrity, type IntegrityReport } from '../keys/integrity.js'
 import { hostAdmin } from '../humans/actor.js'
 import { requireAdmin, runOperation, type AdminCall } from './call.js'
 

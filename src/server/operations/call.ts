@@ -4,10 +4,10 @@
  * Each change runs in one transaction with its audit event, so the JSON API, the console and the
  * host's admin CLI all go through the same function.
  */
-import { appendAudit } from '../audit.js'
+import { appendAudit } from '../audit/audit.js'
 import { ForbiddenError, hostAdmin, type Actor, type ActorOrigin } from '../humans/actor.js'
 import { requireProject } from '../identities.js'
-import type { Keyring } from '../keyring.js'
+import type { Keyring } from '../keys/keyring.js'
 import type { SqlDriver, SqlExecutor } from '../store/index.js'
 
 export interface AdminCall {

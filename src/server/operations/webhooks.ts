@@ -3,8 +3,8 @@
  * secret is returned once), list, delete (stop deliveries). Admins only; audit targets name the URL
  * without its userinfo.
  */
-import { redactUrl } from '../webhook-target.js'
-import { createWebhook, disableWebhook, listWebhooks } from '../webhooks.js'
+import { redactUrl } from '../webhooks/webhook-target.js'
+import { createWebhook, disableWebhook, listWebhooks } from '../webhooks/webhooks.js'
 import { runOperation, type AdminCall } from './call.js'
 
 /** Registers a webhook of a project. */

@@ -3,10 +3,10 @@
  * `?limit=` 1 to 1000) and GET /api/v1/admin/audit/verify (the state of the chain, the row MACs and
  * the secret versions' audit events). Admins only; both reads are audited.
  */
-import { json } from '../api.js'
+import { json } from '../http/api.js'
 import type { VaultContext } from '../context.js'
 import { listAuditOp, verifyAuditOp } from '../operations/audit.js'
-import type { Resource } from '../router.js'
+import type { Resource } from '../http/router.js'
 import { adminHandler, integerParam } from './admin-route.js'
 
 /** The audit resources of the admin API. */

@@ -3,7 +3,7 @@
  * .../identities/:identity (revoke) and POST .../identities/:identity/rotate-secret. A new or rotated
  * client secret is in that one answer only. Admins only.
  */
-import { json } from '../api.js'
+import { json } from '../http/api.js'
 import type { VaultContext } from '../context.js'
 import {
   createIdentityOp,
@@ -11,7 +11,7 @@ import {
   revokeIdentityOp,
   rotateIdentitySecretOp,
 } from '../operations/identities.js'
-import type { Resource } from '../router.js'
+import type { Resource } from '../http/router.js'
 import { adminHandler, stringFields } from './admin-route.js'
 
 /** The identity resources of the admin API. */

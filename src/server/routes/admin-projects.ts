@@ -3,16 +3,16 @@
  * GET/POST /api/v1/admin/projects/:project/environments (`:project` is a name or an id). Members may
  * list; creating is for admins.
  */
-import { json } from '../api.js'
+import { json } from '../http/api.js'
 import type { VaultContext } from '../context.js'
-import { ApiError, readJsonObject } from '../http.js'
+import { ApiError, readJsonObject } from '../http/http.js'
 import {
   createEnvironmentOp,
   createProjectOp,
   listEnvironmentsOp,
   listProjectsOp,
 } from '../operations/projects.js'
-import type { Resource } from '../router.js'
+import type { Resource } from '../http/router.js'
 import { adminHandler, stringFields } from './admin-route.js'
 
 /** The project and environment resources of the admin API. */

@@ -3,12 +3,12 @@
  * domain errors become API errors (403 for a member's admin operation, 400 for bad input, 404, 409),
  * and bodies and fields are read strictly (strings of bounded length, nothing echoed back).
  */
-import type { ApiRequest, ApiResponse, Handler } from '../api.js'
+import type { ApiRequest, ApiResponse, Handler } from '../http/api.js'
 import type { VaultContext } from '../context.js'
 import { ConflictError, NotFoundError, UsageError } from '../../errors.js'
 import { ForbiddenError } from '../humans/actor.js'
 import { callOfRequest } from '../humans/human-token.js'
-import { ApiError, readJsonObject } from '../http.js'
+import { ApiError, readJsonObject } from '../http/http.js'
 import type { AdminCall } from '../operations/call.js'
 
 /** The longest string field an admin body may hold. */

@@ -3,10 +3,10 @@
  * and PUT /api/v1/admin/users/:username/password (which ends that account's sessions). Admins only,
  * except that a member may change its own password. No answer holds a password or its hash.
  */
-import { json } from '../api.js'
+import { json } from '../http/api.js'
 import type { VaultContext } from '../context.js'
 import { changePasswordOp, createUserOp, listUsersOp, removeUserOp } from '../operations/users.js'
-import type { Resource } from '../router.js'
+import type { Resource } from '../http/router.js'
 import { adminHandler, stringFields } from './admin-route.js'
 
 /** The user resources of the admin API. */

@@ -3,10 +3,10 @@
  * .../webhooks/:id. The receiver passes the SSRF guard (private addresses only when the server runs
  * with --allow-private-webhooks); the signing secret is in the creation answer only. Admins only.
  */
-import { json } from '../api.js'
+import { json } from '../http/api.js'
 import type { VaultContext } from '../context.js'
 import { createWebhookOp, deleteWebhookOp, listWebhooksOp } from '../operations/webhooks.js'
-import type { Resource } from '../router.js'
+import type { Resource } from '../http/router.js'
 import { adminHandler, stringFields } from './admin-route.js'
 
 /** The webhook resources of the admin API. */

@@ -1,11 +1,11 @@
 /**
  * The token resources: POST /auth/token (client credentials, OAuth error bodies) and POST /auth/revoke.
  */
-import { json } from '../api.js'
-import { issueToken, OAuthError, revokeToken } from '../auth.js'
+import { json } from '../http/api.js'
+import { issueToken, OAuthError, revokeToken } from '../tokens/auth.js'
 import type { VaultContext } from '../context.js'
-import { RateLimiter } from '../rate-limiter.js'
-import type { Resource } from '../router.js'
+import { RateLimiter } from '../http/rate-limiter.js'
+import type { Resource } from '../http/router.js'
 
 /** The authentication resources of a vault. */
 export function authResources(context: VaultContext): Resource[] {

@@ -5,15 +5,15 @@
  * A stream resumes after the `Last-Event-ID` it sends; without one it starts at the present. Streams
  * are capped per identity and per client address; the per-source request rate limit applies too.
  */
-import { appendAudit, auditHeadSeq } from '../audit.js'
-import { header, type ApiRequest, type ApiResponse } from '../api.js'
+import { appendAudit, auditHeadSeq } from '../audit/audit.js'
+import { header, type ApiRequest, type ApiResponse } from '../http/api.js'
 import type { createAuthorizer } from '../authorize.js'
-import { defaultFeedTiming, streamChanges, type FeedTiming } from '../change-feed.js'
-import { sourceKey } from '../client-address.js'
+import { defaultFeedTiming, streamChanges, type FeedTiming } from '../secrets/change-feed.js'
+import { sourceKey } from '../http/client-address.js'
 import type { VaultContext } from '../context.js'
-import { secretChangesAfter } from '../event-rows.js'
-import { ApiError } from '../http.js'
-import type { Resource } from '../router.js'
+import { secretChangesAfter } from '../secrets/event-rows.js'
+import { ApiError } from '../http/http.js'
+import type { Resource } from '../http/router.js'
 
 /** Open streams allowed at once for one identity, and for one client address. */
 export const streamCaps = { perIdentity: 8, perSource: 16 }

@@ -4,14 +4,14 @@
  * user name and a wrong password get the same 401; a source that failed too often gets a 429 with
  * Retry-After. The per-address limit of the token endpoint applies as well.
  */
-import { json } from '../api.js'
-import { sourceKey } from '../client-address.js'
+import { json } from '../http/api.js'
+import { sourceKey } from '../http/client-address.js'
 import type { VaultContext } from '../context.js'
-import { ApiError } from '../http.js'
+import { ApiError } from '../http/http.js'
 import { humanOfRequest, issueHumanToken, signOutRequest } from '../humans/human-token.js'
 import { SignInError } from '../humans/session.js'
-import { RateLimiter } from '../rate-limiter.js'
-import type { Resource } from '../router.js'
+import { RateLimiter } from '../http/rate-limiter.js'
+import type { Resource } from '../http/router.js'
 import { stringFields } from './admin-route.js'
 
 /** The sign-in resources of a vault. */

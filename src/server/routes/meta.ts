@@ -2,11 +2,11 @@
  * The resources that need no token: `/` (a liveness line; a browser asking for HTML goes to the web
  * console), /health and the OpenAPI document.
  */
-import { header, json, type ApiResponse } from '../api.js'
+import { header, json, type ApiResponse } from '../http/api.js'
 import type { VaultContext } from '../context.js'
-import { openApiDocument } from '../openapi.js'
-import type { Resource } from '../router.js'
-import { schemaVersion } from '../store/index.js'
+import { openApiDocument } from '../http/openapi.js'
+import type { Resource } from '../http/router.js'
+import { schemaVersion } from '../migrations.js'
 
 /** The unauthenticated resources of a vault. */
 export function metaResources(context: VaultContext): Resource[] {

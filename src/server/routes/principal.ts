@@ -2,12 +2,12 @@
  * The resources about the caller's own project: /whoami, /environments (those it can reach) and
  * /audit (admins only, of the environments they administer; reading it is itself audited).
  */
-import { json } from '../api.js'
-import { appendAudit, listAudit } from '../audit.js'
+import { json } from '../http/api.js'
+import { appendAudit, listAudit } from '../audit/audit.js'
 import type { createAuthorizer } from '../authorize.js'
 import type { VaultContext } from '../context.js'
 import { listEnvironments, requireProject } from '../identities.js'
-import type { Resource } from '../router.js'
+import type { Resource } from '../http/router.js'
 
 /** The principal's resources of a vault. */
 export function principalResources(

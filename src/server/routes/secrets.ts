@@ -3,13 +3,13 @@
  * (read, upsert, update, delete with If-Match / If-None-Match and ETags), its versions, one version and
  * a rollback.
  */
-import { header, json, type ApiRequest, type Handler } from '../api.js'
+import { header, json, type ApiRequest, type Handler } from '../http/api.js'
 import type { createAuthorizer } from '../authorize.js'
 import type { VaultContext } from '../context.js'
-import { ApiError, readJsonObject } from '../http.js'
-import type { Resource } from '../router.js'
-import type { Preconditions } from '../preconditions.js'
-import * as secrets from '../secrets.js'
+import { ApiError, readJsonObject } from '../http/http.js'
+import type { Resource } from '../http/router.js'
+import type { Preconditions } from '../http/preconditions.js'
+import * as secrets from '../secrets/secrets.js'
 
 const namePattern = /^[A-Z][A-Z0-9_]*$/
 

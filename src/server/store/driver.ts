@@ -5,7 +5,7 @@
  */
 
 import { VaultError } from '../../errors.js'
-import type { AuditEvent } from '../audit.js'
+import type { AuditEvent } from '../audit/audit.js'
 
 export type SqlValue = string | number | null
 export type SqlRow = Record<string, SqlValue>

@@ -5,24 +5,12 @@
 import { resolve } from 'node:path'
 import { UsageError } from '../../errors.js'
 import type { SqlDriver, SqlRow } from './driver.js'
-import { migrate, schemaVersion, tablesInOrder } from './migrations.js'
+import { tablesInOrder } from './tables.js'
 import { openPostgres } from './postgres.js'
 import { openSqlite } from './sqlite.js'
 
 export type { SqlDriver, SqlExecutor, SqlRow, SqlValue } from './driver.js'
-export { schemaVersion, tablesInOrder } from './migrations.js'
-
-/** Opens the database named by `dbUrl` and brings its schema up to date. */
-export async function openStore(dbUrl: string): Promise<SqlDriver> {
-  const driver = openDriver(dbUrl)
-  try {
-    await migrate(driver)
-  } catch (error) {
-    await driver.close()
-    throw error
-  }
-  return driver
-}
+export { tablesInOrder } from './tables.js'
 
 /** Where a DB_URL points: a SQLite file or a PostgreSQL connection string. */
 export type DbTarget = { engine: 'sqlite'; path: string } | { engine: 'postgres'; url: string }
@@ -49,13 +37,11 @@ export function openDriver(dbUrl: string): SqlDriver {
 }
 
 /** Every row of every table, engine-neutral (JSON-safe), with the schema version. */
-export async function exportTables(
-  driver: SqlDriver,
-): Promise<{ schemaVersion: number; tables: Record<string, SqlRow[]> }> {
+export async function exportTables(driver: SqlDriver): Promise<Record<string, SqlRow[]>> {
   return driver.transaction(async (tx) => {
     const tables: Record<string, SqlRow[]> = {}
     for (const table of tablesInOrder) tables[table] = await tx.all(`SELECT * FROM ${table}`)
-    return { schemaVersion, tables }
+    return tables
   })
 }
 

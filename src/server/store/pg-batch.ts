@@ -11,7 +11,7 @@
  */
 import type pg from 'pg'
 import { VaultError } from '../../errors.js'
-import { appendChained, type ChainHead, type PendingEvent, type RawQuery } from '../audit-batch.js'
+import { appendChained, type ChainHead, type PendingEvent, type RawQuery } from '../audit/audit-batch.js'
 import { BatchAbortedError, StaleGenerationError, type Generation } from './driver.js'
 import { advisoryKey, statement } from './pg-query.js'
 

@@ -13,7 +13,7 @@
  * work failed.
  */
 import type pg from 'pg'
-import type { PendingEvent } from '../audit-batch.js'
+import type { PendingEvent } from '../audit/audit-batch.js'
 import {
   StaleGenerationError,
   type AssumedGeneration,

@@ -5,7 +5,7 @@
  * it equals masking the whole output at once.
  */
 import { describe, expect, it } from 'vitest'
-import { maskWhole, OutputMasker } from '../../../src/run/output-mask.js'
+import { maskWhole, OutputMasker } from '../../../src/masking/output-mask.js'
 
 interface Attack {
   attack: string

@@ -9,8 +9,8 @@
  * maskable value is in it (unless it holds '*', which the mask text itself can re-form). Seeded, so a failure names a reproducible case.
  */
 import { describe, expect, it } from 'vitest'
-import { OutputMasker } from '../../../src/run/output-mask.js'
-import { maskText } from '../../../src/mask-text.js'
+import { OutputMasker } from '../../../src/masking/output-mask.js'
+import { maskText } from '../../../src/text/mask-text.js'
 
 const maskBytes = Buffer.from(maskText)
 

@@ -4,7 +4,7 @@
  * cell with the path parameters filled with another principal's resources. A route missing from
  * `classes` has no class, and the matrix test fails until it gets one.
  */
-import type { Resource } from '../../../src/server/router.js'
+import type { Resource } from '../../../src/server/http/router.js'
 import type { HumanSession } from '../../../src/server/humans/session.js'
 
 export type Principal =

@@ -4,7 +4,7 @@
  */
 import { connect, type Socket } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { appendAudit } from '../../../src/server/audit.js'
+import { appendAudit } from '../../../src/server/audit/audit.js'
 import { startVaultServer, type TestVault } from '../../helpers/vault-server.js'
 
 const changes = 20_000

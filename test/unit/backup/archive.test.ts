@@ -7,7 +7,7 @@ import { readArchive } from '../../../src/backup/archive-read.js'
 import { encodeArchive, writeArchiveFile } from '../../../src/backup/archive-write.js'
 import type { TableSnapshot } from '../../../src/backup/manifest.js'
 import { IntegrityError } from '../../../src/errors.js'
-import { schemaVersion } from '../../../src/server/store/index.js'
+import { schemaVersion } from '../../../src/server/migrations.js'
 import { keyFingerprint } from '../../../src/crypto/envelope.js'
 
 const kek = Buffer.alloc(32, 7)

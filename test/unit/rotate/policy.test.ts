@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { newValueFor, valueShapeFor } from '../../../src/rotate/new-value.js'
+import { newValueFor, valueShapeFor } from '../../../src/crypto/new-value.js'
 import {
   defaultRotationRules,
   parseRuleOverrides,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { escapeControls } from '../../../src/server/audit-text.js'
-import { sourceKey } from '../../../src/server/client-address.js'
-import { LoginThrottle } from '../../../src/server/login-throttle.js'
-import { RateLimiter } from '../../../src/server/rate-limiter.js'
+import { escapeControls } from '../../../src/server/audit/audit-text.js'
+import { sourceKey } from '../../../src/server/http/client-address.js'
+import { LoginThrottle } from '../../../src/server/tokens/login-throttle.js'
+import { RateLimiter } from '../../../src/server/http/rate-limiter.js'
 
 describe('RateLimiter', () => {
   it('refuses past the limit and tells how long to wait', () => {

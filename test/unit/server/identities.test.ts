@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parsePermissions } from '../../../src/server/identities.js'
-import { backoffMs, signWebhook } from '../../../src/server/webhooks.js'
+import { backoffMs, signWebhook } from '../../../src/server/webhooks/webhooks.js'
 import { createHmac } from 'node:crypto'
 
 const environments = ['dev', 'staging', 'prod']

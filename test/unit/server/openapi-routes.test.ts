@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { apiResources } from '../../../src/server/app.js'
+import { apiResources } from '../../../src/server/http/app.js'
 import type { VaultContext } from '../../../src/server/context.js'
 
 describe('openapi.yaml and the route table', () => {

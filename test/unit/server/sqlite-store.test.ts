@@ -2,13 +2,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import {
-  exportTables,
-  importTables,
-  openStore,
-  schemaVersion,
-  type SqlDriver,
-} from '../../../src/server/store/index.js'
+import { exportTables, importTables, type SqlDriver } from '../../../src/server/store/index.js'
+import { openStore, schemaVersion } from '../../../src/server/migrations.js'
 
 const newPath = () => join(mkdtempSync(join(tmpdir(), 'vault-store-')), 'vault.db')
 
@@ -75,11 +70,11 @@ describe('SQLite adapter', () => {
       tx.run(`INSERT INTO projects (id, name, created_at) VALUES ('p1', 'demo', 'now')`),
     )
     const exported = await exportTables(driver)
-    expect(exported.tables.projects).toEqual([{ id: 'p1', name: 'demo', created_at: 'now' }])
+    expect(exported.projects).toEqual([{ id: 'p1', name: 'demo', created_at: 'now' }])
     const target = await openStore(newPath())
     try {
-      await importTables(target, JSON.parse(JSON.stringify(exported.tables)))
-      expect((await exportTables(target)).tables.projects).toEqual(exported.tables.projects)
+      await importTables(target, JSON.parse(JSON.stringify(exported)))
+      expect((await exportTables(target)).projects).toEqual(exported.projects)
     } finally {
       await target.close()
     }

@@ -22,7 +22,7 @@ import {
   type RotatorSession,
   type ServiceExec,
 } from '../../../../src/rotate/rotators/rotator.js'
-import { reportError } from '../../../../src/ui/errors.js'
+import { reportError } from '../../../../src/text/error-report.js'
 
 const canary = 'CANARY-rotator-7f3a'
 

@@ -1,0 +1,210 @@
+/**
+ * The base of every vault command: shared flags, the `--json` contract (the result object of run()),
+ * and the mapping of thrown errors to one line on stderr plus a documented exit code.
+ */
+import { Command } from '@oclif/core/command'
+import * as Flags from '@oclif/core/flags'
+import type { Config } from '@oclif/core/config'
+import type * as Interfaces from '@oclif/core/interfaces'
+import { NotConfiguredError } from '../errors.js'
+import { releaseHeldOutput } from '../masking/held-output.js'
+import { formatErrorReport, reportError, type ErrorReport } from '../text/error-report.js'
+import { escapeJsonText, escapeLines } from '../text/terminal-text.js'
+
+export type InferredFlags<T extends typeof Command> = Interfaces.InferredFlags<
+  (typeof BaseCommand)['baseFlags'] & T['flags']
+>
+export type InferredArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+/** Connection flags for commands that talk to a vault server; each has its environment twin. */
+export const connectionFlags = {
+  domain: Flags.string({
+    env: 'VAULT_DOMAIN',
+    helpGroup: 'CONNECTION',
+    summary: 'base URL of the vault server',
+  }),
+  insecure: Flags.boolean({
+    env: 'VAULT_INSECURE',
+    helpGroup: 'CONNECTION',
+    summary: 'allow plain http:// to a host that is not loopback',
+  }),
+  project: Flags.string({
+    env: 'VAULT_PROJECT_ID',
+    helpGroup: 'CONNECTION',
+    summary: 'project id',
+  }),
+  'stack-dir': Flags.directory({
+    env: 'VAULT_STACK_DIR',
+    helpGroup: 'CONNECTION',
+    summary: "directory holding the stack's .env with the VAULT_ variables",
+    default: '.',
+  }),
+}
+
+/** The environment flag shared by every command that reads or writes secrets. */
+export const envFlag = Flags.string({
+  char: 'e',
+  env: 'VAULT_ENV',
+  summary: 'environment slug (dev, staging, prod, ...)',
+})
+
+/** The offline-copy flags of `run`, `export` and `render` (src/delivery/fallback.ts). */
+export const fallbackFlags = {
+  fallback: Flags.boolean({
+    env: 'VAULT_FALLBACK',
+    helpGroup: 'FALLBACK',
+    summary: 'keep an encrypted offline copy; use it (with a warning) when the vault is unreachable',
+  }),
+  'fallback-max-age': Flags.string({
+    env: 'VAULT_FALLBACK_MAX_AGE',
+    helpGroup: 'FALLBACK',
+    summary: 'refuse an offline copy older than this (90s, 30m, 12h, 7d, 2w)',
+    default: '7d',
+  }),
+  'fallback-only': Flags.boolean({
+    helpGroup: 'FALLBACK',
+    summary: 'use the offline copy alone, without contacting the vault',
+  }),
+}
+
+export abstract class BaseCommand<T extends typeof Command> extends Command {
+  protected flags!: InferredFlags<T>
+  protected args!: InferredArgs<T>
+
+  /**
+   * Runs the command as oclif's Command.run does, except that a Config of vault's own oclif (the one
+   * oclif's main.run has just loaded and passes here) is used as it is. oclif's Command.run builds a
+   * second Config from any Config it is given (package.json, platform, shell, theme, every command's
+   * permutations again), which is for command classes built on another copy of @oclif/core; vault's
+   * commands share vault's. Anything else (a root path, load options, no options) goes to oclif.
+   */
+  public static override async run<C extends Command>(
+    this: new (argv: string[], config: Config) => C,
+    argv: string[] = process.argv.slice(2),
+    opts?: Interfaces.LoadOptions,
+  ): Promise<ReturnType<C['run']>> {
+    const config = await ownConfig(opts)
+    if (!config) return Command.run.call(this, argv, opts) as Promise<ReturnType<C['run']>>
+    const command = new this(argv, config)
+    return (command as unknown as { _run(): Promise<ReturnType<C['run']>> })._run()
+  }
+
+  public override async init(): Promise<void> {
+    await super.init()
+    const { args, flags } = await this.parse({
+      flags: this.ctor.flags,
+      baseFlags: (super.ctor as typeof BaseCommand).baseFlags,
+      enableJsonFlag: this.ctor.enableJsonFlag,
+      args: this.ctor.args,
+      strict: this.ctor.strict,
+    })
+    this.flags = flags as InferredFlags<T>
+    this.args = args as InferredArgs<T>
+  }
+
+  /** Writes human output (lines, tables) to stdout, control characters escaped for the terminal. */
+  protected out(text: string): void {
+    const safe = escapeLines(text)
+    process.stdout.write(safe.endsWith('\n') ? safe : `${safe}\n`)
+  }
+
+  /** Writes progress, warnings and hints to stderr (never data), control characters escaped. */
+  protected note(text: string): void {
+    const safe = escapeLines(text)
+    // under 2>&1 a masked child's line is completed first, never cut by this one
+    releaseHeldOutput()
+    process.stderr.write(safe.endsWith('\n') ? safe : `${safe}\n`)
+  }
+
+  /**
+   * The --json output (results and failures): pretty JSON on stdout, with the control characters
+   * JSON.stringify leaves raw (DEL, C1, bidi) escaped too, so the parsed value is unchanged.
+   */
+  protected override logJson(json: unknown): void {
+    process.stdout.write(`${escapeJsonText(JSON.stringify(json, null, 2))}\n`)
+  }
+
+  /**
+   * Any failure: under --json the `{ error }` object through oclif's toErrorJson/logJson hooks (stdout),
+   * otherwise one line and a hint on stderr; then the documented exit code.
+   */
+  protected override async catch(error: Error & { exitCode?: number }): Promise<unknown> {
+    const report = reportError(error)
+    if (this.jsonEnabled()) this.logJson(this.toErrorJson(error))
+    else this.logToStderr(formatErrorReport(report))
+    if (process.env.VAULT_DEBUG_STACK === '1' && error.stack)
+      process.stderr.write(`${scrubStack(error.stack)}\n`)
+    return this.exit(report.exitCode)
+  }
+
+  /** The --json shape of a failure: `{ error: { name, code, exitCode, message, hint } }`, never a cause. */
+  protected override toErrorJson(error: unknown): { error: ErrorReport } {
+    return { error: reportError(error) }
+  }
+}
+
+/**
+ * `opts` when it is a Config instance of the @oclif/core this module runs with. oclif's Config module
+ * is imported only here, when a Config is at hand: on the full path it is loaded already; the lean
+ * bundles (scripts/bundle.mjs) leave it out and never get here (the lean runner calls no Command.run).
+ */
+async function ownConfig(opts: Interfaces.LoadOptions): Promise<Config | undefined> {
+  if (typeof opts !== 'object' || !('_base' in opts)) return undefined
+  // A CommonJS module: Node's import gives its exports as named and as the default export, the bundle
+  // and tsx (which oclif loads the TypeScript commands with under NODE_ENV=test or development) as one
+  // or the other. Without a class to compare with, oclif decides.
+  const loaded = (await import('@oclif/core/config')) as {
+    Config?: typeof Config
+    default?: { Config?: typeof Config }
+  }
+  const OwnConfig = loaded.Config ?? loaded.default?.Config
+  return OwnConfig && opts instanceof OwnConfig ? opts : undefined
+}
+
+function scrubStack(stack: string): string {
+  return stack
+    .split('\n')
+    .filter((line) => line.trimStart().startsWith('at '))
+    .join('\n')
+}
+
+/** The store connection of the admin commands (`src/server/admin.ts`), from the `adminStoreFlags`. */
+export function adminConnection(flags: { 'db-url'?: string; 'encryption-key'?: string }): {
+  dbUrl?: string
+  encryptionKey?: string
+} {
+  return { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] }
+}
+
+/** Flags of the server-side admin commands, which open the vault database directly. */
+/** The `--db-url` of `vault backup` and `vault restore`, which open the database themselves. */
+export function requireDbUrl(flags: { 'db-url'?: string }): string {
+  const dbUrl = flags['db-url']
+  if (!dbUrl) {
+    throw new NotConfiguredError('DB_URL is not set', {
+      hint: 'pass --db-url or set DB_URL to the vault database',
+    })
+  }
+  return dbUrl
+}
+
+export const adminStoreFlags = {
+  'db-url': Flags.string({
+    env: 'DB_URL',
+    helpGroup: 'SERVER',
+    summary: 'vault database: sqlite:///path/vault.db, a path, or postgres://...',
+  }),
+  'encryption-key': Flags.string({
+    env: 'ENCRYPTION_KEY',
+    helpGroup: 'SERVER',
+    summary: 'the server ENCRYPTION_KEY (64 hex characters); prefer the environment variable',
+  }),
+}
+
+/** The project an admin command works on (id or name). */
+export const adminProjectFlag = Flags.string({
+  char: 'p',
+  env: 'VAULT_PROJECT_ID',
+  required: true,
+  summary: 'project id or name',
+})

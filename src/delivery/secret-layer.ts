@@ -1,0 +1,24 @@
+/**
+ * The vault-backed SecretLayer that `vault render --env` and `vault run` use: one list call per
+ * environment, values by name.
+ */
+import type { SecretLayer } from '../compose/secret-layer.js'
+import { fetchSecrets, sessionOptionsFor, type FallbackRequest } from './fallback-request.js'
+import type { ConnectionSettings } from '../client/settings.js'
+import { createSession } from '../client/session.js'
+import { VaultApi } from '../client/vault-api.js'
+
+/**
+ * A SecretLayer that reads the environment's secrets from the vault; an empty environment lets the
+ * server pick the only one the identity reaches. With `fallback`, through the offline copy (--fallback).
+ */
+export function createSecretLayer(settings: ConnectionSettings, fallback?: FallbackRequest): SecretLayer {
+  const api = new VaultApi(createSession(settings, process.env, sessionOptionsFor(fallback)))
+  return {
+    async load(environment) {
+      const target = { domain: settings.domain, projectId: settings.projectId, environment }
+      const secrets = await fetchSecrets(fallback, target, () => api.listSecrets(environment || undefined))
+      return Object.fromEntries(secrets.map((secret) => [secret.name, secret.value]))
+    },
+  }
+}

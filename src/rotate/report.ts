@@ -1,0 +1,65 @@
+/**
+ * Human output of `vault rotate`: the services recreated with their state, and the `--due` table.
+ */
+import type { DueResult } from './due.js'
+import type { ServiceReport } from './restart.js'
+import type { RotateResult } from './rotate-secret.js'
+import { formatColumns } from '../text/columns.js'
+import { fields } from '../text/terminal-text.js'
+
+function serviceLines(services: ServiceReport[], indent = ''): string[] {
+  return services.map(
+    (service) =>
+      indent +
+      fields`${service.ok ? 'ok  ' : 'FAIL'} ${service.service}: ${service.status}` +
+      (service.health ? fields` (${service.health})` : '') +
+      (!service.ok && service.reason ? fields` - ${service.reason}` : ''),
+  )
+}
+
+/** One line per service, compose's whole error when it failed, then what the vault now holds. */
+export function formatRotateReport(result: RotateResult): string {
+  const lines = serviceLines(result.services)
+  if (result.error) lines.push(result.error)
+  const holds = `the vault holds version ${result.vaultVersion} (${result.vaultHolds === 'new' ? 'the new value' : `the value of version ${result.previousVersion}`})`
+  if (!result.restarted) {
+    lines.push(`rotated ${result.name} to version ${result.version}; no service recreated; ${holds}`)
+  } else if (result.outcome === 'rotated') {
+    lines.push(
+      `rotated ${result.name} to version ${result.version}; ${result.services.length} service(s) recreated, all ready; ${holds}`,
+    )
+  } else if (result.outcome === 'unhealthy') {
+    lines.push(
+      `rotated ${result.name} to version ${result.version}, but the services are NOT ready (--no-rollback); ${holds}`,
+    )
+  } else {
+    lines.push(
+      `rotated ${result.name} to version ${result.version}, but the services were NOT ready: rolled back`,
+    )
+    if (result.rollback) {
+      lines.push(...serviceLines(result.rollback.services, '  '))
+      if (result.rollback.error) lines.push(result.rollback.error)
+      lines.push(
+        `  recreated with the previous value: ${result.rollback.healthy ? 'all ready' : 'NOT all ready'}`,
+      )
+    }
+    lines.push(holds)
+  }
+  return lines.join('\n')
+}
+
+/** The `--due` table, oldest first. */
+export function formatDueReport(result: DueResult): string {
+  const rows = result.secrets.map((secret) => [
+    secret.due ? 'DUE' : 'ok',
+    secret.name,
+    secret.kind,
+    `${secret.ageDays}d`,
+    `${secret.maxAgeDays}d`,
+  ])
+  const table =
+    rows.length > 0
+      ? formatColumns(rows, ['', 'NAME', 'KIND', 'AGE', 'MAX'])
+      : 'no secret is covered by a rotation rule'
+  return `${table}\n${result.due} secret(s) due for rotation`
+}
