@@ -1,8 +1,15 @@
 import { defineConfig } from 'vitest/config'
 
+/**
+ * Workers: the I/O-bound projects (they wait on child processes, servers and the engine, not the CPU)
+ * run several files at once on this 2-core machine; VAULT_TEST_WORKERS overrides the pool's size.
+ */
+const workers = Number(process.env.VAULT_TEST_WORKERS ?? 4)
+
 export default defineConfig({
   test: {
     reporters: ['default', './test/harness/summary-reporter.ts'],
+    maxWorkers: workers,
     projects: [
       {
         test: {
@@ -52,6 +59,7 @@ export default defineConfig({
             'test/adversarial/proxy/client-selection.test.ts',
           ],
           globalSetup: ['test/harness/global-setup.ts'],
+          maxWorkers: Math.min(workers, Number(process.env.VAULT_TEST_INTEGRATION_WORKERS ?? 2)),
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },

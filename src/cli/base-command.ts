@@ -6,6 +6,7 @@ import { Command } from '@oclif/core/command'
 import * as Flags from '@oclif/core/flags'
 import type { Config } from '@oclif/core/config'
 import type * as Interfaces from '@oclif/core/interfaces'
+import { parseMaxAge, type FallbackPolicy } from '../delivery/fallback-request.js'
 import { NotConfiguredError } from '../errors.js'
 import { releaseHeldOutput } from '../masking/held-output.js'
 import { formatErrorReport, reportError, type ErrorReport } from '../text/error-report.js'
@@ -70,6 +71,21 @@ export const fallbackFlags = {
 export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected flags!: InferredFlags<T>
   protected args!: InferredArgs<T>
+
+  /**
+   * The offline-copy policy of a command with `fallbackFlags`, parsed from its flags (a bad
+   * --fallback-max-age is a usage error here, before any session is built); undefined without
+   * --fallback or --fallback-only.
+   */
+  protected fallbackPolicy(warn: (line: string) => void): FallbackPolicy | undefined {
+    const flags = this.flags as { fallback?: boolean; 'fallback-only'?: boolean; 'fallback-max-age'?: string }
+    if (!flags.fallback && !flags['fallback-only']) return undefined
+    return {
+      only: Boolean(flags['fallback-only']),
+      maxAgeMs: parseMaxAge(flags['fallback-max-age'] ?? '7d'),
+      warn: (line) => warn(`Warning: ${line}`),
+    }
+  }
 
   /**
    * Runs the command as oclif's Command.run does, except that a Config of vault's own oclif (the one

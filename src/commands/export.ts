@@ -53,7 +53,7 @@ export default class Export extends BaseCommand<typeof Export> {
   }
 
   async run(): Promise<void> {
-    const fallback = { flags: this.flags, warn: (line: string) => this.note(`Warning: ${line}`) }
+    const fallback = this.fallbackPolicy((line) => this.note(line))
     const { api, settings } = await connect(
       this.flags,
       (line) => this.note(line),

@@ -55,7 +55,7 @@ export default class Inject extends BaseCommand<typeof Inject> {
     const { flags } = this
     const warn = (line: string) => this.note(line)
     const settings = await resolveConnectionSettings(flags, warn)
-    const fallback = { flags, warn: (line: string) => warn(`Warning: ${line}`) }
+    const fallback = this.fallbackPolicy(warn)
     const layer = createSecretLayer(settings, fallback)
     const { runShellCommand } = await import('../process/child.js')
     const exec = flags.exec ? () => runShellCommand(flags.exec!) : undefined

@@ -119,7 +119,7 @@ export default class Render extends BaseCommand<typeof Render> {
     const { resolveConnectionSettings } = await import('../client/connect.js')
     const { createSecretLayer } = await import('../delivery/secret-layer.js')
     const warn = (line: string) => this.note(line)
-    const fallback = { flags: this.flags, warn: (line: string) => warn(`Warning: ${line}`) }
+    const fallback = this.fallbackPolicy(warn)
     return createSecretLayer(await resolveConnectionSettings(this.flags, warn), fallback)
   }
 }

@@ -83,7 +83,7 @@ export default class Run extends BaseCommand<typeof Run> {
       profiles: this.flags.profile,
       composeDir: this.flags['stack-dir'],
       mask: this.flags.mask,
-      fallback: { flags: this.flags, warn: (line) => this.note(`Warning: ${line}`) },
+      fallback: this.fallbackPolicy((line) => this.note(line)),
       warn: (line) => this.note(`Warning: ${line}`),
     }
     if (this.flags.watch) {

@@ -5,44 +5,9 @@
  * --fallback-only uses the copy alone. Authentication and permission errors never fall back: a vault
  * that answers "no" is obeyed.
  */
-import { NotFoundError, UnreachableError, UsageError } from '../errors.js'
-import type { FallbackFlags } from './fallback-request.js'
+import { NotFoundError, UnreachableError } from '../errors.js'
+import type { FallbackPolicy } from './fallback-request.js'
 import type { CopiedSecret, CopyIdentity } from './fallback-store.js'
-
-export interface FallbackPolicy {
-  /** Use the copy alone, without contacting the vault. */
-  only: boolean
-  maxAgeMs: number
-  warn: (line: string) => void
-  env?: NodeJS.ProcessEnv
-  now?: () => number
-}
-
-const units: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
-
-/** Parses `90s`, `30m`, `12h`, `7d`, `2w` (a bare number is seconds). */
-export function parseMaxAge(text: string): number {
-  const match = /^\s*(\d+)\s*([smhdw]?)\s*$/i.exec(text)
-  if (!match) {
-    throw new UsageError(
-      `--fallback-max-age must be a duration such as 12h or 7d, got ${JSON.stringify(text)}`,
-    )
-  }
-  return Number(match[1]) * units[(match[2] || 's').toLowerCase()]!
-}
-
-/** The policy for the flags, or undefined when neither --fallback nor --fallback-only is given. */
-export function fallbackPolicy(
-  flags: FallbackFlags,
-  warn: (line: string) => void,
-): FallbackPolicy | undefined {
-  if (!flags.fallback && !flags['fallback-only']) return undefined
-  return {
-    only: Boolean(flags['fallback-only']),
-    maxAgeMs: parseMaxAge(flags['fallback-max-age'] ?? '7d'),
-    warn,
-  }
-}
 
 /** A duration for people: `3 d 4 h`, `2 h 5 min`, `40 s`. */
 export function describeAge(ms: number): string {

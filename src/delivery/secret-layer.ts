@@ -3,7 +3,7 @@
  * environment, values by name.
  */
 import type { SecretLayer } from '../compose/secret-layer.js'
-import { fetchSecrets, sessionOptionsFor, type FallbackRequest } from './fallback-request.js'
+import { fetchSecrets, sessionOptionsFor, type FallbackPolicy } from './fallback-request.js'
 import type { ConnectionSettings } from '../client/settings.js'
 import { createSession } from '../client/session.js'
 import { VaultApi } from '../client/vault-api.js'
@@ -12,7 +12,7 @@ import { VaultApi } from '../client/vault-api.js'
  * A SecretLayer that reads the environment's secrets from the vault; an empty environment lets the
  * server pick the only one the identity reaches. With `fallback`, through the offline copy (--fallback).
  */
-export function createSecretLayer(settings: ConnectionSettings, fallback?: FallbackRequest): SecretLayer {
+export function createSecretLayer(settings: ConnectionSettings, fallback?: FallbackPolicy): SecretLayer {
   const api = new VaultApi(createSession(settings, process.env, sessionOptionsFor(fallback)))
   return {
     async load(environment) {

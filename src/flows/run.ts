@@ -5,7 +5,7 @@
 import { basename } from 'node:path'
 import { createSecretLayer } from '../delivery/secret-layer.js'
 import type { ConnectionSettings } from '../client/settings.js'
-import type { FallbackRequest } from '../delivery/fallback-request.js'
+import type { FallbackPolicy } from '../delivery/fallback-request.js'
 import { buildChildEnvironment } from '../process/child-env.js'
 import { runChild } from '../process/child.js'
 import { channelCount, maskedStreams, planMasking, type MaskedStreamSet } from '../masking/mask-plan.js'
@@ -27,7 +27,7 @@ export interface RunOptions {
   /** --mask / --no-mask; undefined masks each output stream that is not a terminal. */
   mask?: boolean
   /** --fallback / --fallback-only (src/delivery/fallback.ts). */
-  fallback?: FallbackRequest
+  fallback?: FallbackPolicy
   warn: (line: string) => void
 }
 

@@ -1,11 +1,16 @@
 /**
  * Prints one plain closing line after the run, `tests: N passed, N failed, N skipped`, so that CI logs carry
  * a summary any reader understands, and lists the skipped tests by name so that no skip goes unnoticed.
+ * Before it, each project's files and the time its files took (summed over files, which run in parallel),
+ * and the run's wall time.
  */
 import type { Reporter, TestModule } from 'vitest/node'
 
 export default class SummaryReporter implements Reporter {
+  private readonly startedAt = performance.now()
+
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    process.stdout.write(projectTimes(testModules, performance.now() - this.startedAt))
     let passed = 0
     let failed = 0
     const skipped: string[] = []
@@ -21,4 +26,20 @@ export default class SummaryReporter implements Reporter {
       process.stdout.write(`\nskipped tests:\n${skipped.map((name) => `  - ${name}`).join('\n')}\n`)
     process.stdout.write(`\ntests: ${passed} passed, ${failed} failed, ${skipped.length} skipped\n`)
   }
+}
+
+/** One line per project: its files and the seconds they took (summed), then the run's wall time. */
+function projectTimes(testModules: ReadonlyArray<TestModule>, wallMs: number): string {
+  const projects = new Map<string, { files: number; ms: number }>()
+  for (const module of testModules) {
+    const entry = projects.get(module.project.name) ?? { files: 0, ms: 0 }
+    entry.files++
+    entry.ms += module.diagnostic().duration
+    projects.set(module.project.name, entry)
+  }
+  const lines = [...projects].map(
+    ([name, { files, ms }]) =>
+      `  ${name.padEnd(12)} ${String(files).padStart(4)} files  ${(ms / 1000).toFixed(1).padStart(7)} s`,
+  )
+  return `\nproject times (file time summed; files run in parallel):\n${lines.join('\n')}\n  wall time ${(wallMs / 1000).toFixed(1)} s\n`
 }

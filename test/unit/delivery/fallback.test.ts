@@ -21,12 +21,8 @@ import {
   UnreachableError,
   UsageError,
 } from '../../../src/errors.js'
-import {
-  describeAge,
-  fetchWithFallback,
-  parseMaxAge,
-  type FallbackPolicy,
-} from '../../../src/delivery/fallback.js'
+import { describeAge, fetchWithFallback } from '../../../src/delivery/fallback.js'
+import { parseMaxAge, type FallbackPolicy } from '../../../src/delivery/fallback-request.js'
 import { fallbackKeyFilePath, readFallbackKey } from '../../../src/delivery/fallback-key.js'
 import { copyFilePath, readCopy, writeCopy, type CopyIdentity } from '../../../src/delivery/fallback-store.js'
 
