@@ -60,6 +60,9 @@ export default defineConfig({
           ],
           globalSetup: ['test/harness/global-setup.ts'],
           maxWorkers: Math.min(workers, Number(process.env.VAULT_TEST_INTEGRATION_WORKERS ?? 2)),
+          // a group of its own (vitest runs groups one after another): it shares one engine and one
+          // PostgreSQL, so it gets fewer workers than the projects before it
+          sequence: { groupOrder: 1 },
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },
