@@ -4,7 +4,6 @@
  */
 import { Command } from '@oclif/core/command'
 import * as Flags from '@oclif/core/flags'
-import type { Config } from '@oclif/core/config'
 import type * as Interfaces from '@oclif/core/interfaces'
 import { parseMaxAge, type FallbackPolicy } from '../delivery/fallback-request.js'
 import { NotConfiguredError } from '../errors.js'
@@ -87,24 +86,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
     }
   }
 
-  /**
-   * Runs the command as oclif's Command.run does, except that a Config of vault's own oclif (the one
-   * oclif's main.run has just loaded and passes here) is used as it is. oclif's Command.run builds a
-   * second Config from any Config it is given (package.json, platform, shell, theme, every command's
-   * permutations again), which is for command classes built on another copy of @oclif/core; vault's
-   * commands share vault's. Anything else (a root path, load options, no options) goes to oclif.
-   */
-  public static override async run<C extends Command>(
-    this: new (argv: string[], config: Config) => C,
-    argv: string[] = process.argv.slice(2),
-    opts?: Interfaces.LoadOptions,
-  ): Promise<ReturnType<C['run']>> {
-    const config = await ownConfig(opts)
-    if (!config) return Command.run.call(this, argv, opts) as Promise<ReturnType<C['run']>>
-    const command = new this(argv, config)
-    return (command as unknown as { _run(): Promise<ReturnType<C['run']>> })._run()
-  }
-
   public override async init(): Promise<void> {
     await super.init()
     const { args, flags } = await this.parse({
@@ -157,24 +138,6 @@ export abstract class BaseCommand<T extends typeof Command> extends Command {
   protected override toErrorJson(error: unknown): { error: ErrorReport } {
     return { error: reportError(error) }
   }
-}
-
-/**
- * `opts` when it is a Config instance of the @oclif/core this module runs with. oclif's Config module
- * is imported only here, when a Config is at hand: on the full path it is loaded already; the lean
- * bundles (scripts/bundle.mjs) leave it out and never get here (the lean runner calls no Command.run).
- */
-async function ownConfig(opts: Interfaces.LoadOptions): Promise<Config | undefined> {
-  if (typeof opts !== 'object' || !('_base' in opts)) return undefined
-  // A CommonJS module: Node's import gives its exports as named and as the default export, the bundle
-  // and tsx (which oclif loads the TypeScript commands with under NODE_ENV=test or development) as one
-  // or the other. Without a class to compare with, oclif decides.
-  const loaded = (await import('@oclif/core/config')) as {
-    Config?: typeof Config
-    default?: { Config?: typeof Config }
-  }
-  const OwnConfig = loaded.Config ?? loaded.default?.Config
-  return OwnConfig && opts instanceof OwnConfig ? opts : undefined
 }
 
 function scrubStack(stack: string): string {
