@@ -4,6 +4,7 @@
  */
 import { execa } from 'execa'
 import { fileURLToPath } from 'node:url'
+import { checkJsonAnswer } from './json-shape.js'
 
 export const runJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 /** Runs a command line through the full oclif path only (never the lean path of src/cli/lean.ts). */
@@ -35,5 +36,7 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
     timeout: options.timeout ?? 60_000,
     stripFinalNewline: false,
   })
-  return { exitCode: result.exitCode ?? -1, stdout: String(result.stdout), stderr: String(result.stderr) }
+  const stdout = String(result.stdout)
+  if (args.includes('--json') || options.env?.VAULT_CONTENT_TYPE === 'json') checkJsonAnswer(args, stdout)
+  return { exitCode: result.exitCode ?? -1, stdout, stderr: String(result.stderr) }
 }
