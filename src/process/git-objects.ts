@@ -109,8 +109,8 @@ export async function readBlobs(dir: string, blobs: readonly string[], visitor: 
     throw new UsageError(`git cat-file failed in ${dir}`, { hint: 'is it a git repository?' })
 }
 
-/** The `cat-file --batch` output format: `<oid> <type> <size>\n<bytes>\n`, or `<oid> missing\n`. */
-class BatchParser {
+/** A parser of `cat-file --batch` output: `<oid> <type> <size>\n<bytes>\n`, or `<oid> missing\n`. */
+export class BatchParser {
   private header: Buffer[] = []
   private remaining = -1
   private objects = 0
