@@ -7,7 +7,7 @@
 /** The CLI's layers, top first. */
 export const cliLayers = [
   ['commands'],
-  ['cli', 'flows'],
+  ['cli', 'flows', 'scan'],
   ['rotate', 'doctor'],
   ['stack'],
   ['delivery', 'export'],

@@ -106,6 +106,12 @@ export class VaultApi {
     return (await this.call<{ versions: SecretVersion[] }>('GET', path, { query: { environment } })).versions
   }
 
+  /** The value of one version of a secret (an old one too). */
+  async secretVersion(name: string, version: number, environment: string | undefined): Promise<Secret> {
+    const path = `secrets/${encodeURIComponent(name)}/versions/${version}`
+    return this.call<Secret>('GET', path, { query: { environment } })
+  }
+
   async rollback(name: string, version: number, environment: string | undefined): Promise<SecretMetadata> {
     const path = `secrets/${encodeURIComponent(name)}/rollback`
     return this.call<SecretMetadata>('POST', path, { query: { environment }, json: { version } })

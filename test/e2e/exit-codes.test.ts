@@ -37,6 +37,21 @@ afterAll(async () => {
 })
 
 describe('exit 10: the check ran and found something', () => {
+  it('scan exits 10 when a value is found, 0 when clean, 2 without a source; the value is never printed', async () => {
+    const dir = mkdtempSync(join(work, 'scan-'))
+    writeFileSync(join(dir, 'config.env'), 'PASSWORD=db-pw-1-long\n')
+    await deploymentApi(server, join(work, 'seed-scan')).putSecret('SCAN_PASSWORD', 'db-pw-1-long', 'dev')
+    const found = await runCli(['scan', '--env', 'dev', '--path', dir], { env, cwd: work })
+    expect(found.exitCode).toBe(ExitCode.findings)
+    expect(found.stdout).toContain(`SCAN_PASSWORD v1 (current): ${join(dir, 'config.env')}:1`)
+    expect(found.stdout + found.stderr).not.toContain('db-pw-1-long')
+    writeFileSync(join(dir, 'config.env'), 'PASSWORD=elsewhere\n')
+    expect((await runCli(['scan', '--env', 'dev', '--path', dir], { env, cwd: work })).exitCode).toBe(0)
+    const usage = await runCli(['scan', '--env', 'dev', '--json'], { env, cwd: work })
+    expect(usage.exitCode).toBe(ExitCode.usage)
+    expect(JSON.parse(usage.stdout)).toMatchObject({ error: { code: 'ERR_USAGE' } })
+  })
+
   it('rotate --due exits 10 when a secret is due, 0 when none is', async () => {
     const due = await runCli(['rotate', '--due', '--env', 'dev', '--max-age', 'DATABASE_*=0'], {
       env,
