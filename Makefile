@@ -13,7 +13,7 @@ export PATH := $(CURDIR)/.tools/node_modules/.bin:$(PATH)
 endif
 NPM := npm --loglevel=error --no-fund --no-audit
 
-.PHONY: help setup build manifest manifest-check lint typecheck test test-unit test-integration ci demo demo-engine pwgen bench clean
+.PHONY: help setup build manifest manifest-check schemas schemas-check lint typecheck test test-unit test-integration ci demo demo-engine pwgen bench clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 20
@@ -44,6 +44,12 @@ manifest-check: build ## fail when the committed oclif.manifest.json differs fro
 	@if [ -d .git ] && ! git diff --quiet -- oclif.manifest.json; then \
 	  echo "oclif.manifest.json is stale: run 'make build' and commit it" >&2; git diff --stat -- oclif.manifest.json >&2; exit 1; fi
 
+schemas: setup ## regenerate test/schemas/<id>.json, the --json shape of each command (commit the result)
+	@npx --no-install tsx scripts/json-schemas.ts
+
+schemas-check: setup ## fail when a committed --json schema differs from the command's result type
+	@npx --no-install tsx scripts/json-schemas.ts --check
+
 lint: setup ## eslint and prettier
 	@npx --no-install eslint .
 	@npx --no-install prettier --check --log-level warn .
@@ -60,7 +66,13 @@ test-unit: build ## unit tests only
 test-integration: build ## integration tests only
 	@npx --no-install vitest run --project integration
 
-ci: lint typecheck manifest-check test ## everything CI checks
+ci: manifest-check ## everything CI checks: the tests, with lint, typecheck and the schema check beside them
+	@set -o pipefail; started=$$(date +%s); \
+	 ( $(MAKE) --no-print-directory lint typecheck schemas-check > .ci-checks.log 2>&1; echo $$? > .ci-checks.rc ) & \
+	 $(MAKE) --no-print-directory test; tests=$$?; wait; checks=$$(cat .ci-checks.rc); \
+	 cat .ci-checks.log; rm -f .ci-checks.log .ci-checks.rc; \
+	 echo "ci: tests exit $$tests, lint/typecheck/schemas exit $$checks, $$(( $$(date +%s) - started )) s"; \
+	 test $$tests -eq 0 -a $$checks -eq 0
 
 demo: build ## an embedded vault, the example stack rendered with its secrets, the proxy's decisions
 	@bash scripts/demo.sh
