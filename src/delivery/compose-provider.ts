@@ -5,9 +5,10 @@
  * `setenv KEY=VALUE` as <SERVICE>_KEY. This module turns an environment's secrets into those messages,
  * all of them or none: every name is checked (`^[A-Z_][A-Z0-9_]*$`, so compose's cut at the first `=`
  * gives the name back), and what `vault run` withholds is withheld here too (a name that controls a
- * process unless allowed, the CLI's own credentials, a value with a NUL byte).
+ * process unless allowed, the stack's own credentials even when allowed, a value with a NUL byte).
  */
 import { AuthError, IntegrityError, NotConfiguredError, NotFoundError, UsageError } from '../errors.js'
+import { credentialSecretNames } from '../client/credentials-file.js'
 import { refuseHostVariables } from '../process/host-variables.js'
 import { isWithheld } from '../process/withheld-variables.js'
 
@@ -58,11 +59,16 @@ export async function providerUp(
   }
   const prefix = options.raw ? '' : `${options.service.toUpperCase()}_`
   const received = selected.map((name) => prefix + name)
-  const withheld = received.filter(isWithheld)
+  const withheld = received.filter(
+    (name) => isWithheld(name) || (credentialSecretNames as readonly string[]).includes(name),
+  )
   if (withheld.length > 0) {
-    throw new AuthError(`refusing to set ${withheld.join(', ')}: the CLI's own credentials never leave it`, {
-      hint: 'rename the secret',
-    })
+    throw new AuthError(
+      `refusing to set ${withheld.join(', ')}: the stack's vault credentials never reach a container`,
+      {
+        hint: 'rename the secret',
+      },
+    )
   }
   refuseHostVariables(received, options.allowEnv)
   const withNul = selected.filter((name) => byName.get(name)!.includes('\0'))
