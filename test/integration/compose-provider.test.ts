@@ -11,9 +11,11 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import Compose from '../../src/commands/compose/index.js'
 import { connectionFlags } from '../../src/cli/base-command.js'
+import { loadComposeProject } from '../../src/compose/load.js'
 import { runJs } from '../helpers/cli.js'
 import {
   decodeProviderMetadata,
@@ -37,6 +39,7 @@ const hostile: Record<string, string> = {
 }
 const dev: Record<string, string> = {
   DB_PASSWORD: 'CANARY-db-3f9a',
+  POSTGRES_PASSWORD: 'CANARY-pg-3f9a',
   API_KEY: 'CANARY-api-3f9a',
   ...hostile,
 }
@@ -54,6 +57,7 @@ const work = mkdtempSync(join(tmpdir(), 'vault-provider-'))
 const binDir = join(work, 'bin')
 const stackDir = join(work, 'stack')
 const elsewhere = join(work, 'elsewhere')
+const exampleDir = fileURLToPath(new URL('../../examples/compose-provider', import.meta.url))
 /** The project's interpolation environment: the shell (no VAULT_ variable) plus nothing from .env. */
 let shell: Record<string, string>
 let driver: DriverOptions
@@ -389,6 +393,48 @@ describe('vault compose up', () => {
       expect(direct.stderr).toContain('vault')
       expectNoValueIn(direct.stderr, values)
     }
+  })
+})
+
+describe('examples/compose-provider/compose.yaml', () => {
+  it('gives db only POSTGRES_PASSWORD and app both secrets, over its placeholder', async () => {
+    const environment = { ...shell, VAULT_STACK_DIR: stackDir }
+    const loaded = loadComposeProject({ cwd: exampleDir, environment })
+    const services = loaded.model.services as Record<
+      string,
+      {
+        provider?: ProviderConfig
+        depends_on?: Record<string, unknown>
+        environment?: Record<string, string | null>
+      }
+    >
+    const project: ComposeProject = {
+      name: loaded.name,
+      environment: loaded.variables,
+      services: Object.fromEntries(
+        Object.entries(services).map(([name, service]) => [
+          name,
+          {
+            provider: service.provider,
+            dependsOn: Object.keys(service.depends_on ?? {}),
+            environment: service.environment,
+          },
+        ]),
+      ),
+    }
+    const options = { ...driver, cwd: exampleDir }
+    for (const provider of ['db-secrets', 'app-secrets']) {
+      const run = await runProviderStep(project, provider, 'up', options)
+      expect(run.error).toBeUndefined()
+      expect(run.argv).toContain('--env=dev')
+      for (const [name, environment] of Object.entries(run.services))
+        project.services[name]!.environment = environment
+    }
+    expect(project.services.db!.environment).toEqual({ POSTGRES_PASSWORD: dev.POSTGRES_PASSWORD })
+    expect(project.services.app!.environment).toEqual({
+      API_KEY: dev.API_KEY,
+      POSTGRES_PASSWORD: dev.POSTGRES_PASSWORD,
+    })
   })
 })
 
