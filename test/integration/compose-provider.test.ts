@@ -174,29 +174,40 @@ describe('vault compose metadata', () => {
 })
 
 describe('vault compose up', () => {
-  it('gives each dependent service the requested secrets under their exact names (rawsetenv)', async () => {
-    const run = await up(stack({ env: 'dev', secrets: ['DB_PASSWORD', 'API_KEY'] }))
-    expect(run.error).toBeUndefined()
-    expect(run.argv![0]).toBe('compose')
-    expect(run.argv![1]).toBe('--project-name=homelab')
-    expect(run.argv![2]).toBe('up')
-    expect(run.argv!.at(-1)).toBe('secrets')
-    expect(run.argv!.slice(3, -1).sort()).toEqual(['--env=dev', '--secrets=API_KEY', '--secrets=DB_PASSWORD'])
-    expect(run.services.app).toEqual({
-      DB_PASSWORD: dev.DB_PASSWORD,
-      API_KEY: dev.API_KEY,
-      KEEP: 'kept',
-      INHERITED: null,
-    })
-    expect(run.services.worker).toEqual({ DB_PASSWORD: dev.DB_PASSWORD, API_KEY: dev.API_KEY })
-    expect(run.services.unrelated).toEqual({ DB_PASSWORD: 'untouched' })
-    expect(run.services.secrets).toEqual({})
-    expect(run.warnings).toEqual([
-      'provider "secrets" overrides environment variable "DB_PASSWORD" in service "app"',
-    ])
-    expect(messageTypes(run)).toEqual(['rawsetenv', 'rawsetenv', 'info'])
-    expect(run.shown).toEqual([{ type: 'info', message: '2 secrets from environment dev' }])
-  })
+  // Go's map order is random: secrets last (where a greedy list flag would take the service name) or first
+  it.each([
+    ['secrets last', <T>(keys: T[]) => [...keys].sort()],
+    ['secrets first', <T>(keys: T[]) => [...keys].sort().reverse()],
+  ])(
+    'gives each dependent service the requested secrets under their exact names (rawsetenv, %s)',
+    async (_, shuffle) => {
+      const run = await up(stack({ env: 'dev', secrets: ['DB_PASSWORD', 'API_KEY'] }), { shuffle })
+      expect(run.error).toBeUndefined()
+      expect(run.argv![0]).toBe('compose')
+      expect(run.argv![1]).toBe('--project-name=homelab')
+      expect(run.argv![2]).toBe('up')
+      expect(run.argv!.at(-1)).toBe('secrets')
+      expect(run.argv!.slice(3, -1).sort()).toEqual([
+        '--env=dev',
+        '--secrets=API_KEY',
+        '--secrets=DB_PASSWORD',
+      ])
+      expect(run.services.app).toEqual({
+        DB_PASSWORD: dev.DB_PASSWORD,
+        API_KEY: dev.API_KEY,
+        KEEP: 'kept',
+        INHERITED: null,
+      })
+      expect(run.services.worker).toEqual({ DB_PASSWORD: dev.DB_PASSWORD, API_KEY: dev.API_KEY })
+      expect(run.services.unrelated).toEqual({ DB_PASSWORD: 'untouched' })
+      expect(run.services.secrets).toEqual({})
+      expect(run.warnings).toEqual([
+        'provider "secrets" overrides environment variable "DB_PASSWORD" in service "app"',
+      ])
+      expect(messageTypes(run)).toEqual(['rawsetenv', 'rawsetenv', 'info'])
+      expect(run.shown).toEqual([{ type: 'info', message: '2 secrets from environment dev' }])
+    },
+  )
 
   it('with raw: false sends setenv, which compose prefixes with the service name (compose before 5.2)', async () => {
     const run = await up(stack({ env: 'dev', secrets: ['DB_PASSWORD', 'API_KEY'], raw: false }))
