@@ -146,3 +146,60 @@ export function resolveTemplates<T extends StoredSecret>(secrets: readonly T[]):
     frame.out += text
   }
 }
+
+/**
+ * Checks a template about to be stored as `name` against the environment's other secrets: every
+ * reference exists and none leads back to `name`. Throws TemplateSyntaxError (exit 2), or a UsageError
+ * (exit 2) naming the chain: nothing is stored then.
+ */
+export function checkNewTemplate(existing: readonly StoredSecret[], name: string, template: string): void {
+  const others = existing.filter((secret) => secret.name !== name)
+  try {
+    resolveTemplates([{ name, value: template, template: true }, ...others])
+  } catch (error) {
+    if (!(error instanceof TemplateError)) throw error
+    throw new UsageError(`not stored: ${error.message}`, { hint: error.hint })
+  }
+}
+
+/**
+ * The templates whose resolved value changes when `name` changes: those naming it, and those naming
+ * one of them, sorted. A template that cannot be parsed counts as naming nothing.
+ */
+export function dependentTemplates(secrets: readonly StoredSecret[], name: string): string[] {
+  const namedBy = new Map<string, string[]>()
+  for (const secret of secrets) {
+    if (!secret.template) continue
+    let references: string[]
+    try {
+      references = templateReferences(secret.name, secret.value)
+    } catch {
+      continue
+    }
+    for (const reference of references)
+      namedBy.set(reference, [...(namedBy.get(reference) ?? []), secret.name])
+  }
+  const found = new Set<string>()
+  const queue = [name]
+  while (queue.length > 0) {
+    for (const user of namedBy.get(queue.pop()!) ?? []) {
+      if (user === name || found.has(user)) continue
+      found.add(user)
+      queue.push(user)
+    }
+  }
+  return [...found].sort()
+}
+
+/** The environment's values by name, templates resolved; `overrides` replace stored values first. */
+export function resolvedValues(
+  secrets: readonly StoredSecret[],
+  overrides: Record<string, string> = {},
+): Record<string, string> {
+  const replaced = secrets.map((secret) =>
+    Object.hasOwn(overrides, secret.name)
+      ? { ...secret, value: overrides[secret.name]!, template: false }
+      : secret,
+  )
+  return Object.fromEntries(resolveTemplates(replaced).map((secret) => [secret.name, secret.value]))
+}

@@ -1,7 +1,10 @@
 /**
  * The light entry to `--fallback` for the commands and the secret layer: without the flags it costs
- * nothing (the store, the key and node:crypto are loaded only when a fallback is asked for).
+ * nothing (the store, the key and node:crypto are loaded only when a fallback is asked for). Every
+ * reader of an environment (export, run, run --watch, render, inject) fetches here, so templates are
+ * resolved here (src/client/resolve-templates.ts), before an offline copy is written.
  */
+import { resolveTemplates } from '../client/resolve-templates.js'
 
 export interface FallbackFlags {
   fallback?: boolean
@@ -31,18 +34,19 @@ export interface FetchTarget {
   environment?: string
 }
 
-/** Fetches the secrets, through the offline copy when --fallback or --fallback-only asks for it. */
+/** Fetches the secrets with templates resolved, through the offline copy when --fallback or --fallback-only asks for it. */
 export async function fetchSecrets<T extends { name: string; value: string; version?: number }>(
   request: FallbackRequest | undefined,
   target: FetchTarget,
   fetch: () => Promise<T[]>,
 ): Promise<{ name: string; value: string }[]> {
-  if (!request || (!request.flags.fallback && !request.flags['fallback-only'])) return fetch()
+  const resolved = async () => resolveTemplates(await fetch())
+  if (!request || (!request.flags.fallback && !request.flags['fallback-only'])) return resolved()
   const { fallbackPolicy, fetchWithFallback } = await import('./fallback.js')
   const identity = {
     domain: target.domain ?? '',
     project: target.projectId ?? '',
     environment: target.environment ?? '',
   }
-  return fetchWithFallback(identity, fallbackPolicy(request.flags, request.warn)!, fetch)
+  return fetchWithFallback(identity, fallbackPolicy(request.flags, request.warn)!, resolved)
 }
