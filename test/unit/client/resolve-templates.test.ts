@@ -1,8 +1,10 @@
 import { performance } from 'node:perf_hooks'
 import { describe, expect, it } from 'vitest'
 import {
+  dependentTemplates,
   maxResolvedLength,
   parseTemplate,
+  resolvedValues,
   resolveTemplates,
   templateReferences,
   TemplateError,
@@ -126,5 +128,31 @@ describe('templateReferences', () => {
   it('lists each referenced name once, in order, and not the escaped ones', () => {
     expect(templateReferences('T', '${B} $${C} ${A} ${B}')).toEqual(['B', 'A'])
     expect(parseTemplate('T', 'a$${b')).toEqual([{ text: 'a${b' }])
+  })
+})
+
+describe('dependentTemplates and resolvedValues (what rotate recreates and with which values)', () => {
+  const stored = [
+    plain('POSTGRES_PASSWORD', 'old'),
+    template('DATABASE_URL', 'pg://app:${POSTGRES_PASSWORD}@db/app'),
+    template('WORKER_DSN', '${DATABASE_URL}?pool=5'),
+    template('OTHER', '${UNRELATED}'),
+    plain('UNRELATED', 'u'),
+    template('BROKEN', '${'),
+  ]
+
+  it('lists the templates naming the secret, directly or through another template', () => {
+    expect(dependentTemplates(stored, 'POSTGRES_PASSWORD')).toEqual(['DATABASE_URL', 'WORKER_DSN'])
+    expect(dependentTemplates(stored, 'UNRELATED')).toEqual(['OTHER'])
+    expect(dependentTemplates(stored, '__proto__')).toEqual([])
+  })
+
+  it('resolves with the new value of the rotated secret', () => {
+    const fine = stored.filter((secret) => secret.name !== 'BROKEN')
+    expect(resolvedValues(fine, { POSTGRES_PASSWORD: 'new' })).toMatchObject({
+      POSTGRES_PASSWORD: 'new',
+      DATABASE_URL: 'pg://app:new@db/app',
+      WORKER_DSN: 'pg://app:new@db/app?pool=5',
+    })
   })
 })
