@@ -7,6 +7,7 @@ import * as Flags from '@oclif/core/flags'
 import type * as Interfaces from '@oclif/core/interfaces'
 import { parseMaxAge, type FallbackPolicy } from '../delivery/fallback-request.js'
 import { NotConfiguredError } from '../errors.js'
+import { serverSetting, settingText } from '../server/settings.js'
 import { releaseHeldOutput } from '../masking/held-output.js'
 import { formatErrorReport, reportError, type ErrorReport } from '../text/error-report.js'
 import { escapeJsonText, escapeLines } from '../text/terminal-text.js'
@@ -147,36 +148,54 @@ function scrubStack(stack: string): string {
     .join('\n')
 }
 
+/** A deprecated variable read by an admin command: one line on stderr. */
+function warnDeprecated(line: string): void {
+  process.stderr.write(`Warning: ${line}\n`)
+}
+
+/**
+ * A server key setting of an admin command: its flag (which oclif filled from `VAULT_...`), else its
+ * `_FILE` twin or earlier name, as `vault server` reads them (src/server/settings.ts).
+ */
+function adminSetting(flag: string | undefined, key: 'dbUrl' | 'encryptionKey'): string | undefined {
+  const setting = serverSetting(key)
+  if (flag !== undefined && flag !== process.env[setting.env]) return flag
+  return settingText(setting, process.env, warnDeprecated) ?? flag
+}
+
 /** The store connection of the admin commands (`src/server/admin.ts`), from the `adminStoreFlags`. */
 export function adminConnection(flags: { 'db-url'?: string; 'encryption-key'?: string }): {
   dbUrl?: string
   encryptionKey?: string
 } {
-  return { dbUrl: flags['db-url'], encryptionKey: flags['encryption-key'] }
+  return {
+    dbUrl: adminSetting(flags['db-url'], 'dbUrl'),
+    encryptionKey: adminSetting(flags['encryption-key'], 'encryptionKey'),
+  }
 }
 
-/** Flags of the server-side admin commands, which open the vault database directly. */
 /** The `--db-url` of `vault backup` and `vault restore`, which open the database themselves. */
 export function requireDbUrl(flags: { 'db-url'?: string }): string {
-  const dbUrl = flags['db-url']
+  const dbUrl = adminSetting(flags['db-url'], 'dbUrl')
   if (!dbUrl) {
-    throw new NotConfiguredError('DB_URL is not set', {
-      hint: 'pass --db-url or set DB_URL to the vault database',
+    throw new NotConfiguredError('VAULT_DB_URL is not set', {
+      hint: 'pass --db-url or set VAULT_DB_URL (or VAULT_DB_URL_FILE) to the vault database',
     })
   }
   return dbUrl
 }
 
+/** Flags of the server-side admin commands, which open the vault database directly. */
 export const adminStoreFlags = {
   'db-url': Flags.string({
-    env: 'DB_URL',
+    env: 'VAULT_DB_URL',
     helpGroup: 'SERVER',
-    summary: 'vault database: sqlite:///path/vault.db, a path, or postgres://...',
+    summary: 'vault database: sqlite:///path/vault.db, a path, or postgres://... (also VAULT_DB_URL_FILE)',
   }),
   'encryption-key': Flags.string({
-    env: 'ENCRYPTION_KEY',
+    env: 'VAULT_ENCRYPTION_KEY',
     helpGroup: 'SERVER',
-    summary: 'the server ENCRYPTION_KEY (64 hex characters); prefer the environment variable',
+    summary: 'the server key (64 hex characters); prefer VAULT_ENCRYPTION_KEY_FILE',
   }),
 }
 

@@ -11,6 +11,8 @@ export interface SecretMetadata {
   version: number
   createdAt: string
   updatedAt: string
+  /** The value is a template whose `${OTHER}` the CLI resolves (src/client/resolve-templates.ts). */
+  template?: boolean
 }
 
 export interface Secret extends SecretMetadata {
@@ -18,8 +20,14 @@ export interface Secret extends SecretMetadata {
 }
 
 /** The metadata fields alone (what the API returned may carry more, such as the value). */
-export function secretMetadata({ name, version, createdAt, updatedAt }: SecretMetadata): SecretMetadata {
-  return { name, version, createdAt, updatedAt }
+export function secretMetadata({
+  name,
+  version,
+  createdAt,
+  updatedAt,
+  template,
+}: SecretMetadata): SecretMetadata {
+  return { name, version, createdAt, updatedAt, ...(template === true ? { template } : {}) }
 }
 
 export interface SecretVersion {
@@ -46,9 +54,10 @@ export interface Health {
   schemaVersion?: number
 }
 
-/** Options of a write: the version read before (sent as If-Match). */
+/** Options of a write: the version read before (sent as If-Match), and whether the value is a template. */
 export interface WriteOptions {
   ifVersion?: number
+  template?: boolean
 }
 
 /** Typed calls of the vault API. */
@@ -135,7 +144,7 @@ export class VaultApi {
   ): Promise<SecretMetadata> {
     return this.call<SecretMetadata>(method, `secrets/${encodeURIComponent(name)}`, {
       query: { environment: at.environment },
-      json: { value },
+      json: at.template ? { value, template: true } : { value },
       ifVersion: at.ifVersion,
     })
   }

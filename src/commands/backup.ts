@@ -1,5 +1,5 @@
 import * as Flags from '@oclif/core/flags'
-import { adminStoreFlags, BaseCommand, requireDbUrl } from '../cli/base-command.js'
+import { adminConnection, adminStoreFlags, BaseCommand, requireDbUrl } from '../cli/base-command.js'
 import { backupDatabase, type BackupResult } from '../backup/backup.js'
 import { backupSummary } from '../backup/report.js'
 
@@ -40,7 +40,7 @@ export default class Backup extends BaseCommand<typeof Backup> {
       dbUrl,
       output: this.flags.output,
       copyTo: this.flags['copy-to'],
-      encryptionKey: this.flags['encryption-key'],
+      encryptionKey: adminConnection(this.flags).encryptionKey,
       progress: (table, rows) => {
         if (showProgress || rows >= 5000) this.note(`  read ${table}: ${rows} rows`)
       },

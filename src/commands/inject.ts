@@ -9,7 +9,7 @@ export default class Inject extends BaseCommand<typeof Inject> {
   static override summary = "write a file from a template, with the environment's secrets substituted"
   static override description =
     "References are $NAME and ${NAME...} with compose's syntax, operators and errors (${NAME:-default}, " +
-    "${NAME:?message}, $$ for a literal $); the vault's values win over the process environment. The " +
+    "${NAME:?message}, $$ for a literal $); the vault's values win over the process environment, whose ENCRYPTION_KEY, JWT_SECRET and DB_URL (the vault server's keys) are withheld unless --allow-env names them. The " +
     'file is written atomically with mode 600. --check reports every problem and writes nothing. ' +
     "--exec runs a shell command after the file is written (to reload a service), without vault's " +
     'credentials in its environment. --watch keeps running: when a secret the template uses changes, ' +
@@ -39,6 +39,12 @@ export default class Inject extends BaseCommand<typeof Inject> {
   static override flags = {
     ...connectionFlags,
     ...fallbackFlags,
+    'allow-env': Flags.string({
+      summary:
+        "let the host's ENCRYPTION_KEY, JWT_SECRET or DB_URL reach the template (withheld: the vault server's keys)",
+      multiple: true,
+      delimiter: ',',
+    }),
     check: Flags.boolean({ summary: 'report every problem of the template and write nothing' }),
     env: envFlag,
     exec: Flags.string({ summary: 'shell command to run after the file is written' }),
@@ -69,6 +75,7 @@ export default class Inject extends BaseCommand<typeof Inject> {
         outputPath: flags.output!,
         load: () => layer.load(flags.env ?? ''),
         hostEnv: process.env,
+        allowEnv: flags['allow-env'],
         exec,
       })
     }
@@ -78,6 +85,7 @@ export default class Inject extends BaseCommand<typeof Inject> {
       check: flags.check,
       secrets: await layer.load(flags.env ?? ''),
       hostEnv: process.env,
+      allowEnv: flags['allow-env'],
     })
     for (const problem of result.problems)
       warn(`${problem.level === 'error' ? 'Error' : 'Warning'}: ${problem.message}`)

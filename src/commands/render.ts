@@ -5,6 +5,7 @@ import { formatRenderReport } from '../compose/report.js'
 import type { SecretLayer } from '../compose/secret-layer.js'
 import { renderStack, type RenderMode, type RenderResult } from '../compose/render.js'
 import { ExitCode } from '../errors.js'
+import { hostEnvironment } from '../process/withheld-variables.js'
 
 export type { RenderResult }
 
@@ -12,7 +13,8 @@ export default class Render extends BaseCommand<typeof Render> {
   static override summary = "print the stack's compose configuration with every variable substituted"
   static override description =
     'Loads the compose files as `docker compose config` does (-f files merged, include, extends, profiles, env_file, .env or ' +
-    '--env-file, the process environment) and prints the result with `$` written as `$$`. With --env the ' +
+    "--env-file, the process environment without VAULT_CLIENT_SECRET, tokens and the vault server's ENCRYPTION_KEY, JWT_SECRET " +
+    'and DB_URL unless --allow-env names them) and prints the result with `$` written as `$$`. With --env the ' +
     "vault's secrets of that environment are the top layer. --check lists every problem at once (with docker-compose v1, also every key v1 refuses)."
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %> --env dev', description: 'render with the dev secrets' },
@@ -37,6 +39,12 @@ export default class Render extends BaseCommand<typeof Render> {
   static override flags = {
     ...connectionFlags,
     ...fallbackFlags,
+    'allow-env': Flags.string({
+      summary:
+        "interpolate with the host's ENCRYPTION_KEY, JWT_SECRET or DB_URL (withheld: the vault server's keys)",
+      multiple: true,
+      delimiter: ',',
+    }),
     check: Flags.boolean({
       summary: 'list every problem (errors, warnings, info) instead of rendering; exit 10 on errors',
     }),
@@ -97,6 +105,7 @@ export default class Render extends BaseCommand<typeof Render> {
         format: flags.format,
         variable: flags['who-uses'],
         composeClient,
+        environment: hostEnvironment(process.env, flags['allow-env']),
       },
       secretLayer,
     )

@@ -1,6 +1,6 @@
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
-import { adminStoreFlags, BaseCommand, requireDbUrl } from '../cli/base-command.js'
+import { adminConnection, adminStoreFlags, BaseCommand, requireDbUrl } from '../cli/base-command.js'
 import { restoreWithCompose } from '../backup/compose-restore.js'
 import { restoreSummary, verifyListing } from '../backup/report.js'
 import { restoreArchive, type RestoreResult } from '../backup/restore.js'
@@ -75,7 +75,7 @@ export default class Restore extends BaseCommand<typeof Restore> {
 
   async run(): Promise<RestoreResult | VerifyResult> {
     const { flags } = this
-    const encryptionKey = this.flags['encryption-key']
+    const encryptionKey = adminConnection(this.flags).encryptionKey
     if (flags.verify) {
       const result = await verifyArchive(this.args.file, encryptionKey, flags['max-inflated-mib'])
       if (!this.jsonEnabled()) this.out(verifyListing(result).join('\n'))

@@ -175,7 +175,8 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
       { name, url: flags['rotator-url'], service: flags['rotator-service'], user: flags['rotator-user'] },
       async () => {
         const { serviceExec } = await import('../rotate/service-exec.js')
-        const secrets = await api.listSecrets(flags.env)
+        const { resolveTemplates } = await import('../client/resolve-templates.js')
+        const secrets = resolveTemplates(await api.listSecrets(flags.env))
         return serviceExec({
           stackDir: flags['stack-dir'],
           composeFiles: flags.file,

@@ -9,7 +9,8 @@ export default class Run extends BaseCommand<typeof Run> {
   static override summary = "run a command with the environment's secrets in its environment"
   static override description =
     'The vault wins over the host environment unless --prefer-host-env is given. The child never ' +
-    'receives VAULT_CLIENT_SECRET or an access token. Signals are forwarded as a terminal user expects ' +
+    "receives VAULT_CLIENT_SECRET or an access token, nor the host's ENCRYPTION_KEY, JWT_SECRET or DB_URL (the " +
+    "vault server's keys; a vault secret of that name is passed) unless --allow-env names it. Signals are forwarded as a terminal user expects " +
     "(one Ctrl-C reaches compose once), and the exit code is the child's (128+N when a signal ends it). " +
     'A secret whose name controls the host (PATH, HOME, SHELL, IFS, ENV, BASH_ENV, PS4, LD_*, DYLD_*, ' +
     'NODE_OPTIONS, NODE_PATH, PYTHON*, PERL5*, RUBY*, GIT_*, SSH_*, DOCKER_*, COMPOSE_*, VAULT_*, proxies, ' +
@@ -38,7 +39,8 @@ export default class Run extends BaseCommand<typeof Run> {
     ...connectionFlags,
     ...fallbackFlags,
     'allow-env': Flags.string({
-      summary: 'let a secret whose name controls the host (DOCKER_HOST, COMPOSE_*, ...) reach the child',
+      summary:
+        "let a secret whose name controls the host (DOCKER_HOST, COMPOSE_*, ...), or the host's ENCRYPTION_KEY, JWT_SECRET or DB_URL, reach the child",
       multiple: true,
       multipleNonGreedy: true,
       delimiter: ',',

@@ -2,8 +2,11 @@
  * The light entry to `--fallback` for the commands and the secret layer: the typed policy a command
  * builds from its flags once, before anything else runs (so a bad --fallback-max-age is a usage error
  * at start), and the fetch that honours it. Without a policy it costs nothing: the store, the key and
- * node:crypto are loaded only when a fallback is asked for.
+ * node:crypto are loaded only when a fallback is asked for. Every reader of an environment (export, run,
+ * run --watch, render, inject) fetches here, so templates are resolved here
+ * (src/client/resolve-templates.ts), before an offline copy is written.
  */
+import { resolveTemplates } from '../client/resolve-templates.js'
 import { UsageError } from '../errors.js'
 
 /** How `run`, `export`, `render` and `inject` use the offline copy (src/delivery/fallback.ts). */
@@ -46,18 +49,19 @@ export interface FetchTarget {
   environment?: string
 }
 
-/** Fetches the secrets, through the offline copy when a fallback policy is given. */
+/** Fetches the secrets with templates resolved, through the offline copy when a fallback policy is given. */
 export async function fetchSecrets<T extends { name: string; value: string; version?: number }>(
   policy: FallbackPolicy | undefined,
   target: FetchTarget,
   fetch: () => Promise<T[]>,
 ): Promise<{ name: string; value: string }[]> {
-  if (!policy) return fetch()
+  const resolved = async () => resolveTemplates(await fetch())
+  if (!policy) return resolved()
   const { fetchWithFallback } = await import('./fallback.js')
   const identity = {
     domain: target.domain ?? '',
     project: target.projectId ?? '',
     environment: target.environment ?? '',
   }
-  return fetchWithFallback(identity, policy, fetch)
+  return fetchWithFallback(identity, policy, resolved)
 }

@@ -15,6 +15,8 @@ export interface InjectWatchOptions extends ChangeWatchOptions {
   /** Loads the environment's secrets (again). */
   load: () => Promise<Record<string, string>>
   hostEnv: NodeJS.ProcessEnv
+  /** Withheld host variables the template may still read (`--allow-env NAME`). */
+  allowEnv?: readonly string[]
   /** Runs --exec after each write; resolves with its exit code. */
   exec?: () => Promise<number>
 }

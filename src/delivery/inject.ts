@@ -17,7 +17,7 @@ import { readInputFile } from '../compose/input-file.js'
 import { IoError, NotFoundError } from '../errors.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
 import { messageLookupOf } from '../compose/interpolate-model.js'
-import { isWithheld } from '../process/withheld-variables.js'
+import { isWithheld, isWithheldFromHost } from '../process/withheld-variables.js'
 
 export interface TemplateProblem {
   level: 'error' | 'warning'
@@ -102,6 +102,8 @@ export interface InjectOptions {
   /** The vault's values; they win over the host environment. */
   secrets: Record<string, string>
   hostEnv: NodeJS.ProcessEnv
+  /** Withheld host variables the template may still read (`--allow-env NAME`; withheld-variables.ts). */
+  allowEnv?: readonly string[]
 }
 
 export interface InjectResult {
@@ -144,7 +146,9 @@ export async function renderTemplateFile(
   const lookup: Lookup = (name) => {
     names.add(name)
     if (isWithheld(name)) return undefined
-    return Object.hasOwn(options.secrets, name) ? options.secrets[name] : options.hostEnv[name]
+    if (Object.hasOwn(options.secrets, name)) return options.secrets[name]
+    if (isWithheldFromHost(name, options.allowEnv) || !Object.hasOwn(options.hostEnv, name)) return undefined
+    return options.hostEnv[name]
   }
   const masked = messageLookupOf(lookup, new Set(Object.keys(options.secrets)))
   const rendering = renderTemplate(template, options.templatePath, lookup, masked)

@@ -57,6 +57,7 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
       secrets,
       hostEnv: process.env,
       preferHost: options.preferHost,
+      allowEnv: options.allowEnv,
       check: options.check ?? false,
     })
     for (const warning of preflight.warnings) options.warn(warning)

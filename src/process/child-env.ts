@@ -1,16 +1,20 @@
 /**
  * The environment `vault run` gives its child: the host's environment plus the vault's values (the
- * vault wins unless the host is preferred), without the client secret or any token of the CLI, and
- * never a vault secret whose name controls the host (`DOCKER_HOST`, `BASH_ENV`, ...) unless allowed.
+ * vault wins unless the host is preferred), without the client secret or any token of the CLI or the
+ * host's copy of the vault server's keys (withheld-variables.ts), and never a vault secret whose name
+ * controls the host (`DOCKER_HOST`, `BASH_ENV`, ...) unless allowed.
  */
 import { NotConfiguredError } from '../errors.js'
 import { refuseHostVariables } from './host-variables.js'
-import { withheldVariables } from './withheld-variables.js'
+import { hostEnvironment, withheldVariables } from './withheld-variables.js'
 
 export interface ChildEnvironmentOptions {
   /** Host values win over the vault's when both set a name. */
   preferHost?: boolean
-  /** Secrets whose names control the host that may still be set (`--allow-env NAME`). */
+  /**
+   * Secrets whose names control the host that may still be set, and withheld host variables that may
+   * still be passed on (`--allow-env NAME`).
+   */
   allowEnv?: readonly string[]
 }
 
@@ -34,7 +38,9 @@ export function buildChildEnvironment(
     )
   }
   const hostValues = Object.fromEntries(
-    Object.entries(host).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    Object.entries(hostEnvironment(host, options.allowEnv)).filter(
+      (entry): entry is [string, string] => entry[1] !== undefined,
+    ),
   )
   const merged = options.preferHost ? { ...secrets, ...hostValues } : { ...hostValues, ...secrets }
   for (const name of withheldVariables) delete merged[name]

@@ -4,6 +4,7 @@
  * variable has no value. Problems name variables and places, never values.
  */
 import { NotConfiguredError } from '../errors.js'
+import { hostEnvironment } from './withheld-variables.js'
 
 export interface PreflightOptions {
   cwd: string
@@ -12,6 +13,8 @@ export interface PreflightOptions {
   secrets: Record<string, string>
   hostEnv: NodeJS.ProcessEnv
   preferHost?: boolean
+  /** Withheld host variables that may still be interpolated (`--allow-env NAME`). */
+  allowEnv?: readonly string[]
   check: boolean
 }
 
@@ -27,7 +30,7 @@ export async function composePreflight(options: PreflightOptions): Promise<Prefl
     cwd: options.cwd,
     files: options.files,
     profiles: options.profiles,
-    environment: options.hostEnv,
+    environment: hostEnvironment(options.hostEnv, options.allowEnv),
     secrets: options.secrets,
     preferHostEnv: options.preferHost,
     collectProblems: true,

@@ -1,7 +1,8 @@
 /**
  * Compose secrets with an `environment:` source for compose v1 (`docker-compose`, which lacks that
- * source): `vault run` writes each such secret into a private tmpfs directory (mode 700, files mode
- * 400, under $XDG_RUNTIME_DIR or /dev/shm, never on persistent disk), rewrites the compose files that
+ * source): `vault run` writes each such secret into a private tmpfs directory (mode 700, under
+ * $XDG_RUNTIME_DIR or /dev/shm, never on persistent disk; each file with the mode, uid and gid the
+ * long syntax asks for, mode 0444 by default as compose v2: compose-secret-access.ts), rewrites the compose files that
  * declare them with the equivalent `file:` source, and points compose at the rewritten files with the
  * original project directory. The directory stays while the stack runs (`up -d`: the containers
  * bind-mount the files, and a restarted container mounts them again) and is removed after `down` or a
@@ -15,7 +16,15 @@ import { ComposeInputError } from '../compose/errors.js'
 import { NotConfiguredError } from '../errors.js'
 import { replaceFileAtomically } from '../fs/atomic-file.js'
 import { ensurePrivateDirectory } from '../fs/private-directory.js'
+import type { Document } from 'yaml'
 import { yamlModule } from '../text/yaml-module.js'
+import {
+  accessOf,
+  applyOwner,
+  defaultSecretMode,
+  variantName,
+  type SecretAccess,
+} from './compose-secret-access.js'
 
 /** compose v1 global options that take a value (the subcommand is the first other word). */
 const valueOptions = new Set([
@@ -150,24 +159,33 @@ export async function prepareSecretFiles(
     }
   }
   await ensurePrivateDirectory(directory, 'compose secrets')
+  const secretPath = (name: string) => join(directory, `secret-${name}`)
+  const variants = documents.map((document, index) => mountVariants(document, files[index]!, sources))
   for (const [name, variable] of sources)
-    await writePrivate(join(directory, `secret-${name}`), values[variable]!, 0o400)
+    await writePrivate(secretPath(name), values[variable]!, defaultSecretMode)
+  for (const [name, variant] of variants.flatMap((found) => [...found])) {
+    await writePrivate(secretPath(name), values[sources.get(variant.source)!]!, variant.access.mode)
+    await applyOwner(secretPath(name), variant.access, variant.source)
+  }
   const rewritten: string[] = []
   for (const [index, document] of documents.entries()) {
     const secrets = document.get('secrets')
-    if (
-      !yaml.isMap(secrets) ||
-      !secrets.items.some((item) => yaml.isMap(item.value) && item.value.has('environment'))
-    ) {
+    const declares =
+      yaml.isMap(secrets) &&
+      secrets.items.some((item) => yaml.isMap(item.value) && item.value.has('environment'))
+    if (!declares && variants[index]!.size === 0) {
       rewritten.push(files[index]!)
       continue
     }
-    for (const item of secrets.items) {
-      if (!yaml.isMap(item.value) || !item.value.has('environment')) continue
-      const name = String(yaml.isScalar(item.key) ? item.key.value : item.key)
-      item.value.delete('environment')
-      item.value.set('file', join(directory, `secret-${name}`))
+    if (yaml.isMap(secrets)) {
+      for (const item of secrets.items) {
+        if (!yaml.isMap(item.value) || !item.value.has('environment')) continue
+        const name = String(yaml.isScalar(item.key) ? item.key.value : item.key)
+        item.value.delete('environment')
+        item.value.set('file', secretPath(name))
+      }
     }
+    for (const name of variants[index]!.keys()) document.setIn(['secrets', name], { file: secretPath(name) })
     const path = join(directory, `compose-${index}.yaml`)
     await writePrivate(path, document.toString(), 0o600)
     rewritten.push(path)
@@ -185,6 +203,46 @@ export async function prepareSecretFiles(
     directory,
     removeAfter: invocation.subcommand === 'down' || (invocation.subcommand === 'up' && !detached),
   }
+}
+
+/** A reference whose uid, gid or mode needs a file of its own. */
+interface MountVariant {
+  source: string
+  access: SecretAccess
+}
+
+/**
+ * Rewrites the service references of `document` to `environment:`-sourced secrets that ask for a uid,
+ * gid or mode (compose-secret-access.ts): each then names a variant secret, mounted at the original
+ * target, and loses the keys v1 ignores. Returns the variants by name.
+ */
+function mountVariants(
+  document: Document,
+  file: string,
+  sources: Map<string, string>,
+): Map<string, MountVariant> {
+  const yaml = yamlModule()
+  const found = new Map<string, MountVariant>()
+  const services = document.get('services')
+  if (!yaml.isMap(services)) return found
+  for (const entry of services.items) {
+    const service = String(yaml.isScalar(entry.key) ? entry.key.value : entry.key)
+    const mounted = yaml.isMap(entry.value) ? entry.value.get('secrets') : undefined
+    if (!yaml.isSeq(mounted)) continue
+    for (const reference of mounted.items) {
+      if (!yaml.isMap(reference)) continue
+      const source = reference.get('source')
+      if (typeof source !== 'string' || !sources.has(source)) continue
+      const access = accessOf(reference, file, service, source)
+      const name = variantName(source, access)
+      for (const key of ['uid', 'gid', 'mode']) reference.delete(key)
+      if (name === source) continue
+      if (!reference.has('target')) reference.set('target', source)
+      reference.set('source', name)
+      found.set(name, { source, access })
+    }
+  }
+  return found
 }
 
 /**

@@ -34,6 +34,8 @@ export interface ServiceReport {
 /** Finds the services that reference `name` and the compose client that will recreate them. */
 export async function planRestart(options: {
   name: string
+  /** Templates that name `name` (src/client/resolve-templates.ts): their users are recreated too. */
+  through?: readonly string[]
   secrets: Record<string, string>
   stackDir: string
   composeFiles?: string[]
@@ -56,10 +58,12 @@ export async function planRestart(options: {
   const { servicesUsingSecretSource } = await import('../process/compose-secret-files.js')
   const services = [
     ...new Set([
-      ...findReferences(project, options.name)
-        .map((site) => site.service)
-        .filter(Boolean),
-      ...servicesUsingSecretSource(project.model, options.name),
+      ...[options.name, ...(options.through ?? [])].flatMap((name) => [
+        ...findReferences(project, name)
+          .map((site) => site.service)
+          .filter(Boolean),
+        ...servicesUsingSecretSource(project.model, name),
+      ]),
     ]),
   ].sort()
   const { serviceEnvironments } = await import('../stack/stack-users.js')

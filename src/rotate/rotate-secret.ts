@@ -7,11 +7,13 @@
  * the database keeps the new one, so the two still agree), then the database its old password, and the
  * services are recreated again. The result always says what the vault holds.
  */
+import { dependentTemplates, resolvedValues } from '../client/resolve-templates.js'
 import type { VaultApi } from '../client/vault-api.js'
 import { buildChildEnvironment } from '../process/child-env.js'
 import { HookFailedError, runHook } from '../process/hook.js'
 import type { DatabaseRotator } from './rotators/rotator.js'
 import { newValueFor } from '../crypto/new-value.js'
+import { UsageError } from '../errors.js'
 import { executeRestart, planRestart, type RestartPlan, type ServiceReport } from './restart.js'
 
 export interface RotateOptions {
@@ -66,11 +68,19 @@ export interface RotateResult {
 
 /** Rotates one secret; a failing hook or rotator, or a broken stack, throws before anything changes. */
 export async function rotateSecret(api: VaultApi, options: RotateOptions): Promise<RotateResult> {
-  const secrets = await loadSecrets(api, options.environment)
+  const stored = await api.listSecrets(options.environment)
+  const secrets = resolvedValues(stored)
   const current = await api.getSecret(options.name, options.environment)
+  if (stored.some((secret) => secret.name === options.name && secret.template)) {
+    throw new UsageError(`${options.name} is a template: rotate the secrets it names instead`, {
+      hint: `vault secrets list --env ${options.environment ?? '<env>'} shows which secrets are templates`,
+    })
+  }
+  const templates = dependentTemplates(stored, options.name)
   const plan: RestartPlan | undefined = options.restart
     ? await planRestart({
         name: options.name,
+        through: templates,
         secrets,
         stackDir: options.stackDir,
         composeFiles: options.composeFiles,
@@ -133,7 +143,11 @@ export async function rotateSecret(api: VaultApi, options: RotateOptions): Promi
     `recreating ${plan.services.join(', ')} with ${plan.client?.version === 'v2' ? 'docker compose' : 'docker-compose'}`,
   )
   const restartOptions = { waitSeconds: options.waitSeconds, stableSeconds: options.stableSeconds }
-  const restart = await executeRestart(plan, { ...secrets, [options.name]: value }, restartOptions)
+  const restart = await executeRestart(
+    plan,
+    resolvedValues(stored, { [options.name]: value }),
+    restartOptions,
+  )
   Object.assign(result, {
     services: restart.services,
     restarted: true,
@@ -164,11 +178,6 @@ export async function rotateSecret(api: VaultApi, options: RotateOptions): Promi
     vaultHolds: 'previous',
     rollback: again,
   }
-}
-
-async function loadSecrets(api: VaultApi, environment: string | undefined): Promise<Record<string, string>> {
-  const secrets = await api.listSecrets(environment)
-  return Object.fromEntries(secrets.map((secret) => [secret.name, secret.value]))
 }
 
 async function runRotationHook(options: RotateOptions, value: string, version: number): Promise<'succeeded'> {

@@ -42,8 +42,8 @@ async function withVault<T>(
   work: (driver: SqlDriver, keyring: Keyring) => Promise<T>,
 ): Promise<T> {
   if (!connection.dbUrl)
-    throw new NotConfiguredError('DB_URL is not set', {
-      hint: 'pass --db-url or set DB_URL to the vault database',
+    throw new NotConfiguredError('VAULT_DB_URL is not set', {
+      hint: 'pass --db-url or set VAULT_DB_URL (or VAULT_DB_URL_FILE) to the vault database',
     })
   const encryptionKey = parseHexKey(connection.encryptionKey, 'ENCRYPTION_KEY')
   const { driver, keyring } = await openVault({ dbUrl: connection.dbUrl, encryptionKey })
@@ -207,7 +207,7 @@ export async function adminRotateEncryptionKey(
   nextKey: string,
 ): Promise<{ fingerprint: string }> {
   if (!connection.dbUrl)
-    throw new NotConfiguredError('DB_URL is not set', { hint: 'pass --db-url or set DB_URL' })
+    throw new NotConfiguredError('VAULT_DB_URL is not set', { hint: 'pass --db-url or set VAULT_DB_URL' })
   const previous = parseHexKey(connection.encryptionKey, 'ENCRYPTION_KEY')
   const next = parseHexKey(nextKey, 'NEW_ENCRYPTION_KEY')
   const { driver } = await openVault({ dbUrl: connection.dbUrl, encryptionKey: previous })

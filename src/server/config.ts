@@ -139,8 +139,8 @@ export function resolveServerConfig(input: ServerConfigInput): ServerConfig {
     dbUrl ??= `sqlite://${join(dataDir, 'vault.db')}`
   }
   if (!dbUrl)
-    throw new NotConfiguredError('DB_URL is not set', {
-      hint: 'set DB_URL=sqlite:///var/lib/vault/vault.db or postgres://..., or use --dev',
+    throw new NotConfiguredError('VAULT_DB_URL is not set', {
+      hint: 'set VAULT_DB_URL=sqlite:///var/lib/vault/vault.db or postgres://... (or VAULT_DB_URL_FILE), or use --dev',
     })
   const tlsGiven = Boolean(input.tlsCert) || Boolean(input.tlsKey)
   if (tlsGiven && !(input.tlsCert && input.tlsKey))

@@ -1,6 +1,6 @@
 /**
  * A process entry for the vault server configured only by environment variables: the same settings
- * as `vault server` (see settings.ts: ENCRYPTION_KEY, JWT_SECRET, DB_URL, SITE_URL, SMTP_*, VAULT_HOST,
+ * as `vault server` (see settings.ts: VAULT_ENCRYPTION_KEY, VAULT_JWT_SECRET, VAULT_DB_URL and their _FILE twins, SITE_URL, SMTP_*, VAULT_HOST,
  * VAULT_PORT, ...). `vault server` is the documented way to run it; tests spawn this file directly
  * (`node --import tsx src/server/main.ts`) to get a real second process.
  */
@@ -10,7 +10,8 @@ import { configFromEnvironment } from './settings.js'
 
 /** Starts the server from the environment and stops it on SIGTERM/SIGINT. */
 export async function runFromEnvironment(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const config = resolveServerConfig(configFromEnvironment(env))
+  const warn = (line: string) => process.stderr.write(`vault server: warning: ${line}\n`)
+  const config = resolveServerConfig(configFromEnvironment(env, warn))
   for (const warning of config.warnings ?? []) process.stderr.write(`vault server: warning: ${warning}\n`)
   const vault = await startVault(config)
   process.stderr.write(`vault server listening on ${vault.url}\n`)

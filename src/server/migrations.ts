@@ -120,6 +120,11 @@ const migrations: Migration[] = [
     ],
     upgrade: sealHumanAccounts,
   },
+  {
+    // secret references (issue 35): a version holds a template whose ${OTHER} the CLI resolves
+    version: 4,
+    statements: [`ALTER TABLE secret_versions ADD COLUMN template INTEGER NOT NULL DEFAULT 0`],
+  },
 ]
 
 /** The schema version this binary writes. */

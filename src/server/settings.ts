@@ -1,10 +1,15 @@
 /**
  * Every setting of `vault server`, declared once: its flag, its environment variable, its default and
  * its help. The command builds its oclif flags from this table, and the process entry (main.ts) reads
- * the same variables through it, so a setting cannot be known to one and not the other.
+ * the same variables through it, so a setting cannot be known to one and not the other. The key
+ * material (`VAULT_DB_URL`, `VAULT_ENCRYPTION_KEY`, `VAULT_JWT_SECRET`) may come from a file named by
+ * the variable's `_FILE` twin (systemd's LoadCredential); its earlier unprefixed name still works,
+ * with a deprecation warning (a stack's own `ENCRYPTION_KEY` is not the server's).
  */
 import * as Flags from '@oclif/core/flags'
+import { UsageError } from '../errors.js'
 import type { ServerConfigInput } from './config.js'
+import { readSettingFile } from './setting-file.js'
 
 type SettingKind = 'string' | 'integer' | 'boolean' | 'file' | 'directory'
 
@@ -19,6 +24,10 @@ export interface ServerSetting {
   default?: string | number
   /** Holds key material: never printed. */
   secret?: boolean
+  /** Also read from the file named by `${env}_FILE`. */
+  fromFile?: boolean
+  /** The variable's earlier name, still read (with a deprecation warning) when neither is set. */
+  legacyEnv?: string
 }
 
 /** The settings of `vault server`, by flag name. */
@@ -26,25 +35,31 @@ export const serverSettings: readonly ServerSetting[] = [
   {
     key: 'dbUrl',
     flag: 'db-url',
-    env: 'DB_URL',
+    env: 'VAULT_DB_URL',
+    legacyEnv: 'DB_URL',
+    fromFile: true,
     kind: 'string',
     help: 'sqlite:///path/vault.db, a path, or postgres://...',
   },
   {
     key: 'encryptionKey',
     flag: 'encryption-key',
-    env: 'ENCRYPTION_KEY',
+    env: 'VAULT_ENCRYPTION_KEY',
+    legacyEnv: 'ENCRYPTION_KEY',
+    fromFile: true,
     kind: 'string',
     secret: true,
-    help: '64 hex characters; prefer the environment variable',
+    help: '64 hex characters; prefer VAULT_ENCRYPTION_KEY_FILE',
   },
   {
     key: 'jwtSecret',
     flag: 'jwt-secret',
-    env: 'JWT_SECRET',
+    env: 'VAULT_JWT_SECRET',
+    legacyEnv: 'JWT_SECRET',
+    fromFile: true,
     kind: 'string',
     secret: true,
-    help: '64 hex characters; prefer the environment variable',
+    help: '64 hex characters; prefer VAULT_JWT_SECRET_FILE',
   },
   {
     key: 'siteUrl',
@@ -171,21 +186,74 @@ export function serverFlags() {
   return Object.fromEntries(serverSettings.map((setting) => [setting.flag, flagOf(setting)]))
 }
 
-/** The configuration input from parsed flags (which oclif already filled from the environment). */
-export function configFromFlags(flags: Record<string, unknown>): ServerConfigInput {
+/** Reports a deprecated variable (one line). */
+export type SettingWarn = (line: string) => void
+
+function given(text: string | undefined): string | undefined {
+  return text === undefined || text === '' ? undefined : text
+}
+
+/**
+ * The text of `setting` from the environment: its variable, else the file its `_FILE` twin names, else
+ * its earlier name (with a warning). Both the variable and its `_FILE` set is a usage error.
+ */
+export function settingText(
+  setting: ServerSetting,
+  env: NodeJS.ProcessEnv,
+  warn: SettingWarn,
+): string | undefined {
+  const direct = given(env[setting.env])
+  const fileVariable = `${setting.env}_FILE`
+  const file = setting.fromFile ? given(env[fileVariable]) : undefined
+  if (direct !== undefined && file !== undefined) {
+    throw new UsageError(`both ${setting.env} and ${fileVariable} are set`, { hint: `unset one of them` })
+  }
+  if (direct !== undefined) return direct
+  if (file !== undefined) return readSettingFile(fileVariable, file)
+  const legacy = setting.legacyEnv ? given(env[setting.legacyEnv]) : undefined
+  if (legacy !== undefined) {
+    warn(
+      `${setting.legacyEnv} is deprecated for the vault server: use ${setting.env}${setting.fromFile ? ` or ${fileVariable}` : ''}`,
+    )
+  }
+  return legacy
+}
+
+/** The setting of `key`. */
+export function serverSetting(key: keyof ServerConfigInput): ServerSetting {
+  return serverSettings.find((setting) => setting.key === key)!
+}
+
+/**
+ * The configuration input from parsed flags (which oclif filled from each setting's variable), the
+ * `_FILE` twins and earlier names of `env` filling what neither gave.
+ */
+export function configFromFlags(
+  flags: Record<string, unknown>,
+  env: NodeJS.ProcessEnv = process.env,
+  warn: SettingWarn = () => undefined,
+): ServerConfigInput {
   return Object.fromEntries(
-    serverSettings.map((setting) => [setting.key, flags[setting.flag]]),
+    serverSettings.map((setting) => {
+      const value = flags[setting.flag]
+      const fromCommandLine = value !== undefined && value !== env[setting.env]
+      if (fromCommandLine || !(setting.fromFile || setting.legacyEnv)) return [setting.key, value]
+      return [setting.key, settingText(setting, env, warn) ?? value]
+    }),
   ) as ServerConfigInput
 }
 
 const truthy = /^(1|true|yes|y)$/i
 
 /** The configuration input from environment variables alone (the process entry, main.ts). */
-export function configFromEnvironment(env: NodeJS.ProcessEnv): ServerConfigInput {
+export function configFromEnvironment(
+  env: NodeJS.ProcessEnv,
+  warn: SettingWarn = () => undefined,
+): ServerConfigInput {
   const input: Record<string, unknown> = {}
   for (const setting of serverSettings) {
-    const text = env[setting.env]
-    if (text === undefined || text === '') {
+    const text = settingText(setting, env, warn)
+    if (text === undefined) {
       input[setting.key] = setting.default
       continue
     }

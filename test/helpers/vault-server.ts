@@ -179,9 +179,9 @@ export async function spawnVaultProcess(env: {
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
-        DB_URL: env.dbUrl,
-        ENCRYPTION_KEY: env.encryptionKey,
-        JWT_SECRET: env.jwtSecret,
+        VAULT_DB_URL: env.dbUrl,
+        VAULT_ENCRYPTION_KEY: env.encryptionKey,
+        VAULT_JWT_SECRET: env.jwtSecret,
         VAULT_HOST: '127.0.0.1',
         VAULT_PORT: '0',
         VAULT_REQUESTS_PER_MINUTE: '1000000',

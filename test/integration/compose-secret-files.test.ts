@@ -1,7 +1,7 @@
 /**
  * Compose secrets with an `environment:` source under compose v1 (the docker-compose client), on the
  * harness's private engine: `vault run` hands the value to the container as /run/secrets/<name> from
- * a private tmpfs directory (mode 700, file mode 400), the value is absent from `docker inspect`,
+ * a private tmpfs directory (mode 700, file mode 444 unless the long syntax says otherwise), the value is absent from `docker inspect`,
  * `vault rotate` recreates the service with the new value in the file, and `down` removes the directory.
  * A one-off `run` keeps it for the running stack; after tmpfs is emptied (a reboot) the engine cannot
  * start the service (its bind source is gone) until `up -d` writes the files again.
@@ -80,7 +80,7 @@ describe.skipIf(!engine)(
       expect(created).toHaveLength(1)
       const directory = join('/dev/shm', created[0]!)
       expect(statSync(directory).mode & 0o777).toBe(0o700)
-      expect(statSync(join(directory, 'secret-db_password')).mode & 0o777).toBe(0o400)
+      expect(statSync(join(directory, 'secret-db_password')).mode & 0o777).toBe(0o444)
 
       const rotated = await runCli(['rotate', 'DB_PASSWORD', '--env', 'dev', '--json'], {
         env: env(),
@@ -104,6 +104,83 @@ describe.skipIf(!engine)(
       const down = await compose('down', '-t', '1')
       expect(down.exitCode, down.stderr).toBe(0)
       expect(existsSync(directory)).toBe(false)
+    })
+
+    it('containers running as non-root users read their secret: mode 0444 by default, uid, gid and mode honoured', async () => {
+      const usersStack = mkdtempSync(join(vault.home.dir, 'stack-users-'))
+      const usersProject = `${project}users`
+      const sleeper = `    command: ['sh', '-c', "trap 'exit 0' TERM; while :; do sleep 1; done"]`
+      writeFileSync(
+        join(usersStack, 'compose.yaml'),
+        [
+          'services:',
+          '  nobody:',
+          `    image: ${engine!.busyboxImage}`,
+          '    network_mode: none',
+          "    user: '65534:65534'",
+          sleeper,
+          '    secrets: [db_password]',
+          '  owner:',
+          `    image: ${engine!.busyboxImage}`,
+          '    network_mode: none',
+          "    user: '1001:1002'",
+          sleeper,
+          '    secrets:',
+          '      - source: db_password',
+          '        target: owned',
+          "        uid: '1001'",
+          "        gid: '1002'",
+          '        mode: 0400',
+          'secrets:',
+          '  db_password:',
+          '    environment: DB_PASSWORD',
+          '',
+        ].join('\n'),
+      )
+      const usersEnv = { ...env(), COMPOSE_PROJECT_NAME: usersProject }
+      const usersCompose = (...args: string[]) =>
+        runCli(['run', '--env', 'dev', '--', 'docker-compose', ...args], {
+          env: usersEnv,
+          cwd: usersStack,
+          timeout: 120_000,
+        })
+      try {
+        const up = await usersCompose('up', '-d')
+        expect(up.exitCode, up.stderr).toBe(0)
+        const value = (
+          await runCli(['secrets', 'get', 'DB_PASSWORD', '--env', 'dev'], { env: env() })
+        ).stdout.trim()
+        const container = (service: string) =>
+          docker(
+            'ps',
+            '-q',
+            '--filter',
+            `label=com.docker.compose.project=${usersProject}`,
+            '--filter',
+            `label=com.docker.compose.service=${service}`,
+          )
+        expect(docker('exec', container('nobody'), 'id', '-u')).toBe('65534')
+        expect(docker('exec', container('nobody'), 'cat', '/run/secrets/db_password')).toBe(value)
+        expect(docker('exec', container('nobody'), 'stat', '-c', '%a', '/run/secrets/db_password')).toBe(
+          '444',
+        )
+        expect(docker('exec', container('owner'), 'id', '-u')).toBe('1001')
+        expect(docker('exec', container('owner'), 'cat', '/run/secrets/owned')).toBe(value)
+        expect(docker('exec', container('owner'), 'stat', '-c', '%a %u %g', '/run/secrets/owned')).toBe(
+          '400 1001 1002',
+        )
+        // mode 0400 owned by 1001: another non-root user of the container cannot read it
+        const other = spawnSync(
+          'docker',
+          ['exec', '--user', '65534', container('owner'), 'cat', '/run/secrets/owned'],
+          { env: { PATH: process.env.PATH, DOCKER_HOST: engine!.dockerHost } },
+        )
+        expect(other.status).not.toBe(0)
+        expect(String(other.stdout)).not.toContain(value)
+      } finally {
+        const down = await usersCompose('down', '-t', '1')
+        expect(down.exitCode, down.stderr).toBe(0)
+      }
     })
 
     it('a one-off run keeps the files the stack mounts, and up -d writes them again after a reboot', async () => {

@@ -40,9 +40,9 @@ describe('server settings, declared once', () => {
     const encryptionKey = randomBytes(32)
     const jwtSecret = randomBytes(32)
     const given: Record<string, string> = {
-      DB_URL: `sqlite://${join(dir, 'settings.db')}`,
-      ENCRYPTION_KEY: encryptionKey.toString('hex'),
-      JWT_SECRET: jwtSecret.toString('hex'),
+      VAULT_DB_URL: `sqlite://${join(dir, 'settings.db')}`,
+      VAULT_ENCRYPTION_KEY: encryptionKey.toString('hex'),
+      VAULT_JWT_SECRET: jwtSecret.toString('hex'),
       SITE_URL: 'https://vault.settings.example',
       PUBLIC_VAULT_URL: 'https://public.settings.example',
       SMTP_HOST: 'smtp.settings.example',
@@ -62,9 +62,9 @@ describe('server settings, declared once', () => {
     const fingerprint = (key: Buffer) =>
       `sha256:${createHash('sha256').update(key).digest('hex').slice(0, 16)}`
     const seen: Record<string, unknown> = {
-      DB_URL: summary.dbUrl,
-      ENCRYPTION_KEY: summary.encryptionKey,
-      JWT_SECRET: summary.jwtSecret,
+      VAULT_DB_URL: summary.dbUrl,
+      VAULT_ENCRYPTION_KEY: summary.encryptionKey,
+      VAULT_JWT_SECRET: summary.jwtSecret,
       SITE_URL: summary.siteUrl,
       PUBLIC_VAULT_URL: summary.publicVaultUrl,
       SMTP_HOST: (summary.smtp as { host: string }).host,
@@ -81,14 +81,48 @@ describe('server settings, declared once', () => {
     }
     expect(seen).toEqual({
       ...given,
-      ENCRYPTION_KEY: fingerprint(encryptionKey),
-      JWT_SECRET: fingerprint(jwtSecret),
+      VAULT_ENCRYPTION_KEY: fingerprint(encryptionKey),
+      VAULT_JWT_SECRET: fingerprint(jwtSecret),
     })
 
     const dev = await printConfig({ VAULT_DEV: 'yes', VAULT_DATA_DIR: join(dir, 'dev-data') })
     expect(dev.summary).toMatchObject({ dev: true, dataDir: join(dir, 'dev-data') })
     const covered = new Set([...Object.keys(given), 'VAULT_DEV', 'VAULT_DATA_DIR'])
     expect(documented.map(([env]) => env).filter((env) => !covered.has(env!))).toEqual([])
+  })
+
+  it('takes the keys from root-only files (LoadCredential), and the earlier names with a deprecation line each', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vault-settings-files-'))
+    const { chmodSync, writeFileSync: write } = await import('node:fs')
+    const keyHex = randomBytes(32).toString('hex')
+    for (const name of ['encryption-key', 'jwt-secret']) {
+      write(join(dir, name), `${keyHex}\n`)
+      chmodSync(join(dir, name), 0o400)
+    }
+    const dbUrl = `sqlite://${join(dir, 'files.db')}`
+    const fromFiles = await printConfig({
+      VAULT_DB_URL: dbUrl,
+      VAULT_ENCRYPTION_KEY_FILE: join(dir, 'encryption-key'),
+      VAULT_JWT_SECRET_FILE: join(dir, 'jwt-secret'),
+    })
+    const legacy = await printConfig({ DB_URL: dbUrl, ENCRYPTION_KEY: keyHex, JWT_SECRET: keyHex })
+    expect(fromFiles.summary).toEqual(legacy.summary)
+    expect(fromFiles.stderr).not.toContain('deprecated')
+    expect(legacy.stderr.match(/deprecated/g)).toHaveLength(3)
+    expect(legacy.stderr).toContain(
+      'ENCRYPTION_KEY is deprecated for the vault server: use VAULT_ENCRYPTION_KEY or VAULT_ENCRYPTION_KEY_FILE',
+    )
+    chmodSync(join(dir, 'jwt-secret'), 0o666)
+    const refused = await runCli(['server', '--print-config'], {
+      env: {
+        VAULT_DB_URL: dbUrl,
+        VAULT_ENCRYPTION_KEY: keyHex,
+        VAULT_JWT_SECRET_FILE: join(dir, 'jwt-secret'),
+      },
+    })
+    expect(refused.exitCode).toBe(3)
+    expect(refused.stderr).toContain('VAULT_JWT_SECRET_FILE')
+    expect(refused.stderr).not.toContain(keyHex)
   })
 
   it('warns that --dev --host 0.0.0.0 serves plain HTTP', async () => {

@@ -9,7 +9,7 @@ export interface SecretsListResult {
 }
 
 export default class SecretsList extends BaseCommand<typeof SecretsList> {
-  static override summary = 'list the secrets of an environment (names and versions, never values)'
+  static override summary = 'list the secrets of an environment (names, versions, templates; never values)'
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %> --env dev', description: 'list dev' },
   ]
@@ -23,8 +23,13 @@ export default class SecretsList extends BaseCommand<typeof SecretsList> {
     if (!this.jsonEnabled() && secrets.length > 0) {
       this.out(
         formatColumns(
-          secrets.map((secret) => [secret.name, String(secret.version), secret.updatedAt]),
-          ['NAME', 'VERSION', 'UPDATED'],
+          secrets.map((secret) => [
+            secret.name,
+            String(secret.version),
+            secret.updatedAt,
+            secret.template ? 'template' : '',
+          ]),
+          ['NAME', 'VERSION', 'UPDATED', 'KIND'],
         ),
       )
     }

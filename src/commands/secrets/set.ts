@@ -10,7 +10,9 @@ export default class SecretsSet extends BaseCommand<typeof SecretsSet> {
   static override summary = 'create or update a secret, reading the value from stdin or a hidden prompt'
   static override description =
     'The value never comes from the command line unless --value is given explicitly (process listings ' +
-    'and shell history would show it). One trailing newline of piped input is dropped.'
+    'and shell history would show it). One trailing newline of piped input is dropped. With --template the ' +
+    'value may name other secrets of the environment as ${NAME} ($${ is a literal ${): every reader (run, ' +
+    'export, render, inject) receives it resolved, and a rotated secret changes every template that names it.'
   static override examples = [
     {
       command: 'printf %s "$PASSWORD" | <%= config.bin %> <%= command.id %> DATABASE_PASSWORD --env dev',
@@ -19,6 +21,11 @@ export default class SecretsSet extends BaseCommand<typeof SecretsSet> {
     {
       command: '<%= config.bin %> <%= command.id %> DATABASE_PASSWORD --env dev',
       description: 'hidden prompt',
+    },
+    {
+      command:
+        "<%= config.bin %> <%= command.id %> DATABASE_URL --env prod --template --value 'postgresql://app:${POSTGRES_PASSWORD}@db:5432/app'",
+      description: 'a connection URL that follows POSTGRES_PASSWORD',
     },
   ]
   static override enableJsonFlag = true
@@ -29,6 +36,9 @@ export default class SecretsSet extends BaseCommand<typeof SecretsSet> {
     ...connectionFlags,
     env: envFlag,
     'if-version': Flags.integer({ summary: 'refuse (exit 6) unless the current version is this one' }),
+    template: Flags.boolean({
+      summary: 'the value names other secrets of the environment as ${NAME}, resolved when read',
+    }),
     value: Flags.string({ summary: 'the value itself (visible in process listings: avoid)' }),
   }
 
@@ -45,8 +55,13 @@ export default class SecretsSet extends BaseCommand<typeof SecretsSet> {
       )
     }
     const { api } = await connect(this.flags, (line) => this.note(line))
+    if (this.flags.template) {
+      const { checkNewTemplate } = await import('../../client/resolve-templates.js')
+      checkNewTemplate(await api.listSecrets(this.flags.env), this.args.name, value)
+    }
     const result = await api.putSecret(this.args.name, value, this.flags.env, {
       ifVersion: this.flags['if-version'],
+      template: this.flags.template,
     })
     if (!this.jsonEnabled()) this.note(`${result.name} is now at version ${result.version}`)
     return secretMetadata(result)

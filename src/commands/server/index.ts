@@ -16,7 +16,9 @@ export default class Server extends BaseCommand<typeof Server> {
   static override summary = 'run the vault server'
   static override description =
     'Serves the vault API under /api/v1. Every setting is a flag and an environment variable (see the flags: ' +
-    'DB_URL, ENCRYPTION_KEY, JWT_SECRET, SITE_URL, PUBLIC_VAULT_URL, SMTP_*, VAULT_*). Plain HTTP only on ' +
+    'VAULT_DB_URL, VAULT_ENCRYPTION_KEY, VAULT_JWT_SECRET, each also from a file named by its _FILE twin such as ' +
+    'VAULT_ENCRYPTION_KEY_FILE, SITE_URL, PUBLIC_VAULT_URL, SMTP_*, VAULT_*; the earlier DB_URL, ENCRYPTION_KEY and ' +
+    'JWT_SECRET still work, with a warning). Plain HTTP only on ' +
     'loopback, with --dev, or with --behind-proxy; otherwise give --tls-cert and --tls-key. X-Forwarded-For is ' +
     'believed only from --trusted-proxies, and then its right-most untrusted hop is the client. --dev generates ' +
     'keys into a 0600 file of its data directory and keeps a SQLite database there. Prints "vault server ' +
@@ -26,7 +28,7 @@ export default class Server extends BaseCommand<typeof Server> {
   static override examples = [
     '<%= config.bin %> <%= command.id %> --dev --data-dir ./.vault-dev',
     '<%= config.bin %> <%= command.id %> --dev --init-project homelab --write-env ./stack',
-    'DB_URL=postgres://vault@db/vault <%= config.bin %> <%= command.id %> --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem',
+    'VAULT_DB_URL=postgres://vault@db/vault <%= config.bin %> <%= command.id %> --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem',
     '<%= config.bin %> <%= command.id %> --behind-proxy --trusted-proxies 172.16.0.0/12 --port 8080',
     {
       command:
@@ -35,6 +37,11 @@ export default class Server extends BaseCommand<typeof Server> {
     },
     'printf %s "$ADMIN_PASSWORD" | <%= config.bin %> <%= command.id %> --dev --init-project homelab --admin-password-stdin',
     'VAULT_PORT=9000 <%= config.bin %> <%= command.id %> --dev --print-config --json',
+    {
+      command:
+        'VAULT_ENCRYPTION_KEY_FILE=$CREDENTIALS_DIRECTORY/encryption-key VAULT_JWT_SECRET_FILE=$CREDENTIALS_DIRECTORY/jwt-secret <%= config.bin %> <%= command.id %>',
+      description: "keys from systemd's LoadCredential",
+    },
   ]
   static override enableJsonFlag = true
   static override flags = {
@@ -62,7 +69,9 @@ export default class Server extends BaseCommand<typeof Server> {
 
   async run(): Promise<ServerResult> {
     const flags = this.flags
-    const config = resolveServerConfig(configFromFlags(flags))
+    const config = resolveServerConfig(
+      configFromFlags(flags, process.env, (line) => this.note(`warning: ${line}`)),
+    )
     for (const warning of config.warnings ?? []) this.note(`warning: ${warning}`)
     if (flags['print-config']) {
       const summary = configSummary(config)

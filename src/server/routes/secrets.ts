@@ -65,8 +65,11 @@ export function secretResources(
         mode === 'create' ? (typeof body.name === 'string' ? body.name : '') : (request.params.name ?? ''),
       )
       const value = valueOf(body)
+      if (body.template !== undefined && typeof body.template !== 'boolean')
+        throw new ApiError(400, 'bad_request', 'the field "template" must be true or false')
+      const template = body.template === true
       const result = await inEnvironment(request, 'write', (at) =>
-        secrets.writeSecret(at, { name, value, mode, ...preconditions(request) }),
+        secrets.writeSecret(at, { name, value, mode, template, ...preconditions(request) }),
       )
       return json(result.created ? 201 : 200, result.secret, etag(result.secret.version))
     }

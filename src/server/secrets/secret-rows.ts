@@ -100,6 +100,8 @@ interface NextVersion {
   row: SecretRow
   ciphertext: string | null
   keyVersion: number | null
+  /** 1 when the value is a template (`${OTHER}` references, resolved by the CLI). */
+  template: number
   mac: string
 }
 
@@ -108,6 +110,7 @@ async function nextVersion(
   { context, tx, scope, view }: InTransaction<SecretScope>,
   current: Pick<SecretRow, 'id' | 'name' | 'version' | 'deleted' | 'created_at'>,
   value: string | null,
+  template = false,
 ): Promise<NextVersion> {
   const now = new Date().toISOString()
   const { id, name } = current
@@ -133,6 +136,7 @@ async function nextVersion(
     row: { id, name, version, deleted, created_at: createdAt, updated_at: now },
     ciphertext: sealed?.ciphertext ?? null,
     keyVersion: sealed?.keyVersion ?? null,
+    template: template && value !== null ? 1 : 0,
     mac,
   }
 }
@@ -171,6 +175,7 @@ export async function appendVersion(
   name: string,
   current: SecretRow | undefined,
   value: string | null,
+  template = false,
 ): Promise<Appended> {
   const { tx, scope } = at
   let row = current
@@ -186,10 +191,10 @@ export async function appendVersion(
     if (raced?.id !== id) throw new CreatedConcurrently(name)
     row = raced
   }
-  const next = await nextVersion(at, row, value)
+  const next = await nextVersion(at, row, value, template)
   const writes = [
     {
-      sql: `INSERT INTO secret_versions (secret_id, version, ciphertext, key_version, actor, deleted, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      sql: `INSERT INTO secret_versions (secret_id, version, ciphertext, key_version, actor, deleted, created_at, template) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       params: [
         next.row.id,
         next.row.version,
@@ -198,6 +203,7 @@ export async function appendVersion(
         scope.actor,
         next.row.deleted,
         next.row.updated_at,
+        next.template,
       ],
     },
     {
@@ -228,11 +234,12 @@ export async function appendOnHint(
   name: string,
   value: string | null,
   accept: (row: SecretRow) => boolean,
+  template = false,
 ): Promise<Appended | undefined> {
   const { context, tx, scope } = at
   const hint = context.secretHints?.get(scope, name)
   if (!hint || !tx.runIf || !accept(hint)) return undefined
-  const next = await nextVersion(at, hint, value)
+  const next = await nextVersion(at, hint, value, template)
   const forget = () => context.secretHints!.forget(scope, name)
   // a statement that fails here fails its whole batch (no SAVEPOINT): dropping the hint sends the next
   // write of the secret down the locked path, inside a SAVEPOINT, so a write that fails every time
@@ -244,8 +251,8 @@ export async function appendOnHint(
        WHERE id = ? AND project_id = ? AND environment = ? AND name = ? AND version = ? AND deleted = ?
          AND created_at = ? AND updated_at = ?
        RETURNING id, version, deleted, updated_at)
-     INSERT INTO secret_versions (secret_id, version, ciphertext, key_version, actor, deleted, created_at)
-     SELECT id, version, ?, CAST(? AS INTEGER), ?, deleted, updated_at FROM moved`,
+     INSERT INTO secret_versions (secret_id, version, ciphertext, key_version, actor, deleted, created_at, template)
+     SELECT id, version, ?, CAST(? AS INTEGER), ?, deleted, updated_at, CAST(? AS INTEGER) FROM moved`,
       [
         next.row.version,
         next.row.deleted,
@@ -263,6 +270,7 @@ export async function appendOnHint(
         next.ciphertext,
         next.keyVersion,
         scope.actor,
+        next.template,
       ],
     )
     .catch((error: unknown) => {

@@ -49,11 +49,13 @@ export interface SecretWrite extends Preconditions {
   name: string
   value: string
   mode: WriteMode
+  /** The value is a template (`${OTHER}` references, resolved by the CLI). */
+  template?: boolean
 }
 
 type InScope = InTransaction<SecretScope>
 
-type Listed = SecretMetadata & { value?: string }
+type Listed = SecretMetadata & { value?: string; template?: true }
 
 /**
  * Every live secret of the environment, with values unless `withValues` is false; taken from (and
@@ -93,8 +95,9 @@ async function readListing(at: InScope, withValues: boolean): Promise<Listed[]> 
     const version = Number(row[1])
     const createdAt = String(row[2])
     const updatedAt = String(row[3])
+    const template = Number(row[6]) === 1 ? { template: true as const } : {}
     if (!withValues) {
-      secrets.push({ name, version, createdAt, updatedAt })
+      secrets.push({ name, version, createdAt, updatedAt, ...template })
       continue
     }
     const address = { projectId: scope.projectId, environment: scope.environment, name, version }
@@ -103,7 +106,7 @@ async function readListing(at: InScope, withValues: boolean): Promise<Listed[]> 
     const value =
       context.keyring.openedBefore(address, ciphertext, keyVersion) ??
       (await context.keyring.openValue(tx, address, ciphertext, keyVersion))
-    secrets.push({ name, value, version, createdAt, updatedAt })
+    secrets.push({ name, value, version, createdAt, updatedAt, ...template })
   }
   return secrets
 }
@@ -123,7 +126,7 @@ export async function writeSecret(
   at: InScope,
   write: SecretWrite,
 ): Promise<{ secret: SecretMetadata; created: boolean }> {
-  const { name, value, mode } = write
+  const { name, value, mode, template = false } = write
   const check = (current: SecretRow | undefined) => {
     const live = current && !Number(current.deleted)
     if (mode === 'create' && live)
@@ -132,8 +135,8 @@ export async function writeSecret(
     checkPreconditions(write, current)
   }
   const { row, created } =
-    (await appendOnHint(at, name, value, (hint) => passes(check, hint))) ??
-    (await lockAndAppend(at, name, value, check))
+    (await appendOnHint(at, name, value, (hint) => passes(check, hint), template)) ??
+    (await lockAndAppend(at, name, value, check, template))
   await audit(at, {
     action: created ? 'secret.create' : 'secret.update',
     target: name,
@@ -169,16 +172,17 @@ async function lockAndAppend(
   name: string,
   value: string | null,
   check: (current: SecretRow | undefined) => void,
+  template = false,
 ): Promise<Appended> {
   const current = await lockSecret(at.tx, at.scope, name)
   check(current)
-  return appendVersion(at, name, current, value).catch(async (error: unknown) => {
+  return appendVersion(at, name, current, value, template).catch(async (error: unknown) => {
     // another request created the secret after the lock found no row: this write comes after it (a
     // PUT appends the next version, a POST is a 409 on the live secret), decided on its locked row
     if (!(error instanceof CreatedConcurrently)) throw error
     const created = await lockSecret(at.tx, at.scope, name)
     check(created)
-    return appendVersion(at, name, created, value)
+    return appendVersion(at, name, created, value, template)
   })
 }
 
@@ -222,7 +226,11 @@ export async function rollbackSecret(
   if (!current) throw notFound(name, at.scope.environment)
   checkPreconditions(rollback, current)
   const value = await readValue(at, { secretId: current.id, name, version })
-  const { row } = await appendVersion(at, name, current, value)
+  const [source] = await at.tx.all<{ template: number }>(
+    `SELECT template FROM secret_versions WHERE secret_id = ? AND version = ?`,
+    [current.id, version],
+  )
+  const { row } = await appendVersion(at, name, current, value, Number(source?.template) === 1)
   await audit(at, {
     action: 'secret.rollback',
     target: name,

@@ -56,3 +56,36 @@ describe('buildChildEnvironment', () => {
     ).toThrow(/refusing to set BASH_ENV from the vault/)
   })
 })
+
+describe("buildChildEnvironment and the vault server's keys on the host", () => {
+  const host = { PATH: '/bin', ENCRYPTION_KEY: 'canary-ek', JWT_SECRET: 'canary-jwt', DB_URL: 'canary-db' }
+
+  it('never passes the host ENCRYPTION_KEY, JWT_SECRET or DB_URL on', () => {
+    const env = buildChildEnvironment(host, { APP: 'v' }, { preferHost: true })
+    expect(JSON.stringify(env)).not.toContain('canary')
+    expect(env).toMatchObject({ PATH: '/bin', APP: 'v' })
+  })
+
+  it('passes a vault secret of the same name (it comes from the vault), also when the host is preferred', () => {
+    for (const preferHost of [false, true]) {
+      const env = buildChildEnvironment(host, { ENCRYPTION_KEY: 'app-key' }, { preferHost })
+      expect(env.ENCRYPTION_KEY).toBe('app-key')
+      expect(env).not.toHaveProperty('JWT_SECRET')
+    }
+  })
+
+  it('passes the host value that --allow-env names, and only that one', () => {
+    const env = buildChildEnvironment(host, {}, { allowEnv: ['JWT_SECRET'] })
+    expect(env.JWT_SECRET).toBe('canary-jwt')
+    expect(env).not.toHaveProperty('ENCRYPTION_KEY')
+    expect(env).not.toHaveProperty('DB_URL')
+  })
+
+  it('keeps __proto__ and constructor of the host as plain names', () => {
+    const hostile = JSON.parse('{"__proto__": "x", "constructor": "y", "PATH": "/bin"}') as NodeJS.ProcessEnv
+    const env = buildChildEnvironment(hostile, {})
+    expect(Object.getPrototypeOf(env)).toBe(Object.prototype)
+    expect(Object.hasOwn(env, '__proto__')).toBe(true)
+    expect(env.constructor).toBe('y')
+  })
+})

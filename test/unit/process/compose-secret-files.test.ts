@@ -2,7 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { NotConfiguredError } from '../../../src/errors.js'
+import { parse } from 'yaml'
+import { NotConfiguredError, UsageError } from '../../../src/errors.js'
 import {
   parseComposeV1,
   prepareSecretFiles,
@@ -51,7 +52,7 @@ describe('prepareSecretFiles', () => {
       `services:\n  db:\n    image: x\n    secrets: [db_password]\n${secrets}`,
     )
 
-  it('writes the value (mode 400) and a rewritten file with the file: source, project directory kept', async () => {
+  it('writes the value (mode 444, as compose v2) and a rewritten file with the file: source, project directory kept', async () => {
     compose('secrets:\n  db_password:\n    environment: DB_PASSWORD\n  other:\n    file: ./other.txt\n')
     const invocation = parseComposeV1('docker-compose', ['-p', 'demo', 'up', '-d'])!
     const plan = (await prepareSecretFiles(invocation, stack, {
@@ -62,7 +63,7 @@ describe('prepareSecretFiles', () => {
     expect(statSync(plan.directory).mode & 0o777).toBe(0o700)
     const secretFile = join(plan.directory, 'secret-db_password')
     expect(readFileSync(secretFile, 'utf8')).toBe('pw-1')
-    expect(statSync(secretFile).mode & 0o777).toBe(0o400)
+    expect(statSync(secretFile).mode & 0o777).toBe(0o444)
     const rewritten = plan.args[1]!
     expect(readFileSync(rewritten, 'utf8')).toContain(`file: ${secretFile}`)
     expect(readFileSync(rewritten, 'utf8')).not.toContain('environment: DB_PASSWORD')
@@ -78,7 +79,7 @@ describe('prepareSecretFiles', () => {
     expect(readFileSync(secretFile, 'utf8')).toBe('pw-2')
     // Rewritten whole: a new file took the name, so a reader never saw the old one truncated.
     expect(statSync(secretFile).ino).not.toBe(firstInode)
-    expect(statSync(secretFile).mode & 0o777).toBe(0o400)
+    expect(statSync(secretFile).mode & 0o777).toBe(0o444)
     expect(readdirSync(plan.directory).filter((name) => name.endsWith('.partial'))).toEqual([])
     await removeSecretFiles(plan.directory)
   })
@@ -150,6 +151,91 @@ describe('prepareSecretFiles', () => {
     expect(readFileSync(victim, 'utf8')).toBe('precious')
     expect(readdirSync(stack).sort()).toEqual(['compose.yaml', 'victim.txt'])
     expect(readdirSync(runtime)).toEqual([])
+  })
+
+  it('honours the long syntax: a file per uid, gid and mode, mounted at the original target', async () => {
+    writeFileSync(
+      join(stack, 'compose.yaml'),
+      [
+        'services:',
+        '  db:',
+        '    image: x',
+        '    secrets:',
+        '      - source: db_password',
+        '        uid: "999"',
+        '        gid: 998',
+        '        mode: 0440',
+        '  app:',
+        '    image: x',
+        '    secrets: [db_password, {source: db_password, target: /etc/app/pw, mode: 0o400}]',
+        '  web:',
+        '    image: x',
+        '    secrets: [{source: db_password, mode: 0444}]',
+        'secrets:',
+        '  db_password:',
+        '    environment: DB_PASSWORD',
+        '',
+      ].join('\n'),
+    )
+    const plan = (await prepareSecretFiles(parseComposeV1('docker-compose', ['up', '-d'])!, stack, {
+      DB_PASSWORD: 'pw-1',
+      XDG_RUNTIME_DIR: runtime,
+    }))!
+    const file = (name: string) => join(plan.directory, `secret-${name}`)
+    const modes = Object.fromEntries(
+      readdirSync(plan.directory)
+        .filter((name) => name.startsWith('secret-'))
+        .map((name) => [name, statSync(join(plan.directory, name)).mode & 0o777]),
+    )
+    expect(modes).toEqual({
+      'secret-db_password': 0o444,
+      'secret-db_password.vault-u999-g998-m0440': 0o440,
+      'secret-db_password.vault-ux-gx-m0400': 0o400,
+    })
+    const owner = statSync(file('db_password.vault-u999-g998-m0440'))
+    if (process.getuid?.() === 0) expect([owner.uid, owner.gid]).toEqual([999, 998])
+    for (const name of Object.keys(modes))
+      expect(readFileSync(join(plan.directory, name), 'utf8')).toBe('pw-1')
+    const model = parse(readFileSync(plan.args[1]!, 'utf8')) as {
+      services: Record<string, { secrets: unknown[] }>
+      secrets: Record<string, unknown>
+    }
+    expect(model.services.db!.secrets).toEqual([
+      { source: 'db_password.vault-u999-g998-m0440', target: 'db_password' },
+    ])
+    expect(model.services.app!.secrets).toEqual([
+      'db_password',
+      { source: 'db_password.vault-ux-gx-m0400', target: '/etc/app/pw' },
+    ])
+    expect(model.services.web!.secrets).toEqual([{ source: 'db_password' }])
+    expect(model.secrets).toEqual({
+      db_password: { file: file('db_password') },
+      'db_password.vault-u999-g998-m0440': { file: file('db_password.vault-u999-g998-m0440') },
+      'db_password.vault-ux-gx-m0400': { file: file('db_password.vault-ux-gx-m0400') },
+    })
+  })
+
+  it.each([
+    ['a setuid mode', 'mode: 04755'],
+    ['a mode beyond 0777', 'mode: 1000'],
+    ['a symbolic mode', 'mode: u+r'],
+    ['a user name', 'uid: postgres'],
+    ['a negative gid', 'gid: -1'],
+    ['a huge uid', 'uid: 99999999999'],
+    ['a mode that is a map', 'mode: {__proto__: 1}'],
+  ])('refuses %s (exit 2) and writes no secret file', async (_what, field) => {
+    writeFileSync(
+      join(stack, 'compose.yaml'),
+      `services:\n  db:\n    image: x\n    secrets:\n      - source: db_password\n        ${field}\nsecrets:\n  db_password:\n    environment: DB_PASSWORD\n`,
+    )
+    await expect(
+      prepareSecretFiles(parseComposeV1('docker-compose', ['up'])!, stack, {
+        DB_PASSWORD: 'pw-CANARY',
+        XDG_RUNTIME_DIR: runtime,
+      }),
+    ).rejects.toThrow(UsageError)
+    const written = readdirSync(runtime).flatMap((directory) => readdirSync(join(runtime, directory)))
+    expect(written).toEqual([])
   })
 
   it('refuses a secret whose variable is not set, naming it', async () => {
