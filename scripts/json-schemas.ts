@@ -8,7 +8,6 @@
  *   npx tsx scripts/json-schemas.ts [--check]
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createGenerator } from 'ts-json-schema-generator'

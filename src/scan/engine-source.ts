@@ -5,7 +5,7 @@
  * their Env; an Env value is reported only when it is not what the stack is meant to hold there (see
  * `EnvExpectation`). Through the vault proxy, whatever its rules hide (inspect redaction) is not seen.
  */
-import type { FindingCollector, ScanFinding, ScanLocation } from './findings.js'
+import type { ScanFinding, ScanLocation } from './findings.js'
 import { containerLogs, getJson, type EngineAddress } from './engine-client.js'
 import type { SourceContext } from './local-sources.js'
 import { searchStream, searchText } from './stream-search.js'
@@ -73,7 +73,7 @@ export async function scanEngine(
       address,
       `/images/${encodeURIComponent(id)}/json`,
     )
-    scanConfig(context.collector, context, inspect.Config, (field) => at(field))
+    scanConfig(context, inspect.Config, (field) => at(field))
   }
   const containers = await getJson<ContainerSummary[]>(address, '/containers/json?all=1')
   for (const summary of asArray(containers)) {
@@ -96,7 +96,6 @@ export async function scanEngine(
     })
     scanField(context, [inspect.Path ?? '', ...asArray(inspect.Args)].join(' '), () => at('Path'))
     scanConfig(
-      context.collector,
       context,
       inspect.Config,
       (field) => at(field),
@@ -110,7 +109,6 @@ export async function scanEngine(
 }
 
 function scanConfig(
-  collector: FindingCollector,
   context: SourceContext,
   config: ObjectConfig | null | undefined,
   at: (field: string) => ScanLocation,
@@ -120,7 +118,7 @@ function scanConfig(
   for (const entry of asArray(config.Env)) {
     const name = String(entry).split('=')[0]!
     for (const [pattern] of searchText(context.matcher, String(entry)))
-      collector.add(pattern, at(`Env.${name}`), keepEnv)
+      context.collector.add(pattern, at(`Env.${name}`), keepEnv)
   }
   for (const [key, value] of Object.entries(config.Labels ?? {}))
     scanField(context, `${key}=${String(value)}`, () => at(`Labels.${key}`))

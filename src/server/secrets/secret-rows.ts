@@ -169,13 +169,18 @@ export class CreatedConcurrently extends ApiError {
   }
 }
 
+/** What a new version holds: a value (null for a tombstone), and whether it is a template of other secrets. */
+export interface VersionContent {
+  value: string | null
+  template?: boolean
+}
+
 /** Appends version n+1 (value sealed for its exact row, or a tombstone when null) and moves the row to it. */
 export async function appendVersion(
   at: InTransaction<SecretScope>,
   name: string,
   current: SecretRow | undefined,
-  value: string | null,
-  template = false,
+  { value, template = false }: VersionContent,
 ): Promise<Appended> {
   const { tx, scope } = at
   let row = current
@@ -232,9 +237,8 @@ export async function appendVersion(
 export async function appendOnHint(
   at: InTransaction<SecretScope>,
   name: string,
-  value: string | null,
+  { value, template = false }: VersionContent,
   accept: (row: SecretRow) => boolean,
-  template = false,
 ): Promise<Appended | undefined> {
   const { context, tx, scope } = at
   const hint = context.secretHints?.get(scope, name)

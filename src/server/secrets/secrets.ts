@@ -18,6 +18,7 @@ import {
   readValue,
   requireSecretRow,
   type SecretRow,
+  type VersionContent,
 } from './secret-rows.js'
 import { checkPreconditions, type Preconditions } from '../http/preconditions.js'
 import { listVersionRows, liveSecretRows, versionCreatedAt } from './version-rows.js'
@@ -135,8 +136,8 @@ export async function writeSecret(
     checkPreconditions(write, current)
   }
   const { row, created } =
-    (await appendOnHint(at, name, value, (hint) => passes(check, hint), template)) ??
-    (await lockAndAppend(at, name, value, check, template))
+    (await appendOnHint(at, name, { value, template }, (hint) => passes(check, hint))) ??
+    (await lockAndAppend(at, name, { value, template }, check))
   await audit(at, {
     action: created ? 'secret.create' : 'secret.update',
     target: name,
@@ -157,8 +158,8 @@ export async function deleteSecret(at: InScope, name: string, conditions: Precon
     checkPreconditions(conditions, current)
   }
   const { row } =
-    (await appendOnHint(at, name, null, (hint) => passes(check, hint))) ??
-    (await lockAndAppend(at, name, null, check))
+    (await appendOnHint(at, name, { value: null }, (hint) => passes(check, hint))) ??
+    (await lockAndAppend(at, name, { value: null }, check))
   await audit(at, { action: 'secret.delete', target: name, detail: `version ${row.version}` })
   await queueWebhookEvents(at, { type: 'secret.deleted', name, version: row.version })
 }
@@ -170,19 +171,18 @@ export async function deleteSecret(at: InScope, name: string, conditions: Precon
 async function lockAndAppend(
   at: InScope,
   name: string,
-  value: string | null,
+  content: VersionContent,
   check: (current: SecretRow | undefined) => void,
-  template = false,
 ): Promise<Appended> {
   const current = await lockSecret(at.tx, at.scope, name)
   check(current)
-  return appendVersion(at, name, current, value, template).catch(async (error: unknown) => {
+  return appendVersion(at, name, current, content).catch(async (error: unknown) => {
     // another request created the secret after the lock found no row: this write comes after it (a
     // PUT appends the next version, a POST is a 409 on the live secret), decided on its locked row
     if (!(error instanceof CreatedConcurrently)) throw error
     const created = await lockSecret(at.tx, at.scope, name)
     check(created)
-    return appendVersion(at, name, created, value, template)
+    return appendVersion(at, name, created, content)
   })
 }
 
@@ -230,7 +230,7 @@ export async function rollbackSecret(
     `SELECT template FROM secret_versions WHERE secret_id = ? AND version = ?`,
     [current.id, version],
   )
-  const { row } = await appendVersion(at, name, current, value, Number(source?.template) === 1)
+  const { row } = await appendVersion(at, name, current, { value, template: Number(source?.template) === 1 })
   await audit(at, {
     action: 'secret.rollback',
     target: name,
