@@ -10,7 +10,8 @@ import { request as httpsRequest } from 'node:https'
 import { UsageError } from '../../errors.js'
 import { checkReceiver, pinnedLookup, type Resolver } from './webhook-target.js'
 
-const timeoutMs = 5_000
+/** The default deadline of one delivery, name resolution included. */
+export const deliveryTimeoutMs = 5_000
 const maxResponseBytes = 64 * 1024
 
 export interface DeliveryRequest {
@@ -19,11 +20,13 @@ export interface DeliveryRequest {
   headers: Record<string, string>
   allowPrivate: boolean
   resolve?: Resolver
+  /** The whole delivery's deadline (default deliveryTimeoutMs); tests give a short one. */
+  timeoutMs?: number
 }
 
 /** Sends one delivery; resolves to null when the receiver answered 2xx, else to a short failure text. */
 export async function deliver(delivery: DeliveryRequest): Promise<string | null> {
-  const deadline = AbortSignal.timeout(timeoutMs)
+  const deadline = AbortSignal.timeout(delivery.timeoutMs ?? deliveryTimeoutMs)
   let target
   try {
     target = await checkReceiver(new URL(delivery.url), {

@@ -44,6 +44,8 @@ export interface NewWebhook {
   url: string
   allowPrivate?: boolean
   resolve?: Resolver
+  /** How long to wait for the receiver's name (default registrationLookupMs); tests give a short one. */
+  lookupTimeoutMs?: number
 }
 
 /** How long registering a webhook waits for its name to resolve (it runs inside a transaction). */
@@ -61,7 +63,7 @@ export async function createWebhook(tx: SqlExecutor, keyring: Keyring, hook: New
     await checkReceiver(parsed, {
       allowPrivate: Boolean(hook.allowPrivate),
       resolve: hook.resolve,
-      deadline: AbortSignal.timeout(registrationLookupMs),
+      deadline: AbortSignal.timeout(hook.lookupTimeoutMs ?? registrationLookupMs),
     })
   } catch (error) {
     if (error instanceof UsageError) throw error
