@@ -7,6 +7,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
+import { AuditVerifier } from './audit/audit-verifier.js'
 import { createVaultApp } from './http/app.js'
 import { compileTrustedProxies, trustNoProxy } from './http/client-address.js'
 import { capSocketsPerSource, defaultConnectionLimits, timeoutOptions } from './http/connection-limits.js'
@@ -91,6 +92,7 @@ export function createVaultContext(
     version: appVersion(),
     readCache: vault.driver.readGeneration ? new ReadCache(vault.driver.readGeneration) : undefined,
     secretHints: vault.driver.engine === 'postgres' ? new SecretHints() : undefined,
+    auditVerifier: new AuditVerifier(vault.driver, vault.keyring.auditKey),
   }
 }
 
