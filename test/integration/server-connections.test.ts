@@ -3,10 +3,16 @@
  * (127.0.0.5; the whole 127/8 is loopback, and the server sees the address a client binds) floods the
  * server with half-sent requests; another source's requests are still answered, the flood holds at
  * most its cap of sockets, and the header and request timeouts close what it holds. A trusted proxy
- * gets the larger cap a gateway's keep-alive pool needs. Every loop is bounded in count.
+ * gets the larger cap a gateway's keep-alive pool needs; over TLS a stalled handshake is capped and
+ * timed out the same way. Every loop is bounded in count.
  */
+import { mkdtempSync } from 'node:fs'
 import { connect, type Socket } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { connect as connectTls } from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { hasOpenssl, makeSelfSigned } from '../helpers/certificates.js'
 import {
   spawnVaultProcess,
   startVaultServer,
@@ -192,5 +198,66 @@ describe('connections: a trusted proxy gets the larger cap', () => {
     expect(pool.every((answer) => !answer.socket.destroyed)).toBe(true)
     for (const outcome of others) if (outcome.status === 'fulfilled') outcome.value.socket.destroy()
     for (const answer of pool) answer.socket.destroy()
+  }, 30_000)
+})
+
+describe.skipIf(!hasOpenssl)('connections over TLS: a stalled handshake is capped and timed out', () => {
+  let seed: TestVault
+  let server: VaultProcess
+  const handshakeMs = 800
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vault-connections-tls-'))
+    makeSelfSigned('/CN=127.0.0.1', join(dir, 'key.pem'), join(dir, 'cert.pem'))
+    seed = await startVaultServer()
+    server = await spawnVaultProcess({
+      dbUrl: seed.dbUrl,
+      encryptionKey: seed.encryptionKey,
+      jwtSecret: seed.jwtSecret,
+      settings: {
+        VAULT_TLS_CERT: join(dir, 'cert.pem'),
+        VAULT_TLS_KEY: join(dir, 'key.pem'),
+        VAULT_CONNECTIONS_PER_SOURCE: '2',
+        VAULT_HEADERS_TIMEOUT_MS: String(handshakeMs),
+        VAULT_REQUEST_TIMEOUT_MS: String(handshakeMs * 2),
+      },
+    })
+  }, 60_000)
+
+  afterAll(async () => {
+    await server?.stop()
+    await seed?.stop()
+  })
+
+  it('keeps two silent sockets of one source for the handshake timeout, and serves another source over TLS', async () => {
+    expect(server.url).toMatch(/^https:/)
+    const silent = Array.from({ length: 5 }, () => holdSocket(server.url, '127.0.0.10', ''))
+    for (const deadline = Date.now() + 3000; Date.now() < deadline;) {
+      if (silent.filter((held) => held.isOpen()).length <= 2) break
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const kept = silent.filter((held) => held.isOpen())
+    expect(kept).toHaveLength(2)
+
+    const { port } = new URL(server.url)
+    const status = await new Promise<string>((resolve, reject) => {
+      const socket = connectTls({
+        host: '127.0.0.1',
+        port: Number(port),
+        localAddress: '127.0.0.11',
+        rejectUnauthorized: false,
+      })
+      let text = ''
+      socket.on('secureConnect', () =>
+        socket.write('GET /api/v1/health HTTP/1.1\r\nHost: vault\r\nConnection: close\r\n\r\n'),
+      )
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
+      socket.on('error', reject)
+      socket.on('close', () => resolve(text.slice(0, text.indexOf('\r\n'))))
+    })
+    expect(status).toBe('HTTP/1.1 200 OK')
+
+    for (const ms of await Promise.all(kept.map((held) => held.closed)))
+      expect(ms).toBeLessThan(handshakeMs + 1500)
   }, 30_000)
 })
