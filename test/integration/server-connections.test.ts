@@ -242,9 +242,7 @@ describe.skipIf(!hasOpenssl)('connections over TLS: a stalled handshake is cappe
     const { port } = new URL(server.url)
     const status = await new Promise<string>((resolve, reject) => {
       const socket = connectTls({
-        host: '127.0.0.1',
-        port: Number(port),
-        localAddress: '127.0.0.11',
+        socket: connect({ host: '127.0.0.1', port: Number(port), localAddress: '127.0.0.11' }),
         rejectUnauthorized: false,
       })
       let text = ''

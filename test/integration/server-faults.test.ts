@@ -176,7 +176,19 @@ describe.skipIf(postgresUnavailableReason() !== undefined)('faults: PostgreSQL g
       (await api(server.url, token, 'PUT', '/api/v1/secrets/UP?environment=dev', { value })).status,
     ).toBe(201)
 
+    const feed = await fetch(`${server.url}/api/v1/events?environment=dev`, {
+      headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+      signal: AbortSignal.timeout(20_000),
+    })
+    expect(feed.status).toBe(200)
+    const feedText = feed.text()
+
     pausePostgres(cluster)
+    // the open change feed ends with an error event that says what happened (its next poll fails)
+    const ended = await feedText
+    expect(ended).toMatch(
+      /event: error\ndata: \{"code":"database_unavailable","message":"the vault's database is unavailable; retry later \(request [^)]+\)"\}/,
+    )
     for (let attempt = 0; attempt < 3; attempt++) {
       const down = await api(server.url, token, 'GET', '/api/v1/secrets/UP?environment=dev')
       expect(down.status).toBe(503)
@@ -193,6 +205,7 @@ describe.skipIf(postgresUnavailableReason() !== undefined)('faults: PostgreSQL g
       ),
     )
     expect(log).toMatch(/ECONNREFUSED connecting to PostgreSQL at 127\.0\.0\.1:\d+/)
+    expect(log).toMatch(/change feed \S+ failed: database unavailable: /)
     expect(log).not.toContain(password)
     expect(log).not.toContain('postgres://')
     expect(log).not.toContain(value)
