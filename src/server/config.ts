@@ -129,19 +129,24 @@ function trustedProxyList(text: string | undefined): string[] {
 }
 
 const connectionSettings = [
-  ['connectionsPerSource', 'VAULT_CONNECTIONS_PER_SOURCE / --connections-per-source'],
-  ['connectionsPerProxy', 'VAULT_CONNECTIONS_PER_PROXY / --connections-per-proxy'],
-  ['headersTimeoutMs', 'VAULT_HEADERS_TIMEOUT_MS / --headers-timeout-ms'],
-  ['requestTimeoutMs', 'VAULT_REQUEST_TIMEOUT_MS / --request-timeout-ms'],
+  ['connectionsPerSource', 'VAULT_CONNECTIONS_PER_SOURCE / --connections-per-source', 1_000_000],
+  ['connectionsPerProxy', 'VAULT_CONNECTIONS_PER_PROXY / --connections-per-proxy', 1_000_000],
+  ['headersTimeoutMs', 'VAULT_HEADERS_TIMEOUT_MS / --headers-timeout-ms', 3_600_000],
+  ['requestTimeoutMs', 'VAULT_REQUEST_TIMEOUT_MS / --request-timeout-ms', 3_600_000],
 ] as const
 
-/** The connection limits: positive integers, the headers' time within the request's. */
+/**
+ * The connection limits: integers from 1 to a bound (an hour for the timeouts), the headers' time
+ * within the request's.
+ */
 function connectionLimits(input: ServerConfigInput): ConnectionLimits {
   const limits = { ...defaultConnectionLimits }
-  for (const [key, names] of connectionSettings) {
+  for (const [key, names, most] of connectionSettings) {
     const value = input[key]
     if (value === undefined) continue
-    if (!(Number.isInteger(value) && value > 0)) throw new UsageError(`${names} must be a positive integer`)
+    if (!(Number.isInteger(value) && value > 0 && value <= most)) {
+      throw new UsageError(`${names} must be an integer from 1 to ${most}`)
+    }
     limits[key] = value
   }
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {

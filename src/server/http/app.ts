@@ -1,8 +1,8 @@
 /**
  * The vault's HTTP API under /api/v1. `createApiHandler` is the whole API as one function (ApiRequest
  * in, ApiResponse out): the per-source rate limit, the resource router and the mapping of errors to
- * answers (failures.ts: a storage fault is a 503). `createVaultApp` adapts it to node:http: client address, request id, bounded body, and
- * the security headers of every answer.
+ * answers (failures.ts: a storage fault is a 503). `createVaultApp` adapts it to node:http: client
+ * address, request id, bounded body, and the security headers of every answer.
  */
 import { randomUUID } from 'node:crypto'
 import type { RequestListener } from 'node:http'

@@ -31,14 +31,20 @@ describe('server configuration', () => {
     [
       'a connection cap of 0',
       { ...keys, connectionsPerSource: 0 },
-      /VAULT_CONNECTIONS_PER_SOURCE \/ --connections-per-source must be a positive integer/,
+      /VAULT_CONNECTIONS_PER_SOURCE \/ --connections-per-source must be an integer from 1 to 1000000/,
     ],
     [
       'a fractional proxy cap',
       { ...keys, connectionsPerProxy: 1.5 },
-      /VAULT_CONNECTIONS_PER_PROXY .* must be a positive integer/,
+      /VAULT_CONNECTIONS_PER_PROXY .* must be an integer from 1/,
     ],
     ['a NaN headers timeout', { ...keys, headersTimeoutMs: Number('x') }, /VAULT_HEADERS_TIMEOUT_MS/],
+    [
+      'a request timeout past what node:http takes',
+      { ...keys, requestTimeoutMs: 1e17 },
+      /VAULT_REQUEST_TIMEOUT_MS \/ --request-timeout-ms must be an integer from 1 to 3600000/,
+    ],
+    ['an infinite cap', { ...keys, connectionsPerSource: Infinity }, /VAULT_CONNECTIONS_PER_SOURCE/],
     [
       'a headers timeout longer than the request timeout',
       { ...keys, headersTimeoutMs: 5000, requestTimeoutMs: 1000 },
