@@ -95,7 +95,7 @@ describe('connections: per-source cap and timeouts', () => {
   let seed: TestVault
   let server: VaultProcess
   const cap = 8
-  const headersTimeoutMs = 1500
+  const headersTimeoutMs = 2000
   const requestTimeoutMs = 3000
 
   beforeAll(async () => {
