@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { ServerConfig } from './config.js'
+import { defaultConnectionLimits } from './http/connection-limits.js'
 
 function fingerprint(key: Buffer): string {
   return `sha256:${createHash('sha256').update(key).digest('hex').slice(0, 16)}`
@@ -39,6 +40,7 @@ export function configSummary(config: ServerConfig) {
     trustedProxies: config.trustedProxies ?? [],
     allowPrivateWebhooks: Boolean(config.allowPrivateWebhooks),
     requestsPerMinute: config.requestsPerMinute ?? null,
+    ...(config.connections ?? defaultConnectionLimits),
     warnings: config.warnings ?? [],
   }
 }

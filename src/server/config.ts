@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { parseHexKey } from '../crypto/envelope.js'
 import { NotConfiguredError, UsageError } from '../errors.js'
 import { compileTrustedProxies } from './http/client-address.js'
+import { defaultConnectionLimits, type ConnectionLimits } from './http/connection-limits.js'
 
 export interface ServerConfigInput {
   encryptionKey?: string
@@ -31,6 +32,10 @@ export interface ServerConfigInput {
   trustedProxies?: string
   allowPrivateWebhooks?: boolean
   requestsPerMinute?: number
+  connectionsPerSource?: number
+  connectionsPerProxy?: number
+  headersTimeoutMs?: number
+  requestTimeoutMs?: number
 }
 
 export interface ServerConfig {
@@ -50,6 +55,8 @@ export interface ServerConfig {
   allowPrivateWebhooks?: boolean
   /** Requests per minute per client address on every endpoint. */
   requestsPerMinute?: number
+  /** Open sockets per source and per trusted proxy, and the header and request timeouts. */
+  connections?: ConnectionLimits
   tls?: { cert: Buffer; key: Buffer }
   /** In --dev: the data directory and the 0600 file holding the generated keys. */
   devFiles?: { dataDir: string; keyFile: string; generated: boolean }
@@ -121,6 +128,35 @@ function trustedProxyList(text: string | undefined): string[] {
   return list
 }
 
+const connectionSettings = [
+  ['connectionsPerSource', 'VAULT_CONNECTIONS_PER_SOURCE / --connections-per-source', 1_000_000],
+  ['connectionsPerProxy', 'VAULT_CONNECTIONS_PER_PROXY / --connections-per-proxy', 1_000_000],
+  ['headersTimeoutMs', 'VAULT_HEADERS_TIMEOUT_MS / --headers-timeout-ms', 3_600_000],
+  ['requestTimeoutMs', 'VAULT_REQUEST_TIMEOUT_MS / --request-timeout-ms', 3_600_000],
+] as const
+
+/**
+ * The connection limits: integers from 1 to a bound (an hour for the timeouts), the headers' time
+ * within the request's.
+ */
+function connectionLimits(input: ServerConfigInput): ConnectionLimits {
+  const limits = { ...defaultConnectionLimits }
+  for (const [key, names, most] of connectionSettings) {
+    const value = input[key]
+    if (value === undefined) continue
+    if (!(Number.isInteger(value) && value > 0 && value <= most)) {
+      throw new UsageError(`${names} must be an integer from 1 to ${most}`)
+    }
+    limits[key] = value
+  }
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new UsageError('VAULT_HEADERS_TIMEOUT_MS must not exceed VAULT_REQUEST_TIMEOUT_MS', {
+      hint: 'the request timeout covers the headers too',
+    })
+  }
+  return limits
+}
+
 /** Validates the configuration of `vault server`. */
 export function resolveServerConfig(input: ServerConfigInput): ServerConfig {
   const dev = Boolean(input.dev)
@@ -155,6 +191,7 @@ export function resolveServerConfig(input: ServerConfigInput): ServerConfig {
   const requestsPerMinute = input.requestsPerMinute
   if (requestsPerMinute !== undefined && !(Number.isInteger(requestsPerMinute) && requestsPerMinute > 0))
     throw new UsageError('VAULT_REQUESTS_PER_MINUTE / --requests-per-minute must be a positive integer')
+  const connections = connectionLimits(input)
   const warnings: string[] = []
   if (!tlsGiven && dev && !input.behindProxy && !isLoopback(host)) {
     warnings.push(
@@ -186,6 +223,7 @@ export function resolveServerConfig(input: ServerConfigInput): ServerConfig {
     trustedProxies,
     allowPrivateWebhooks: Boolean(input.allowPrivateWebhooks),
     requestsPerMinute,
+    connections,
     tls: tlsGiven ? { cert: readFileSync(input.tlsCert!), key: readFileSync(input.tlsKey!) } : undefined,
     devFiles,
     warnings,

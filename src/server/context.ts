@@ -2,6 +2,7 @@
  * What every request handler of the vault needs: the store, the keyring, the JWT key, the limits, the
  * proxy trust and the in-memory guards (login throttle, failed-authentication log).
  */
+import type { AuditVerifier } from './audit/audit-verifier.js'
 import type { ProxyTrust } from './http/client-address.js'
 import type { FailedAuthLog } from './tokens/failed-auth-log.js'
 import type { Keyring } from './keys/keyring.js'
@@ -57,6 +58,8 @@ export interface VaultContext {
   readCache?: ReadCache
   /** The rows this process last wrote, for conditional writes (an engine with SqlExecutor.runIf). */
   secretHints?: SecretHints
+  /** The audit chain verified from this process's last verified point (the console's audit view). */
+  auditVerifier?: AuditVerifier
   /** Called after a commit that queued webhook deliveries. */
   onOutbox?: () => void
 }

@@ -2,13 +2,15 @@
  * Builds and starts a vault server from a validated configuration: opens and migrates the store,
  * checks the key fingerprint (a wrong key stops here and writes nothing) and the row MACs and audit
  * head (a database edited in SQL is refused), starts the webhook worker
- * and listens over HTTP or HTTPS.
+ * and listens over HTTP or HTTPS, with its connection limits (http/connection-limits.ts).
  */
 import { createServer as createHttpServer, type Server } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
+import { AuditVerifier } from './audit/audit-verifier.js'
 import { createVaultApp } from './http/app.js'
-import { compileTrustedProxies } from './http/client-address.js'
+import { compileTrustedProxies, trustNoProxy } from './http/client-address.js'
+import { capSocketsPerSource, defaultConnectionLimits, timeoutOptions } from './http/connection-limits.js'
 import type { ServerConfig } from './config.js'
 import { defaultLimits, type VaultContext, type VaultLimits } from './context.js'
 import { FailedAuthLog } from './tokens/failed-auth-log.js'
@@ -90,6 +92,7 @@ export function createVaultContext(
     version: appVersion(),
     readCache: vault.driver.readGeneration ? new ReadCache(vault.driver.readGeneration) : undefined,
     secretHints: vault.driver.engine === 'postgres' ? new SecretHints() : undefined,
+    auditVerifier: new AuditVerifier(vault.driver, vault.keyring.auditKey),
   }
 }
 
@@ -109,10 +112,25 @@ export async function startVault(
   const flusher = setInterval(() => void context.failedAuth.flush().catch(() => undefined), 60_000)
   flusher.unref()
   const app = createVaultApp(context)
+  const connections = config.connections ?? defaultConnectionLimits
+  const timeouts = timeoutOptions(connections)
   const server = config.tls
-    ? createHttpsServer({ cert: config.tls.cert, key: config.tls.key }, app)
-    : createHttpServer(app)
+    ? createHttpsServer(
+        {
+          cert: config.tls.cert,
+          key: config.tls.key,
+          handshakeTimeout: connections.headersTimeoutMs,
+          ...timeouts,
+        },
+        app,
+      )
+    : createHttpServer(timeouts, app)
   server.keepAliveTimeout = 30_000
+  capSocketsPerSource(server, {
+    limits: connections,
+    trust: context.trustProxy,
+    everyPeerMayBeProxy: config.behindProxy && context.trustProxy === trustNoProxy,
+  })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(config.port, config.host, () => resolve())

@@ -9,6 +9,7 @@
 import * as Flags from '@oclif/core/flags'
 import { UsageError } from '../errors.js'
 import type { ServerConfigInput } from './config.js'
+import { defaultConnectionLimits } from './http/connection-limits.js'
 import { readSettingFile } from './setting-file.js'
 
 type SettingKind = 'string' | 'integer' | 'boolean' | 'file' | 'directory'
@@ -162,6 +163,38 @@ export const serverSettings: readonly ServerSetting[] = [
     kind: 'integer',
     default: 3000,
     help: 'requests per minute allowed from one client address on every endpoint',
+  },
+  {
+    key: 'connectionsPerSource',
+    flag: 'connections-per-source',
+    env: 'VAULT_CONNECTIONS_PER_SOURCE',
+    kind: 'integer',
+    default: defaultConnectionLimits.connectionsPerSource,
+    help: 'sockets one client address may hold open at once (more are closed at accept)',
+  },
+  {
+    key: 'connectionsPerProxy',
+    flag: 'connections-per-proxy',
+    env: 'VAULT_CONNECTIONS_PER_PROXY',
+    kind: 'integer',
+    default: defaultConnectionLimits.connectionsPerProxy,
+    help: 'sockets one trusted proxy may hold open at once (every peer behind --behind-proxy without --trusted-proxies)',
+  },
+  {
+    key: 'headersTimeoutMs',
+    flag: 'headers-timeout-ms',
+    env: 'VAULT_HEADERS_TIMEOUT_MS',
+    kind: 'integer',
+    default: defaultConnectionLimits.headersTimeoutMs,
+    help: 'milliseconds a request has to send its headers (408 and close beyond)',
+  },
+  {
+    key: 'requestTimeoutMs',
+    flag: 'request-timeout-ms',
+    env: 'VAULT_REQUEST_TIMEOUT_MS',
+    kind: 'integer',
+    default: defaultConnectionLimits.requestTimeoutMs,
+    help: 'milliseconds a request has to send its headers and body (408 and close beyond)',
   },
 ]
 

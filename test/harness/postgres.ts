@@ -49,6 +49,12 @@ export async function startPostgres(options: { superuserPassword?: string } = {}
       )
   }
   asPostgres(join(binDir, 'initdb'), ['-D', join(dir, 'data'), ...auth, '-U', 'postgres', '--no-sync'])
+  startServer({ dir, port })
+  const credentials = password ? `postgres:${encodeURIComponent(password)}` : 'postgres'
+  return { url: `postgres://${credentials}@127.0.0.1:${port}/postgres`, port, dir }
+}
+
+function startServer({ dir, port }: Pick<PostgresInfo, 'dir' | 'port'>): void {
   asPostgres(join(binDir, 'pg_ctl'), [
     '-D',
     join(dir, 'data'),
@@ -59,14 +65,31 @@ export async function startPostgres(options: { superuserPassword?: string } = {}
     `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`,
     'start',
   ])
-  const credentials = password ? `postgres:${encodeURIComponent(password)}` : 'postgres'
-  return { url: `postgres://${credentials}@127.0.0.1:${port}/postgres`, port, dir }
 }
 
-/** Stops the cluster and removes its directory. */
+/** Stops a private cluster's server (fast shutdown) and keeps its data, for a test of a database that went down. */
+export function pausePostgres(info: PostgresInfo): void {
+  asPostgres(join(binDir, 'pg_ctl'), ['-D', join(info.dir, 'data'), '-m', 'fast', '-w', 'stop'])
+}
+
+/** Starts a paused private cluster again, on the same port. */
+export function resumePostgres(info: PostgresInfo): void {
+  startServer(info)
+}
+
+function isRunning(info: PostgresInfo): boolean {
+  try {
+    asPostgres(join(binDir, 'pg_ctl'), ['-D', join(info.dir, 'data'), 'status'])
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Stops the cluster (unless a test left it paused) and removes its directory. */
 export async function stopPostgres(info: PostgresInfo): Promise<void> {
   try {
-    asPostgres(join(binDir, 'pg_ctl'), ['-D', join(info.dir, 'data'), '-m', 'fast', '-w', 'stop'])
+    if (isRunning(info)) pausePostgres(info)
   } finally {
     rmSync(info.dir, { recursive: true, force: true })
   }

@@ -164,31 +164,35 @@ export async function spawnVaultProcess(env: {
   jwtSecret: string
   /** Another checkout to run the server of (a benchmark's baseline build); default this one. */
   root?: string
+  /** More server settings (VAULT_* variables), e.g. small connection limits. */
+  settings?: Record<string, string>
+  /** The process's limit of open files (prlimit), to show what exhausting it does. */
+  fileLimit?: number
 }): Promise<VaultProcess> {
   const root = env.root ?? repoRoot
-  const child = spawn(
+  const node = [
     process.execPath,
-    [
-      ...(process.env.VAULT_SERVER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []),
-      '--import',
-      'tsx',
-      join(root, 'src/server/main.ts'),
-    ],
-    {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        VAULT_DB_URL: env.dbUrl,
-        VAULT_ENCRYPTION_KEY: env.encryptionKey,
-        VAULT_JWT_SECRET: env.jwtSecret,
-        VAULT_HOST: '127.0.0.1',
-        VAULT_PORT: '0',
-        VAULT_REQUESTS_PER_MINUTE: '1000000',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    ...(process.env.VAULT_SERVER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? []),
+    '--import',
+    'tsx',
+    join(root, 'src/server/main.ts'),
+  ]
+  const argv = env.fileLimit ? ['prlimit', `--nofile=${env.fileLimit}:${env.fileLimit}`, '--', ...node] : node
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      VAULT_DB_URL: env.dbUrl,
+      VAULT_ENCRYPTION_KEY: env.encryptionKey,
+      VAULT_JWT_SECRET: env.jwtSecret,
+      VAULT_HOST: '127.0.0.1',
+      VAULT_PORT: '0',
+      VAULT_REQUESTS_PER_MINUTE: '1000000',
+      ...env.settings,
     },
-  )
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stderr = ''
   const exited = new Promise<void>((done) => child.once('exit', () => done()))
   const url = await new Promise<string>((done, fail) => {

@@ -56,6 +56,10 @@ describe('server settings, declared once', () => {
       VAULT_TRUSTED_PROXIES: '127.0.0.0/8,10.0.0.0/8',
       VAULT_ALLOW_PRIVATE_WEBHOOKS: 'true',
       VAULT_REQUESTS_PER_MINUTE: '77',
+      VAULT_CONNECTIONS_PER_SOURCE: '9',
+      VAULT_CONNECTIONS_PER_PROXY: '99',
+      VAULT_HEADERS_TIMEOUT_MS: '1234',
+      VAULT_REQUEST_TIMEOUT_MS: '5678',
     }
     const { summary } = await printConfig(given)
     const { createHash } = await import('node:crypto')
@@ -78,6 +82,10 @@ describe('server settings, declared once', () => {
       VAULT_TRUSTED_PROXIES: (summary.trustedProxies as string[]).join(','),
       VAULT_ALLOW_PRIVATE_WEBHOOKS: summary.allowPrivateWebhooks ? 'true' : 'false',
       VAULT_REQUESTS_PER_MINUTE: String(summary.requestsPerMinute),
+      VAULT_CONNECTIONS_PER_SOURCE: String(summary.connectionsPerSource),
+      VAULT_CONNECTIONS_PER_PROXY: String(summary.connectionsPerProxy),
+      VAULT_HEADERS_TIMEOUT_MS: String(summary.headersTimeoutMs),
+      VAULT_REQUEST_TIMEOUT_MS: String(summary.requestTimeoutMs),
     }
     expect(seen).toEqual({
       ...given,

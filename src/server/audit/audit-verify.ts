@@ -1,6 +1,6 @@
 /**
- * Verifying the audit log: the walk of the whole chain (every link and hash, then the MAC'd head that
- * holds the event count), and the cheap start-up check of the head alone.
+ * Verifying the audit log: the walk of the chain (every link and hash, then the MAC'd head that holds
+ * the event count), whole or from a point verified before, and the cheap start-up check of the head.
  */
 import { timingSafeEqual } from 'node:crypto'
 import { auditColumns, auditHeadMac, eventHash, eventOfRow, genesisHash } from './audit.js'
@@ -17,15 +17,40 @@ export interface AuditVerification {
   head?: string
 }
 
+/** A verified point of the chain: an event's sequence number and hash (0 and the genesis hash: none). */
+export interface VerifiedPoint {
+  seq: number
+  hash: string
+}
+
 /**
- * Walks the whole chain and checks every link, every hash and the head. The head is read first and the
+ * Walks the chain and checks every link, every hash and the head. The head is read first and the
  * walk follows it forward, so events appended meanwhile (another replica) are neither a false alarm
- * nor skipped; events beyond the head that no head covers are reported.
+ * nor skipped; events beyond the head that no head covers are reported. From `from` (a point this
+ * process verified before), the walk starts after it, once the event there still has its hash:
+ * only the events appended since are read. Without it, from the first event.
  */
-export async function verifyAuditChain(driver: SqlDriver, key: Buffer): Promise<AuditVerification> {
+export async function verifyAuditChain(
+  driver: SqlDriver,
+  key: Buffer,
+  from?: VerifiedPoint,
+): Promise<AuditVerification> {
   return driver.transaction(async (tx) => {
     let previous = genesisHash
     let expectedSeq = 1
+    if (from && from.seq > 0) {
+      const [event] = await tx.all(`SELECT hash FROM audit_events WHERE seq = ?`, [from.seq])
+      if (event?.hash !== from.hash) {
+        return {
+          ok: false,
+          events: from.seq - 1,
+          brokenAt: from.seq,
+          reason: 'an event verified before was changed or removed',
+        }
+      }
+      previous = from.hash
+      expectedSeq = from.seq + 1
+    }
     const pageSize = 500
     let head = await readHead(tx)
     let limit = head ? Number(head.seq) : 2_147_483_647 // the largest INTEGER on PostgreSQL

@@ -1,6 +1,7 @@
 /**
- * The audit log of a project (admins): the state of the chain (verified on every view: links, hashes,
- * head, row MACs), then the events, newest page last, 100 at a time. Reading it is itself audited.
+ * The audit log of a project (admins): the state of the chain (verified on every view: the links and
+ * hashes of the events appended since the last view (audit-verifier.ts), the head, the row MACs), then
+ * the events, newest page last, 100 at a time. Reading it is itself audited.
  */
 import type { VaultContext } from '../context.js'
 import { integrityProblems } from '../keys/integrity.js'
@@ -28,7 +29,7 @@ export function auditResources(context: VaultContext): Resource[] {
             const afterText = request.url.searchParams.get('after')
             const afterSeq = afterText === null || afterText === '0' ? 0 : versionOf(afterText)
             const call = callOf(context, request, session)
-            const report = await verifyAuditOp(call)
+            const report = await verifyAuditOp(call, { incremental: true })
             const chain = {
               ok: report.ok,
               events: report.audit.events,

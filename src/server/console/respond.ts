@@ -7,6 +7,7 @@ import type { ApiRequest, ApiResponse, Handler } from '../http/api.js'
 import type { VaultContext } from '../context.js'
 import { ConflictError, IntegrityError, NotFoundError, UsageError, VaultError } from '../../errors.js'
 import { ApiError } from '../http/http.js'
+import { unexpectedFailure } from '../http/failures.js'
 import type { HumanActor } from '../secrets/human-secrets.js'
 import { actingAs, ForbiddenError } from '../humans/actor.js'
 import { requireAdmin, type AdminCall } from '../operations/call.js'
@@ -27,16 +28,23 @@ function statusOf(error: unknown): number {
   return 500
 }
 
-/** The HTML answer of a failure. */
-export function errorPage(error: unknown, request: ApiRequest, session?: HumanSession): ApiResponse {
-  const status = statusOf(error)
-  const known = error instanceof VaultError
-  if (!known) {
-    process.stderr.write(
-      `vault server: console request ${request.origin.requestId} failed: ${(error as Error).name}\n`,
-    )
-  }
-  const message = known ? error.message : `internal error (request ${request.origin.requestId})`
+/** The HTML answer of a failure (an unexpected one is logged; a storage fault is a 503). */
+export function errorPage(
+  context: VaultContext,
+  error: unknown,
+  request: ApiRequest,
+  session?: HumanSession,
+): ApiResponse {
+  const failure =
+    error instanceof VaultError
+      ? undefined
+      : unexpectedFailure(error, {
+          engine: context.driver.engine,
+          requestId: request.origin.requestId,
+          what: 'console request',
+        })
+  const status = failure?.status ?? statusOf(error)
+  const message = failure?.message ?? (error as VaultError).message
   return pageResponse(
     status,
     layout({
@@ -45,16 +53,17 @@ export function errorPage(error: unknown, request: ApiRequest, session?: HumanSe
       body: html`<p class="notice error" role="alert">${message}</p>
         <p><a href="${paths.projects}">Back to the projects</a></p>`,
     }),
+    failure?.headers,
   )
 }
 
 /** A public page (sign-in): failures become error pages. */
-export function publicPage(handler: Handler): Handler {
+export function publicPage(context: VaultContext, handler: Handler): Handler {
   return async (request) => {
     try {
       return await handler(request)
     } catch (error) {
-      return errorPage(error, request)
+      return errorPage(context, error, request)
     }
   }
 }
@@ -78,7 +87,7 @@ export function sessionPage(
       return await handler(request, session)
     } catch (error) {
       if (error instanceof SignInRequired) return redirect(paths.signIn)
-      return errorPage(error, request, session)
+      return errorPage(context, error, request, session)
     }
   }
 }

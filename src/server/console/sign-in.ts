@@ -89,11 +89,11 @@ export function signInResources(context: VaultContext): Resource[] {
     {
       path: paths.signIn,
       methods: {
-        GET: publicPage(async (request) => {
+        GET: publicPage(context, async (request) => {
           const signedIn = await requireSession(context, request).catch(() => undefined)
           return signedIn ? redirect(paths.projects) : signInForm(context, { status: 200 })
         }),
-        POST: publicPage((request) => signIn(context, request)),
+        POST: publicPage(context, (request) => signIn(context, request)),
       },
     },
     {

@@ -1,8 +1,8 @@
 /**
  * The vault's HTTP API under /api/v1. `createApiHandler` is the whole API as one function (ApiRequest
  * in, ApiResponse out): the per-source rate limit, the resource router and the mapping of errors to
- * answers. `createVaultApp` adapts it to node:http: client address, request id, bounded body, and
- * the security headers of every answer.
+ * answers (failures.ts: a storage fault is a 503). `createVaultApp` adapts it to node:http: client
+ * address, request id, bounded body, and the security headers of every answer.
  */
 import { randomUUID } from 'node:crypto'
 import type { RequestListener } from 'node:http'
@@ -12,6 +12,7 @@ import { consoleResources } from '../console/index.js'
 import { clientAddress, sourceKey } from './client-address.js'
 import type { VaultContext } from '../context.js'
 import { ApiError, errorResponse, readBoundedBody, writeResponse } from './http.js'
+import { unexpectedFailure } from './failures.js'
 import { IntegrityError } from '../../errors.js'
 import { RateLimiter } from './rate-limiter.js'
 import { createRouter, type Resource } from './router.js'
@@ -63,17 +64,14 @@ export function createApiHandler(context: VaultContext): Handler {
       if (error instanceof IntegrityError) {
         return { status: 500, json: { error: { code: 'integrity_error', message: error.message } } }
       }
-      process.stderr.write(
-        `vault server: request ${request.origin.requestId} failed: ${(error as Error).name}\n`,
-      )
+      const failure = unexpectedFailure(error, {
+        engine: context.driver.engine,
+        requestId: request.origin.requestId,
+      })
       return {
-        status: 500,
-        json: {
-          error: {
-            code: 'internal_error',
-            message: `internal error (request ${request.origin.requestId})`,
-          },
-        },
+        status: failure.status,
+        json: { error: { code: failure.apiCode, message: failure.message } },
+        headers: failure.headers,
       }
     }
   }

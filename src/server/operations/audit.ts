@@ -18,10 +18,19 @@ export function listAuditOp(
   )
 }
 
-/** The integrity report of the store (never throws for a finding). */
-export async function verifyAuditOp(call: AdminCall): Promise<IntegrityReport> {
+/**
+ * The integrity report of the store (never throws for a finding). The audit chain is walked whole,
+ * or with `incremental` (a view) from the last point this process verified.
+ */
+export async function verifyAuditOp(
+  call: AdminCall,
+  options: { incremental?: boolean } = {},
+): Promise<IntegrityReport> {
   await requireAdmin(call, { action: 'audit.verify' })
-  const report = await checkStoreIntegrity(call.vault.driver, call.vault.keyring)
+  const verifier = call.vault.auditVerifier
+  const report = await checkStoreIntegrity(call.vault.driver, call.vault.keyring, {
+    chain: verifier ? () => verifier.verify({ full: !options.incremental }) : undefined,
+  })
   if (call.actor.label !== hostAdmin.label) {
     await call.vault.driver.transaction((tx) =>
       appendAudit(tx, call.vault.keyring.auditKey, {

@@ -5,13 +5,15 @@
  * host's admin CLI all go through the same function.
  */
 import { appendAudit } from '../audit/audit.js'
+import type { AuditVerifier } from '../audit/audit-verifier.js'
 import { ForbiddenError, hostAdmin, type Actor, type ActorOrigin } from '../humans/actor.js'
 import { requireProject } from '../identities.js'
 import type { Keyring } from '../keys/keyring.js'
 import type { SqlDriver, SqlExecutor } from '../store/index.js'
 
 export interface AdminCall {
-  vault: { driver: SqlDriver; keyring: Keyring }
+  /** The store and keys; in the server also its audit verifier (incremental audit views). */
+  vault: { driver: SqlDriver; keyring: Keyring; auditVerifier?: AuditVerifier }
   actor: Actor
   origin?: ActorOrigin
 }

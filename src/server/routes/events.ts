@@ -12,6 +12,7 @@ import { defaultFeedTiming, streamChanges, type FeedTiming } from '../secrets/ch
 import { sourceKey } from '../http/client-address.js'
 import type { VaultContext } from '../context.js'
 import { secretChangesAfter } from '../secrets/event-rows.js'
+import { unexpectedFailure } from '../http/failures.js'
 import { ApiError } from '../http/http.js'
 import type { Resource } from '../http/router.js'
 
@@ -83,7 +84,17 @@ export function eventResources(
       throw tooMany('this address')
     }
     const poll = (afterSeq: number) =>
-      authorizer.inEnvironment(request, 'read', ({ tx }) => secretChangesAfter(tx, scope, afterSeq, pageSize))
+      authorizer
+        .inEnvironment(request, 'read', ({ tx }) => secretChangesAfter(tx, scope, afterSeq, pageSize))
+        .catch((error: unknown) => {
+          if (error instanceof ApiError) throw error
+          const failure = unexpectedFailure(error, {
+            engine: context.driver.engine,
+            requestId: request.origin.requestId,
+            what: 'change feed',
+          })
+          throw new ApiError(failure.status, failure.apiCode, failure.message, failure.headers)
+        })
     return {
       status: 200,
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'x-accel-buffering': 'no' },

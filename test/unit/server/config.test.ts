@@ -28,6 +28,28 @@ describe('server configuration', () => {
       /--tls-cert and --tls-key go together/,
     ],
     ['a bad SMTP_PORT', { ...keys, smtpHost: 'mail', smtpPort: 'seven' }, /SMTP_PORT must be an integer/],
+    [
+      'a connection cap of 0',
+      { ...keys, connectionsPerSource: 0 },
+      /VAULT_CONNECTIONS_PER_SOURCE \/ --connections-per-source must be an integer from 1 to 1000000/,
+    ],
+    [
+      'a fractional proxy cap',
+      { ...keys, connectionsPerProxy: 1.5 },
+      /VAULT_CONNECTIONS_PER_PROXY .* must be an integer from 1/,
+    ],
+    ['a NaN headers timeout', { ...keys, headersTimeoutMs: Number('x') }, /VAULT_HEADERS_TIMEOUT_MS/],
+    [
+      'a request timeout past what node:http takes',
+      { ...keys, requestTimeoutMs: 1e17 },
+      /VAULT_REQUEST_TIMEOUT_MS \/ --request-timeout-ms must be an integer from 1 to 3600000/,
+    ],
+    ['an infinite cap', { ...keys, connectionsPerSource: Infinity }, /VAULT_CONNECTIONS_PER_SOURCE/],
+    [
+      'a headers timeout longer than the request timeout',
+      { ...keys, headersTimeoutMs: 5000, requestTimeoutMs: 1000 },
+      /VAULT_HEADERS_TIMEOUT_MS must not exceed VAULT_REQUEST_TIMEOUT_MS/,
+    ],
   ])('rejects %s, naming the variable', (_label, input, message) => {
     expect(() => resolveServerConfig(input)).toThrow(message)
   })
@@ -41,6 +63,24 @@ describe('server configuration', () => {
     ['dev mode on all addresses', { ...keys, host: '0.0.0.0', dev: true, siteUrl: 'http://vault.lan' }],
   ])('accepts %s', (_label, input) => {
     expect(resolveServerConfig(input).dbUrl).toBe(keys.dbUrl)
+  })
+
+  it('has connection limits by default, and takes given ones', () => {
+    expect(resolveServerConfig(keys).connections).toEqual({
+      connectionsPerSource: 64,
+      connectionsPerProxy: 1024,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+    })
+    expect(
+      resolveServerConfig({ ...keys, connectionsPerSource: 3, headersTimeoutMs: 200, requestTimeoutMs: 400 })
+        .connections,
+    ).toEqual({
+      connectionsPerSource: 3,
+      connectionsPerProxy: 1024,
+      headersTimeoutMs: 200,
+      requestTimeoutMs: 400,
+    })
   })
 
   it('generates dev keys into a 0600 file and reuses them', () => {
