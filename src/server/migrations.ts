@@ -120,6 +120,15 @@ const migrations: Migration[] = [
     ],
     upgrade: sealHumanAccounts,
   },
+  {
+    // a session and a token carry the stamp of the credential they were opened with (keys/stamp.ts);
+    // rows from before have none and are refused: one more sign-in, one more token request
+    version: 4,
+    statements: [
+      `ALTER TABLE human_sessions ADD COLUMN password_stamp TEXT`,
+      `ALTER TABLE access_tokens ADD COLUMN secret_stamp TEXT`,
+    ],
+  },
 ]
 
 /** The schema version this binary writes. */
