@@ -82,7 +82,7 @@ export function checkSameVault(
       hint:
         target.replaceVault === undefined
           ? `to replace that vault and everything in it with the archive, add --replace-vault ${live.fingerprint}`
-          : `--replace-vault names ${target.replaceVault.slice(0, 64)}, but the database holds ${live.fingerprint}`,
+          : `--replace-vault names ${/^[0-9a-f]{16}$/.test(target.replaceVault) ? target.replaceVault : 'no key fingerprint'}, but the database holds ${live.fingerprint}`,
     },
   )
 }

@@ -191,6 +191,16 @@ describe.each([
       const fingerprint = /--replace-vault ([0-9a-f]{16})/.exec(refused.stderr)![1]!
       const wrong = await runCli(['restore', archive, '--replace-vault', '0000000000000000'], { env: target })
       expect(wrong.exitCode).toBe(6)
+      expect(wrong.stderr).toMatch(/--replace-vault names 0000000000000000, but the database holds/)
+      const hostile = await runCli(
+        ['restore', archive, '--replace-vault', '\u001b]0;pwned\u0007$(touch x)'],
+        {
+          env: target,
+        },
+      )
+      expect(hostile.exitCode).toBe(6)
+      expect(hostile.stderr).not.toContain('\u001b')
+      expect(hostile.stderr).not.toMatch(/pwned|touch/)
 
       // nothing was changed: the other vault still starts with its own key and holds its project
       const still = await spawnVaultProcess({
