@@ -569,7 +569,7 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
     it('answers HEAD / and the health endpoint without a token', async () => {
       expect((await fetch(`${vault.url}/`, { method: 'HEAD' })).status).toBe(200)
       const health = await (await fetch(`${vault.url}/api/v1/health`)).json()
-      expect(health).toMatchObject({ status: 'ok', schemaVersion: 3 })
+      expect(health).toMatchObject({ status: 'ok', schemaVersion: 4 })
     })
   })
 
