@@ -20,7 +20,7 @@ export const cliLayers = [
 
 /** Programs beside the CLI's layers: what each may import (of the layers, and of each other). */
 export const sideFolders = {
-  server: ['client', 'process', 'crypto', 'text'],
+  server: ['client', 'process', 'fs', 'crypto', 'text'],
   backup: ['server', 'process', 'fs', 'crypto', 'text'],
   proxy: ['text'],
 }

@@ -68,6 +68,14 @@ export function restoreSummary(result: RestoreResult, vaultStarted = false): str
     `Restored ${result.file} into ${result.database} (${result.engine}): ` +
       `${result.checked.secretVersions} secret versions decrypt, audit chain of ${result.checked.auditEvents} events verifies`,
   ]
+  const kept = result.keptRevocations
+  if (kept) {
+    lines.push(
+      `Kept what the replaced database retired after the backup: ${kept.identitiesRevoked} identities revoked, ` +
+        `${kept.secretsRotated} client secrets rotated, ${kept.tokensRevoked} tokens revoked, ` +
+        `${kept.passwordsChanged} passwords changed, ${kept.accountsRemoved} accounts removed`,
+    )
+  }
   if (result.previous)
     lines.push(`The previous database is kept as ${result.previous} (delete it when satisfied)`)
   if (!vaultStarted) lines.push('Start (or restart) the vault server so it serves the restored data.')

@@ -27,6 +27,7 @@ export async function restoreIntoPostgres(url: string, hooks: RestoreHooks): Pro
     await store.transaction(async (tx) => {
       hooks.step('locking the live tables against writes')
       await tx.run(`LOCK TABLE ${tablesInOrder.join(', ')} IN EXCLUSIVE MODE`)
+      await hooks.inspectLive(tx)
       hooks.step('replacing the data inside one transaction (nothing is visible until it commits)')
       await clearTables(tx)
       await hooks.load(tx)

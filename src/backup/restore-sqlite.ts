@@ -18,6 +18,8 @@ import { openStore } from '../server/migrations.js'
 import { sqliteUrl } from './db-url.js'
 import { fileWriteError } from './file-errors.js'
 import { syncDirectory, syncFile } from '../fs/atomic-file.js'
+import type { SqlRow, SqlValue } from '../server/store/index.js'
+import type { LiveReader } from './live-state.js'
 import type { RestoreHooks, RestoreOutcome } from './restore-types.js'
 
 /** Restores an archive (`hooks.load`) into the SQLite file at `path`, replacing it only after every check passed. */
@@ -26,6 +28,7 @@ export async function restoreIntoSqlite(path: string, hooks: RestoreHooks): Prom
   const temporary = `${path}.restore-${randomBytes(6).toString('hex')}`
   if (lock) await removeStaleTemporaries(path)
   try {
+    if (lock) await hooks.inspectLive(lock.reader)
     hooks.step(`importing into the temporary database ${temporary}`)
     try {
       const store = await openStore(sqliteUrl(temporary))
@@ -55,6 +58,8 @@ export async function restoreIntoSqlite(path: string, hooks: RestoreHooks): Prom
 }
 
 interface LiveLock {
+  /** Reads the live file through the connection that holds its lock. */
+  reader: LiveReader
   close(): void
 }
 
@@ -84,6 +89,10 @@ function lockLiveDatabase(path: string): LiveLock {
   }
   let open = true
   return {
+    reader: {
+      all: async <T extends SqlRow>(sql: string, params: SqlValue[] = []) =>
+        db.prepare(sql).all(...params) as unknown as T[],
+    },
     close: () => {
       if (open) db.close()
       open = false

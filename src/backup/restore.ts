@@ -14,6 +14,14 @@ import { checkSameContent, loadArchive, type LoadedDigests } from './load-archiv
 import type { BackupManifest } from './manifest.js'
 import { restoreIntoPostgres } from './restore-postgres.js'
 import { restoreIntoSqlite } from './restore-sqlite.js'
+import {
+  checkSameVault,
+  keepLiveRevocations,
+  readLiveState,
+  type KeptRevocations,
+  type LiveState,
+} from './live-state.js'
+import { loadKeyring } from '../server/keys/keyring.js'
 import type { RestoreHooks } from './restore-types.js'
 
 export interface RestoreOptions {
@@ -25,6 +33,8 @@ export interface RestoreOptions {
   progress?: (table: string, rows: number) => void
   /** The cap on the archive's uncompressed size, in MiB (default 64). */
   maxInflatedMib?: number
+  /** The key fingerprint of the other vault the database holds, to replace it (refused otherwise). */
+  replaceVault?: string
 }
 
 export interface RestoreResult {
@@ -35,6 +45,8 @@ export interface RestoreResult {
   checked: DataCheckSummary
   /** Where the previous SQLite database was kept, or null. */
   previous: string | null
+  /** The revocations of the replaced database kept in the restored one (null: it held no vault, or another). */
+  keptRevocations: KeptRevocations | null
 }
 
 /** Checks the archive and the key, then restores it into the database at `dbUrl`. */
@@ -46,13 +58,30 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
   const archive = await authenticateArchive(options.file, kek, inflateLimitsOf(options.maxInflatedMib))
   let loaded: LoadedDigests | undefined
   let checked: DataCheckSummary | undefined
+  let live: LiveState | null = null
+  let keptRevocations: KeptRevocations | null = null
   const hooks: RestoreHooks = {
     step,
+    inspectLive: async (reader) => {
+      const state = await readLiveState(reader)
+      const database = redactDbUrl(options.dbUrl)
+      const same = checkSameVault(state, archive.manifest.keyFingerprint ?? null, {
+        database,
+        replaceVault: options.replaceVault,
+      })
+      if (same) step('reading the revocations of the live database (they are kept)')
+      live = same ? state : null
+    },
     load: async (tx: SqlExecutor) => {
       loaded = await loadArchive(tx, archive, kek, options.progress)
     },
     verify: async (store: SqlDriver) => {
       await store.transaction((tx) => checkSameContent(tx, loaded!))
+      const kept = live
+      if (kept) {
+        const keyring = await loadKeyring(store, kek)
+        keptRevocations = await store.transaction((tx) => keepLiveRevocations(tx, keyring, kept))
+      }
       checked = await checkStoreData(store, kek)
     },
   }
@@ -67,5 +96,6 @@ export async function restoreArchive(options: RestoreOptions): Promise<RestoreRe
     manifest: archive.manifest,
     checked: checked!,
     previous: outcome.previous,
+    keptRevocations,
   }
 }

@@ -16,7 +16,11 @@ export default class Restore extends BaseCommand<typeof Restore> {
     'the previous data intact. SQLite: stop the server first (a running server is detected and refused); ' +
     'the previous file is kept as <db>.pre-restore-<time>. PostgreSQL: one transaction. --compose runs ' +
     "the seed's container procedure: stop the vault service, start only the database, wait until it " +
-    'answers, restore, start the vault.'
+    'answers, restore, start the vault. Over the same vault, the revocations the live database made after the ' +
+    'backup are kept (revoked identities and tokens, rotated client secrets, changed passwords, removed ' +
+    'accounts), so a restore never brings back a credential that was retired; they are counted in the output ' +
+    'and the restored audit log. A database that holds another vault (another key) is refused unless it is named ' +
+    'with --replace-vault and its key fingerprint.'
   static override examples = [
     {
       command: '<%= config.bin %> <%= command.id %> --verify vault.jsonl.gz',
@@ -25,6 +29,10 @@ export default class Restore extends BaseCommand<typeof Restore> {
     {
       command: '<%= config.bin %> <%= command.id %> vault.jsonl.gz --db-url postgres://vault@127.0.0.1/vault',
       description: 'restore (also across engines)',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> vault.jsonl.gz --replace-vault 0123456789abcdef',
+      description: 'restore over a database that holds another vault (the fingerprint the refusal named)',
     },
     {
       command: '<%= config.bin %> <%= command.id %> vault.jsonl.gz --compose --compose-dir /srv/stack',
@@ -60,6 +68,11 @@ export default class Restore extends BaseCommand<typeof Restore> {
       summary: 'compose service of the vault',
       default: 'vault',
     }),
+    'replace-vault': Flags.string({
+      summary:
+        "replace the other vault the database holds, named by its key fingerprint (that vault's data is lost)",
+      exclusive: ['verify'],
+    }),
     verify: Flags.boolean({ summary: 'only check the archive and list what it holds (names and counts)' }),
     'max-inflated-mib': Flags.integer({
       summary: 'refuse an archive that inflates to more than this many MiB (a gzip bomb guard)',
@@ -86,6 +99,7 @@ export default class Restore extends BaseCommand<typeof Restore> {
       dbUrl: requireDbUrl(flags),
       encryptionKey,
       maxInflatedMib: flags['max-inflated-mib'],
+      replaceVault: flags['replace-vault'],
       step: (message: string) => this.note(`==> ${message}`),
       progress: (table: string, rows: number) => {
         if (process.stderr.isTTY || rows >= 5000) this.note(`    loaded ${table}: ${rows} rows`)

@@ -12,7 +12,7 @@ import { loadPrincipal, unauthorized, verifyBearer, type Principal } from './tok
 import type { InTransaction, VaultContext } from './context.js'
 import { ApiError } from './http/http.js'
 import { isHumanClaims, loadHumanPrincipal } from './humans/human-principal.js'
-import { environmentExists, type Permission } from './identities.js'
+import { environmentExists, grantsOn, type Permission } from './identities.js'
 import type { CacheView } from './read-cache.js'
 import type { SecretScope } from './secrets/secrets.js'
 import { StaleGenerationError } from './store/driver.js'
@@ -107,7 +107,7 @@ export function createAuthorizer(context: VaultContext) {
 
   function reachableEnvironment(principal: Principal): Outcome<string> {
     const reachable = Object.keys(principal.permissions).filter(
-      (slug) => (principal.permissions[slug] ?? []).length > 0,
+      (slug) => grantsOn(principal.permissions, slug).length > 0,
     )
     if (reachable.length === 1) return { value: reachable[0]! }
     return {
@@ -138,7 +138,7 @@ export function createAuthorizer(context: VaultContext) {
             `environment '${environment.slice(0, 64)}' does not exist in this project`,
           ),
         }
-      const granted = principal.permissions[environment] ?? []
+      const granted = grantsOn(principal.permissions, environment)
       if (!granted.includes(needed) && !granted.includes('admin')) {
         return deny(tx, {
           request,

@@ -2,14 +2,18 @@
  * Server configuration from the seed's variables (ENCRYPTION_KEY, JWT_SECRET, DB_URL, SITE_URL,
  * PUBLIC_VAULT_URL, SMTP_*), each validated with an error naming the variable and never its value;
  * the transport rule (plain HTTP only on loopback, with --dev or behind a proxy); and --dev, which
- * generates keys into a 0600 file of its data directory and keeps a SQLite file there.
+ * generates keys into a 0600 file of its data directory and keeps a SQLite file there. The data
+ * directory, the key file and the database are used only when they are this user's own and no one
+ * else can write them (fs/private-directory.ts): another local user could otherwise hand the server
+ * keys they know and a database of their making.
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseHexKey } from '../crypto/envelope.js'
 import { NotConfiguredError, UsageError } from '../errors.js'
+import { checkPrivateFileSync, ensurePrivateDirectorySync } from '../fs/private-directory.js'
 import { compileTrustedProxies } from './http/client-address.js'
 import { defaultConnectionLimits, type ConnectionLimits } from './http/connection-limits.js'
 
@@ -94,8 +98,9 @@ function devKeys(dataDir: string): {
   keyFile: string
   generated: boolean
 } {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+  ensurePrivateDirectorySync(dataDir, 'the dev data directory')
   const keyFile = join(dataDir, 'dev-keys.env')
+  checkPrivateFileSync(keyFile, 'the dev keys', { secret: true })
   if (existsSync(keyFile)) {
     const values = Object.fromEntries(
       readFileSync(keyFile, 'utf8')
@@ -172,7 +177,13 @@ export function resolveServerConfig(input: ServerConfigInput): ServerConfig {
       jwtSecret ??= keys.jwtSecret
       devFiles = { dataDir, keyFile: keys.keyFile, generated: keys.generated }
     }
-    dbUrl ??= `sqlite://${join(dataDir, 'vault.db')}`
+    if (dbUrl === undefined) {
+      ensurePrivateDirectorySync(dataDir, 'the dev data directory')
+      const database = join(dataDir, 'vault.db')
+      for (const suffix of ['', '-wal', '-shm', '-journal'])
+        checkPrivateFileSync(`${database}${suffix}`, 'the dev database')
+      dbUrl = `sqlite://${database}`
+    }
   }
   if (!dbUrl)
     throw new NotConfiguredError('VAULT_DB_URL is not set', {

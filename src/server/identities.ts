@@ -126,9 +126,30 @@ export async function requireProject(
   return row
 }
 
+/**
+ * The levels `permissions` grants on environment `slug` (own entries only: an environment may be named
+ * `constructor` or `toString`, and a permission map is never asked for what its prototype holds).
+ */
+export function grantsOn(permissions: PermissionMap, slug: string): Permission[] {
+  const levels = Object.hasOwn(permissions, slug) ? permissions[slug] : undefined
+  return Array.isArray(levels) ? levels : []
+}
+
+/** A permission map as stored (JSON), as a map without a prototype. */
+export function parsePermissionMap(json: string): PermissionMap {
+  const parsed: unknown = JSON.parse(json)
+  const map: PermissionMap = Object.create(null) as PermissionMap
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return map
+  for (const [slug, levels] of Object.entries(parsed)) {
+    if (Array.isArray(levels))
+      map[slug] = levels.filter((level): level is Permission => typeof level === 'string')
+  }
+  return map
+}
+
 /** Parses `dev=read,write;prod=read` or `*=read,write` into a permission map over existing environments. */
 export function parsePermissions(text: string, environments: string[]): PermissionMap {
-  const map: PermissionMap = {}
+  const map: PermissionMap = Object.create(null) as PermissionMap
   for (const part of text
     .split(';')
     .map((piece) => piece.trim())
@@ -141,7 +162,7 @@ export function parsePermissions(text: string, environments: string[]): Permissi
     const targets = slug === '*' ? environments : [slug!.trim()]
     for (const target of targets) {
       if (!environments.includes(target)) throw new UsageError(`environment '${target}' does not exist`)
-      map[target] = [...new Set([...(map[target] ?? []), ...permissions])]
+      map[target] = [...new Set([...grantsOn(map, target), ...permissions])]
     }
   }
   return map
@@ -203,7 +224,7 @@ export async function listIdentities(tx: SqlExecutor, projectId: string): Promis
     projectId: String(row.project_id),
     name: String(row.name),
     clientId: String(row.client_id),
-    permissions: JSON.parse(String(row.permissions)) as PermissionMap,
+    permissions: parsePermissionMap(String(row.permissions)),
     createdAt: String(row.created_at),
     revokedAt: (row.revoked_at as string | null) ?? null,
   }))

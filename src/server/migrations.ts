@@ -125,6 +125,15 @@ const migrations: Migration[] = [
     version: 4,
     statements: [`ALTER TABLE secret_versions ADD COLUMN template INTEGER NOT NULL DEFAULT 0`],
   },
+  {
+    // a session and a token carry the stamp of the credential they were opened with (keys/stamp.ts);
+    // rows from before have none and are refused: one more sign-in, one more token request
+    version: 5,
+    statements: [
+      `ALTER TABLE human_sessions ADD COLUMN password_stamp TEXT`,
+      `ALTER TABLE access_tokens ADD COLUMN secret_stamp TEXT`,
+    ],
+  },
 ]
 
 /** The schema version this binary writes. */

@@ -119,7 +119,7 @@ export const serverSettings: readonly ServerSetting[] = [
     flag: 'data-dir',
     env: 'VAULT_DATA_DIR',
     kind: 'directory',
-    help: 'with --dev: where the database and generated keys live [default: a temporary directory]',
+    help: "with --dev: where the database and generated keys live; refused unless it, the keys and the database are this user's own and no one else can write them [default: a temporary directory]",
   },
   {
     key: 'tlsCert',

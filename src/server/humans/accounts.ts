@@ -178,18 +178,18 @@ export async function changeAccountPassword(
   return rest
 }
 
-/** Removes an account and its sessions; the last admin cannot be removed. */
+/** Removes an account and its sessions; the last admin cannot be removed, however many removals race. */
 export async function removeAccount(
   tx: SqlExecutor,
   rowMacKey: Buffer,
   username: string,
 ): Promise<HumanAccount> {
+  // every admin row locked (in one order) first: two admins removing each other take turns, and the
+  // second counts what the first left
+  const admins = await tx.lockRows<{ id: string }>(`SELECT id FROM admins WHERE role = 'admin' ORDER BY id`)
   const account = await requireAccount(tx, rowMacKey, username)
-  if (account.role === 'admin') {
-    const [row] = await tx.all<{ count: number }>(`SELECT COUNT(*) AS count FROM admins WHERE role = 'admin'`)
-    if (Number(row?.count ?? 0) <= 1)
-      throw new ConflictError('the last admin cannot be removed', { hint: 'create another admin first' })
-  }
+  if (account.role === 'admin' && admins.filter((admin) => admin.id !== account.id).length === 0)
+    throw new ConflictError('the last admin cannot be removed', { hint: 'create another admin first' })
   await tx.run(`DELETE FROM human_sessions WHERE user_id = ?`, [account.id])
   await tx.run(`DELETE FROM admins WHERE id = ?`, [account.id])
   const { passwordHash: _, ...rest } = account

@@ -15,6 +15,8 @@ export interface SessionRow {
   kind: SessionKind
   lastSeenAt: number
   expiresAt: number
+  /** The stamp of the password hash the session was opened with (keys/stamp.ts); null before schema 4. */
+  passwordStamp: string | null
 }
 
 /** The stored form of a session id. */
@@ -26,13 +28,22 @@ export function sessionKey(sessionId: string): string {
 export async function insertSession(
   tx: SqlExecutor,
   rowMacKey: Buffer,
-  session: { sessionId: string; userId: string; kind: SessionKind; now: number; expiresAt: number },
+  session: {
+    sessionId: string
+    userId: string
+    kind: SessionKind
+    now: number
+    expiresAt: number
+    passwordStamp: string
+  },
 ): Promise<void> {
   const key = sessionKey(session.sessionId)
   const now = new Date(session.now).toISOString()
+  const expires = new Date(session.expiresAt).toISOString()
   await tx.run(
-    `INSERT INTO human_sessions (id, user_id, kind, created_at, last_seen_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
-    [key, session.userId, session.kind, now, now, new Date(session.expiresAt).toISOString()],
+    `INSERT INTO human_sessions (id, user_id, kind, created_at, last_seen_at, expires_at, password_stamp)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    [key, session.userId, session.kind, now, now, expires, session.passwordStamp],
   )
   await sealRow(tx, rowMacKey, 'human_sessions', key)
   const dayAgo = new Date(session.now - 86_400_000).toISOString()
@@ -46,7 +57,8 @@ export async function findSession(
   sessionId: string,
 ): Promise<SessionRow | undefined> {
   const [row] = await tx.all(
-    `SELECT id, user_id, kind, created_at, last_seen_at, expires_at, ended_at, row_mac FROM human_sessions WHERE id = ?`,
+    `SELECT id, user_id, kind, created_at, last_seen_at, expires_at, ended_at, password_stamp, row_mac
+     FROM human_sessions WHERE id = ?`,
     [sessionKey(sessionId)],
   )
   if (!row || row.ended_at !== null || !rowMacMatches(rowMacKey, 'human_sessions', row)) return undefined
@@ -55,6 +67,7 @@ export async function findSession(
     kind: row.kind === 'cli' ? 'cli' : 'console',
     lastSeenAt: Date.parse(String(row.last_seen_at)),
     expiresAt: Date.parse(String(row.expires_at)),
+    passwordStamp: typeof row.password_stamp === 'string' ? row.password_stamp : null,
   }
 }
 

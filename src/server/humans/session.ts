@@ -4,7 +4,10 @@
  * a check against a dummy hash and fails with the same error), and a success opens a session: a random
  * 32-byte id (base64url) that is stored hashed, with an idle and an absolute expiry, ended on sign-out,
  * on a password change and on the account's removal. The console keeps the id in its cookie; the CLI
- * gets a bearer token whose jti is such an id (see human-token.ts).
+ * gets a bearer token whose jti is such an id (see human-token.ts). A session carries the stamp of the
+ * password hash it was opened with (keys/stamp.ts), re-checked on every use, and is opened only if that
+ * hash is still the account's when the session row is written (under the account row's lock): a
+ * sign-in with the old password still in flight when the password changes opens nothing that lasts.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { AuthError } from '../../errors.js'
@@ -13,6 +16,7 @@ import { sourceKey } from '../http/client-address.js'
 import type { VaultContext } from '../context.js'
 import type { SqlExecutor } from '../store/index.js'
 import { hmacSha256 } from '../keys/hmac.js'
+import { credentialStamp, stampMatches } from '../keys/stamp.js'
 import { findAccountById, findAccountByName, usernamePattern, type HumanRole } from './accounts.js'
 import { dummyPasswordHash, maxPasswordLength, passwordMatches } from './password-hash.js'
 import { endSessionRow, findSession, insertSession, touchSession, type SessionKind } from './session-rows.js'
@@ -126,13 +130,18 @@ export async function openSession(
     expiresAt: new Date(now + sessionMaxSeconds * 1000),
   }
   session.csrfToken = csrfTokenOf(context, session.id)
-  await context.driver.transaction(async (tx) => {
+  const opened = await context.driver.transaction(async (tx) => {
+    // the account row's lock orders this after a password change in flight, which it then sees
+    await tx.lockRows(`SELECT id FROM admins WHERE id = ?`, [account.id])
+    const current = await findAccountById(tx, rowMacKey, account.id)
+    if (current?.passwordHash !== account.passwordHash) return false
     await insertSession(tx, rowMacKey, {
       sessionId: session.id,
       userId: account.id,
       kind,
       now,
       expiresAt: session.expiresAt.getTime(),
+      passwordStamp: credentialStamp(rowMacKey, account.passwordHash),
     })
     await appendAudit(tx, context.keyring.auditKey, {
       projectId: null,
@@ -143,7 +152,12 @@ export async function openSession(
       requestId: attempt.requestId,
       ip: attempt.clientAddress,
     })
+    return true
   })
+  if (!opened) {
+    await failed('the password changed while signing in')
+    throw new SignInError('wrong user name or password')
+  }
   context.loginThrottle.succeeded(pair)
   return session
 }
@@ -177,7 +191,7 @@ export async function readSessionIn(
   if (!row || row.kind !== wanted.kind) return null
   if (row.expiresAt <= now || row.lastSeenAt + sessionIdleSeconds * 1000 <= now) return null
   const account = await findAccountById(tx, rowMacKey, row.userId)
-  if (!account) return null
+  if (!account || !stampMatches(rowMacKey, row.passwordStamp, account.passwordHash)) return null
   if (now - row.lastSeenAt > 30_000) await touchSession(tx, sessionId, now)
   return {
     id: sessionId,

@@ -6,7 +6,7 @@ import { json } from '../http/api.js'
 import { appendAudit, listAudit } from '../audit/audit.js'
 import type { createAuthorizer } from '../authorize.js'
 import type { VaultContext } from '../context.js'
-import { listEnvironments, requireProject } from '../identities.js'
+import { grantsOn, listEnvironments, requireProject } from '../identities.js'
 import type { Resource } from '../http/router.js'
 
 /** The principal's resources of a vault. */
@@ -37,7 +37,7 @@ export function principalResources(
         GET: async (request) => {
           const environments = await asPrincipal(request, async (tx, principal) => {
             const rows = await listEnvironments(tx, principal.projectId)
-            return { value: rows.filter((row) => (principal.permissions[row.slug] ?? []).length > 0) }
+            return { value: rows.filter((row) => grantsOn(principal.permissions, row.slug).length > 0) }
           })
           return json(200, { environments })
         },
@@ -61,7 +61,9 @@ export function principalResources(
             // an identity reads the events of the environments it administers; the project's events of
             // no environment (logins, identities, webhooks) only when it administers all of them
             const slugs = (await listEnvironments(tx, principal.projectId)).map((row) => row.slug)
-            const administered = slugs.filter((slug) => principal.permissions[slug]?.includes('admin'))
+            const administered = slugs.filter((slug) =>
+              grantsOn(principal.permissions, slug).includes('admin'),
+            )
             const found = await listAudit(tx, {
               projectId: principal.projectId,
               afterSeq: after,

@@ -114,7 +114,7 @@ async function exchangeCredentials(
       { identityId: identity.id, projectId: identity.projectId },
       limits.tokenTtlSeconds,
     )
-    await insertAccessToken(tx, identity.id, signed.claims)
+    await insertAccessToken(tx, keyring.rowMacKey, { identity, claims: signed.claims })
     await appendAudit(tx, keyring.auditKey, {
       projectId: identity.projectId,
       actor: `identity:${identity.id}`,
@@ -236,8 +236,9 @@ export async function loadPrincipal(
   const { claims, origin, view } = found
   const cached = view?.principal<Principal>(claims.jti)
   if (cached) return cached
-  const holder = await findTokenHolder(tx, claims.jti)
-  if (!holder || holder.tokenRevoked || holder.identityRevoked || holder.projectId !== claims.pid) {
+  const holder = await findTokenHolder(tx, context.keyring.rowMacKey, claims.jti)
+  const refused = !holder || holder.tokenRevoked || holder.identityRevoked || holder.secretRotated
+  if (refused || holder.projectId !== claims.pid) {
     await context.failedAuth.record(
       {
         projectId: claims.pid,

@@ -1,4 +1,13 @@
-import { mkdtempSync, statSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -92,6 +101,108 @@ describe('server configuration', () => {
     const second = resolveServerConfig({ dev: true, dataDir })
     expect(second.devFiles?.generated).toBe(false)
     expect(second.encryptionKey).toEqual(first.encryptionKey)
+  })
+
+  describe('--dev trusts only a data directory, key file and database of this user', () => {
+    const root = process.getuid?.() === 0
+    const planted = 'ENCRYPTION_KEY=' + 'ee'.repeat(32) + '\nJWT_SECRET=' + 'ff'.repeat(32) + '\n'
+    const fresh = () => join(mkdtempSync(join(tmpdir(), 'vault-config-')), 'data')
+    const withKeys = (mode: number) => {
+      const dataDir = fresh()
+      mkdirSync(dataDir, { mode: 0o700 })
+      writeFileSync(join(dataDir, 'dev-keys.env'), planted, { mode })
+      chmodSync(join(dataDir, 'dev-keys.env'), mode)
+      return dataDir
+    }
+
+    it.each<[string, () => string, RegExp]>([
+      [
+        'a data directory others can write into',
+        () => {
+          const dataDir = fresh()
+          mkdirSync(dataDir)
+          chmodSync(dataDir, 0o777)
+          return dataDir
+        },
+        /the dev data directory .* can be written by other users \(mode 777\)/,
+      ],
+      [
+        'a key file others can read (mode 644)',
+        () => withKeys(0o644),
+        /the dev keys .* can be read by other users/,
+      ],
+      ['a key file others can write (mode 666)', () => withKeys(0o666), /the dev keys .* can be written/],
+      [
+        'a key file that is a symlink',
+        () => {
+          const dataDir = fresh()
+          mkdirSync(dataDir, { mode: 0o700 })
+          const elsewhere = join(dataDir, '..', 'elsewhere.env')
+          writeFileSync(elsewhere, planted, { mode: 0o600 })
+          symlinkSync(elsewhere, join(dataDir, 'dev-keys.env'))
+          return dataDir
+        },
+        /the dev keys .* is a symlink or not a regular file/,
+      ],
+      [
+        'a database others can write',
+        () => {
+          const dataDir = withKeys(0o600)
+          writeFileSync(join(dataDir, 'vault.db'), '')
+          chmodSync(join(dataDir, 'vault.db'), 0o666)
+          return dataDir
+        },
+        /the dev database .* can be written by other users/,
+      ],
+    ])('refuses %s', (_label, make, message) => {
+      const dataDir = make()
+      expect(() => resolveServerConfig({ dev: true, dataDir })).toThrow(message)
+    })
+
+    it.skipIf(!root).each<[string, (dataDir: string) => void, RegExp]>([
+      [
+        'a data directory of another user',
+        (dataDir) => chownSync(dataDir, 65534, 65534),
+        /data directory .* uid 65534/,
+      ],
+      [
+        'a key file of another user (mode 600)',
+        (dataDir) => chownSync(join(dataDir, 'dev-keys.env'), 65534, 65534),
+        /the dev keys .* belongs to uid 65534/,
+      ],
+      [
+        'a database of another user',
+        (dataDir) => {
+          writeFileSync(join(dataDir, 'vault.db'), '')
+          chownSync(join(dataDir, 'vault.db'), 65534, 65534)
+        },
+        /the dev database .* belongs to uid 65534/,
+      ],
+      [
+        'a write-ahead log of another user',
+        (dataDir) => {
+          writeFileSync(join(dataDir, 'vault.db-wal'), '')
+          chownSync(join(dataDir, 'vault.db-wal'), 65534, 65534)
+        },
+        /the dev database .*vault\.db-wal: it belongs to uid 65534/,
+      ],
+    ])('refuses %s (planted as root, chown 65534)', (_label, plant, message) => {
+      const dataDir = withKeys(0o600)
+      plant(dataDir)
+      expect(() => resolveServerConfig({ dev: true, dataDir })).toThrow(message)
+    })
+
+    it('takes a data directory and database of its own that others could only read, tightened', () => {
+      const dataDir = withKeys(0o600)
+      chmodSync(dataDir, 0o755)
+      writeFileSync(join(dataDir, 'vault.db'), '', { mode: 0o644 })
+      chmodSync(join(dataDir, 'vault.db'), 0o644)
+      const config = resolveServerConfig({ dev: true, dataDir })
+      expect(config.encryptionKey.toString('hex')).toBe('ee'.repeat(32))
+      expect(statSync(dataDir).mode & 0o777).toBe(0o700)
+      expect(statSync(join(dataDir, 'vault.db')).mode & 0o777).toBe(0o600)
+      expect(readFileSync(join(dataDir, 'dev-keys.env'), 'utf8')).toBe(planted)
+    })
   })
 
   it.each([
