@@ -12,7 +12,7 @@ import type { ExchangeHandlers, Exchange } from './exchange.js'
 import { endToEndHeaders, framedLength, messageBody, refusalMessage, unreachableReason } from './headers.js'
 import { environmentRefusal } from './env-refusal.js'
 import { withEnvMasking } from './masked-relay.js'
-import { containerEnvironmentReader } from './container-environment.js'
+import { containerReader } from './container-environment.js'
 import { UnsafeHeadError } from './request-head.js'
 import { chooseRuleSet } from './rule-choice.js'
 import { bodyLengthOf, framingProblem } from './framing.js'
@@ -166,7 +166,7 @@ function forward(
     ? relay
     : withEnvMasking(
         relay,
-        { method: req.method!, path },
+        { method: req.method!, path, target: forwarded.target },
         {
           getExchange: () => exchange,
           reply: {
@@ -182,7 +182,7 @@ function forward(
               record({ path, status, decision: 'error', rule, reason: message })
             },
           },
-          readEnvironment: containerEnvironmentReader(context.backend, forwarded.target),
+          readContainer: containerReader(context.backend),
         },
       )
   const exchange = context.backend.exchange(
