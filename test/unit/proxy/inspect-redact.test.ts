@@ -407,8 +407,8 @@ describe('process lists (top): masked with the environment values of their conta
     expect(containerFactsOf(Buffer.from('<html>'))).toBeUndefined()
   })
 
-  // procps prints each control character of a command line as "?" (checked against the engine's top in
-  // test/adversarial/proxy/env-exposure-streams.test.ts): a multi-line value never shows as it is.
+  // procps prints each control character of a command line as a blank (ps -ef, checked against the
+  // engine's top in test/adversarial/proxy/env-exposure-streams.test.ts) or "?": never as it is.
   it('masks a multi-line value (a PEM key) as ps shows it, its newlines as ? or blanks', () => {
     const pem = `-----BEGIN KEY-----\nMII${canary}\n-----END KEY-----`
     const list = {
