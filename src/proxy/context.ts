@@ -4,6 +4,7 @@
  */
 import type net from 'node:net'
 import type { Backend } from './backend.js'
+import type { HeldBudget } from './held-budget.js'
 import type { ProxyLogger } from './log.js'
 import type { RuleSetConfig } from './rule-sets.js'
 import type { Rule } from './rules.js'
@@ -35,6 +36,8 @@ export interface ProxyContext {
   logger: ProxyLogger
   /** Engine-side sockets of open upgrade tunnels (closed at the end of the shutdown grace period). */
   tunnels: Set<net.Socket>
+  /** The bytes of masked answers held whole (collected, or sent and not yet read by their client). */
+  heldAnswers: HeldBudget
   shuttingDown: boolean
 }
 

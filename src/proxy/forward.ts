@@ -162,6 +162,11 @@ function forward(
     },
     onHeadSent,
   })
+  const holder = forwarded.maskEnv ? context.heldAnswers.holder(() => res.destroy()) : undefined
+  if (holder) {
+    res.once('finish', () => holder.release())
+    res.once('close', () => holder.release())
+  }
   const handlers = !forwarded.maskEnv
     ? relay
     : withEnvMasking(
@@ -175,6 +180,7 @@ function forward(
               if (context.shuttingDown) headers.push('Connection', 'close')
               res.writeHead(status, statusMessage, headers)
               res.end(masked)
+              holder!.evictable = true
               onHeadSent(status)
             },
             error(status, message) {
@@ -183,6 +189,7 @@ function forward(
             },
           },
           readContainer: containerReader(context.backend),
+          holder,
         },
       )
   const exchange = context.backend.exchange(

@@ -7,6 +7,7 @@
  * passes through untouched, chunk by chunk.
  */
 import type { Exchange, ExchangeHandlers } from './exchange.js'
+import type { Holder } from './held-budget.js'
 import type { ReadContainer } from './container-environment.js'
 import { createEventsMasker } from './events-mask.js'
 import {
@@ -39,6 +40,8 @@ export interface MaskingHooks {
   getExchange: () => Exchange
   reply: MaskedReply
   readContainer: ReadContainer
+  /** What the held answer counts against the global budget (held-budget.ts). */
+  holder?: Holder
 }
 
 /** Prepares the masking of a container's logs: raw for a TTY container, else the engine's frames. */
@@ -116,6 +119,16 @@ export function withEnvMasking(
     onBody(chunk) {
       if (streamed) return streamed.onBody(chunk)
       if (!held) return relay.onBody(chunk)
+      if (finished) return true
+      if (hooks.holder && !hooks.holder.reserve(chunk.length)) {
+        finished = true
+        getExchange().abort()
+        reply.error(
+          503,
+          'vault proxy: the proxy holds as many masked answers as it may (clients have not read them yet); try again',
+        )
+        return true
+      }
       if (!held.push(chunk)) {
         getExchange().abort()
         finish()
