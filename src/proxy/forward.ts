@@ -181,6 +181,8 @@ function forward(
               res.writeHead(status, statusMessage, headers)
               res.end(masked)
               holder!.evictable = true
+              // Masking left about four copies of the answer behind (text, parsed, serialised, bytes).
+              context.heldAnswers.discarded(masked.length * 4)
               onHeadSent(status)
             },
             error(status, message) {

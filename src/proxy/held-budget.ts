@@ -25,13 +25,23 @@ export interface HeldBudget {
   readonly held: number
   /** Holders closed to make room so far. */
   readonly evictions: number
+  /**
+   * Notes `bytes` of garbage left by holding (the copies masking makes of an answer): every
+   * `garbageBytes` of it, a full collection runs, so a burst of large answers does not pile up
+   * unreachable copies faster than V8 collects them on its own.
+   */
+  discarded(bytes: number): void
 }
 
-/** A budget of `limit` bytes. */
-export function createHeldBudget(limit: number): HeldBudget {
+/** A budget of `limit` bytes; `collect` (exposed-gc.ts) runs after each `garbageBytes` discarded. */
+export function createHeldBudget(
+  limit: number,
+  garbage: { collect: (() => void) | null; garbageBytes: number } = { collect: null, garbageBytes: 0 },
+): HeldBudget {
   const holders = new Set<Holder & { evict: () => void }>()
   let held = 0
   let evictions = 0
+  let discarded = 0
   const largestEvictable = (except: Holder) => {
     let largest: (Holder & { evict: () => void }) | undefined
     for (const holder of holders)
@@ -44,6 +54,12 @@ export function createHeldBudget(limit: number): HeldBudget {
     },
     get evictions() {
       return evictions
+    },
+    discarded(bytes) {
+      discarded += bytes
+      if (!garbage.collect || discarded < garbage.garbageBytes) return
+      discarded = 0
+      garbage.collect()
     },
     holder(evict) {
       let bytes = 0

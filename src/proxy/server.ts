@@ -24,6 +24,7 @@ import type { ProxyLogger } from './log.js'
 import { everyoneSetName, type RuleSetConfig } from './rule-sets.js'
 import type { Rule } from './rules.js'
 import { admitConnections } from './admission.js'
+import { fullCollection } from './exposed-gc.js'
 import { createHeldBudget } from './held-budget.js'
 import { chooseRuleSet } from './rule-choice.js'
 import { oneAtATime } from './in-order.js'
@@ -62,8 +63,8 @@ export const maxHeadBytes = 64 * 1024
 /** Bytes all unfinished heads may hold together (about 11 MB of the process at Node's cost per byte). */
 export const headBudgetBytes = 8 << 20
 
-/** Bytes all masked answers held whole may hold together (a dozen of the largest, 1 MiB each). */
-export const heldAnswerBudgetBytes = 12 << 20
+/** Bytes all masked answers held whole may hold together (eight of the largest, 1 MiB each). */
+export const heldAnswerBudgetBytes = 8 << 20
 
 export interface ProxyServer {
   /** The listening server (plain: the admission listener in front of the HTTP server; TLS: the HTTPS server). */
@@ -94,7 +95,10 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     backend: options.backend,
     logger: options.logger,
     tunnels: new Set(),
-    heldAnswers: createHeldBudget(options.budgets?.heldAnswerBytes ?? heldAnswerBudgetBytes),
+    heldAnswers: createHeldBudget(options.budgets?.heldAnswerBytes ?? heldAnswerBudgetBytes, {
+      collect: fullCollection,
+      garbageBytes: 8 << 20,
+    }),
     shuttingDown: false,
   }
   const inOrder = oneAtATime((req, res, expectsContinue) => handleRequest(context, req, res, expectsContinue))

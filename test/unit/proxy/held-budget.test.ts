@@ -55,3 +55,17 @@ describe('createHeldBudget', () => {
     expect(self.reserve(1)).toBe(false)
   })
 })
+
+describe('garbage left by holding', () => {
+  it('runs a full collection after each garbageBytes discarded, none without a collector', () => {
+    let collections = 0
+    const budget = createHeldBudget(100, { collect: () => collections++, garbageBytes: 10 })
+    budget.discarded(6)
+    expect(collections).toBe(0)
+    budget.discarded(6)
+    expect(collections).toBe(1)
+    budget.discarded(9)
+    expect(collections).toBe(1)
+    expect(() => createHeldBudget(100).discarded(1_000)).not.toThrow()
+  })
+})
