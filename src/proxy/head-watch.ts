@@ -3,8 +3,8 @@
  * budget of held bytes (held-budget.ts): Node's parser keeps an unfinished head in memory (up to the
  * head cap), so 1,000 peers each sending most of a head and never finishing it took 1.3 GB before the
  * cap and the budget. The connection's bytes are counted from its first byte (or the end of its last
- * request body) to the end of each head; bytes that may be part of the next head are counted on the safe
- * side. A connection over the budget when it is the largest holder is closed.
+ * request body) to the end of each head: after a bodiless request, the rest of its chunk; after a body,
+ * from the next chunk on. A connection over the budget when it is the largest holder is closed.
  */
 import type http from 'node:http'
 import type net from 'node:net'
@@ -24,8 +24,9 @@ function hasBody(req: http.IncomingMessage): boolean {
 }
 
 /**
- * Watches `socket`, just handed to the HTTP server (its 'data' listeners read the bytes before and after
- * the parser: Node then reads the socket in JavaScript instead of in its native parser loop).
+ * Watches `socket`, just handed to the HTTP server (its 'data' listener sees each chunk before the
+ * parser: Node then reads the socket in JavaScript instead of in its native parser loop, about 5-20% more
+ * CPU per request on /_ping at 16 connections, within this machine's noise for 64 KB answers).
  */
 export function watchHeads(socket: net.Socket, budget: HeldBudget): void {
   const holder = budget.holder(() => socket.destroy())
@@ -36,13 +37,11 @@ export function watchHeads(socket: net.Socket, budget: HeldBudget): void {
   let left = false
   socket.prependListener('data', (chunk: Buffer) => {
     current = chunk
+    if (body?.complete) {
+      body = undefined
+      inHead = !left
+    }
     if (inHead && !holder.reserve(chunk.length)) socket.destroy()
-  })
-  socket.on('data', () => {
-    if (!body?.complete || left) return
-    body = undefined
-    inHead = true
-    if (!holder.reserve(current.length)) socket.destroy()
   })
   socket.once('close', () => holder.release())
   watched.set(socket, (req, leavesHttp) => {

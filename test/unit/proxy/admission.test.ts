@@ -130,7 +130,7 @@ describe('admission', () => {
   it('closes clients that do not read their masked answers once the budget is passed', async () => {
     const port = await start({ budgets: { headBytes: 1 << 20, heldAnswerBytes: 2_000_000 } })
     const stalled: net.Socket[] = []
-    for (let i = 0; i < 8; i++) {
+    for (let i = 0; i < 12; i++) {
       const socket = await connect(port, `127.0.0.${30 + i}`)
       socket.on('error', () => {})
       socket.pause()
@@ -139,7 +139,7 @@ describe('admission', () => {
       stalled.push(socket)
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    await new Promise((resolve) => setTimeout(resolve, 500))
     const answer = await new Promise<string>((resolve) => {
       http.get(
         { host: '127.0.0.1', port, path: '/v1.41/containers/big/json', localAddress: '127.0.0.9' },
@@ -152,7 +152,7 @@ describe('admission', () => {
     })
     expect(answer).toMatch(/^200 /)
     expect(answer).not.toContain(canary)
-    const closed = await Promise.all(stalled.map((socket) => closedWithin(socket, 200)))
+    const closed = await Promise.all(stalled.map((socket) => closedWithin(socket, 1_000)))
     expect(closed.some(Boolean)).toBe(true)
     for (const socket of stalled) socket.destroy()
   })
