@@ -5,6 +5,7 @@
 import type net from 'node:net'
 import type { Backend } from './backend.js'
 import type { HeldBudget } from './held-budget.js'
+import type { MaskedSlots } from './masked-slots.js'
 import type { ProxyLogger } from './log.js'
 import type { RuleSetConfig } from './rule-sets.js'
 import type { Rule } from './rules.js'
@@ -38,6 +39,8 @@ export interface ProxyContext {
   tunnels: Set<net.Socket>
   /** The bytes of masked answers held whole (collected, or sent and not yet read by their client). */
   heldAnswers: HeldBudget
+  /** How many answers held for masking are asked of the engine at once. */
+  maskedSlots: MaskedSlots
   shuttingDown: boolean
 }
 

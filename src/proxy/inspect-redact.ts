@@ -69,9 +69,15 @@ export function needsProcessListMasking(method: string, canonicalPath: string, s
   return status === 200 && asksForProcessList(method, canonicalPath)
 }
 
+/** True for a request whose answer is held whole to be masked (an inspect, a process list). */
+export function answerIsHeld(method: string, canonicalPath: string): boolean {
+  return carriesEnvironment(method, canonicalPath) || asksForProcessList(method, canonicalPath)
+}
+
 /**
- * True for a request whose answer a masking rule set masks: one carrying container environment, or a
- * container's process list. With an upgrade such an answer would be relayed raw, so it is refused.
+ * True for a request whose answer a masking rule set masks: one carrying container environment, a
+ * container's process list, its logs or the event stream. With an upgrade such an answer would be
+ * relayed raw, so it is refused.
  */
 export function answerIsMasked(method: string, canonicalPath: string): boolean {
   return (

@@ -26,6 +26,7 @@ import type { Rule } from './rules.js'
 import { admitConnections } from './admission.js'
 import { fullCollection } from './exposed-gc.js'
 import { createHeldBudget } from './held-budget.js'
+import { createMaskedSlots } from './masked-slots.js'
 import { chooseRuleSet } from './rule-choice.js'
 import { oneAtATime } from './in-order.js'
 import { handleUpgrade } from './upgrade.js'
@@ -63,6 +64,9 @@ export const maxHeadBytes = 64 * 1024
 /** Bytes all unfinished heads may hold together (about 11 MB of the process at Node's cost per byte). */
 export const headBudgetBytes = 8 << 20
 
+/** Answers held whole for masking asked of the engine at once (masked-slots.ts). */
+export const maskedAtOnce = 2
+
 /** Bytes all masked answers held whole may hold together (eight of the largest, 1 MiB each). */
 export const heldAnswerBudgetBytes = 8 << 20
 
@@ -99,6 +103,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       collect: fullCollection,
       garbageBytes: 8 << 20,
     }),
+    maskedSlots: createMaskedSlots(maskedAtOnce),
     shuttingDown: false,
   }
   const inOrder = oneAtATime((req, res, expectsContinue) => handleRequest(context, req, res, expectsContinue))
