@@ -1,14 +1,18 @@
 /**
- * Admission of client connections: beyond the cap a connection is answered 503 and closed before Node's
- * HTTP machinery sees it; on a plain (non-TLS) listener a connection is handed to the HTTP server only when
- * its first byte arrives, so a connection that sends nothing costs a socket and no HTTP parser (about 5 KB
- * instead of 13) and is closed when the head timeout passes.
+ * Admission of client connections: beyond the cap, or beyond one source's share of it, a connection is
+ * answered 503 and closed before Node's HTTP machinery sees it; on a plain (non-TLS) listener a client
+ * that no rule set is for is answered 403 at accept, before a byte of it is read, and a connection is
+ * handed to the HTTP server only when its first byte arrives, so a connection that sends nothing costs
+ * a socket and no HTTP parser (about 5 KB instead of 13) and is closed when the head timeout passes.
+ * The bytes of unfinished heads count against a global budget (head-watch.ts).
  */
 import type http from 'node:http'
 import net from 'node:net'
 import { clientOf } from './context.js'
 import { compactingCollection } from './exposed-gc.js'
+import { headEnded, watchHeads } from './head-watch.js'
 import { rawJsonResponse } from './headers.js'
+import type { HeldBudget } from './held-budget.js'
 import type { ProxyLogger } from './log.js'
 
 export interface AdmissionOptions {
@@ -20,6 +24,12 @@ export interface AdmissionOptions {
   tls: boolean
   /** The frontend address, as configured (for the client field of the log). */
   frontend: string
+  /** Open connections one source (peer address) may hold; the cap when absent. */
+  maxConnectionsPerSource?: number
+  /** Why a connection is refused at accept (no rule set is for it), or undefined. Plain listeners only. */
+  refusal?: (socket: net.Socket) => string | undefined
+  /** The budget the bytes of unfinished heads count against. Plain listeners only. */
+  heads?: HeldBudget
 }
 
 /** The listening server, the open client connections, and the ones that have not sent a byte yet. */
@@ -29,13 +39,16 @@ export interface Admission {
   silent: Set<net.Socket>
 }
 
-/** Answers 503 on a connection over the cap (never read), then closes it. */
-function refuseConnection(socket: net.Socket, maxConnections: number, tls: boolean): void {
+/** Answers `status` on a refused connection (never read), then closes it. */
+function refuseConnection(socket: net.Socket, status: number, message: string, tls: boolean): void {
   socket.on('error', () => socket.destroy())
   if (tls) socket.destroy()
-  else socket.end(rawJsonResponse(503, `vault proxy: too many connections (at most ${maxConnections})`))
+  else socket.end(rawJsonResponse(status, `vault proxy: ${message}`))
   socket.setTimeout(2_000, () => socket.destroy())
 }
+
+/** The source a connection counts against: its peer address (one source for a unix socket). */
+const sourceOf = (socket: net.Socket) => socket.remoteAddress ?? 'unix'
 
 /** Connections that count as a burst, and the share of them that must have gone before compacting. */
 const burstSize = 256
@@ -74,22 +87,40 @@ export function compactAfterBurst(collect: (() => void) | null = compactingColle
 export function admitConnections(server: http.Server, options: AdmissionOptions): Admission {
   const sockets = new Set<net.Socket>()
   const silent = new Set<net.Socket>()
-  const overCap = (socket: net.Socket): boolean => {
-    if (sockets.size < options.maxConnections) return false
-    refuseConnection(socket, options.maxConnections, options.tls)
+  const perSource = new Map<string, number>()
+  const share = options.maxConnectionsPerSource ?? options.maxConnections
+  const refuse = (socket: net.Socket, status: number, message: string, reason: string) => {
+    refuseConnection(socket, status, message, options.tls)
     options.logger.log('warning', 'connection refused', {
       client: clientOf(socket, options.frontend),
-      reason: 'connection cap',
+      reason,
     })
     return true
+  }
+  const overCap = (socket: net.Socket): boolean => {
+    if (sockets.size >= options.maxConnections)
+      return refuse(socket, 503, `too many connections (at most ${options.maxConnections})`, 'connection cap')
+    if ((perSource.get(sourceOf(socket)) ?? 0) >= share)
+      return refuse(
+        socket,
+        503,
+        `too many connections from this client (at most ${share})`,
+        'share of a source',
+      )
+    return false
   }
   const afterBurst = compactAfterBurst()
   const track = (socket: net.Socket) => {
     sockets.add(socket)
+    const source = sourceOf(socket)
+    perSource.set(source, (perSource.get(source) ?? 0) + 1)
     afterBurst.opened(sockets.size)
     socket.on('close', () => {
       sockets.delete(socket)
       silent.delete(socket)
+      const left = perSource.get(source)! - 1
+      if (left === 0) perSource.delete(source)
+      else perSource.set(source, left)
       afterBurst.closed(sockets.size)
     })
   }
@@ -99,7 +130,18 @@ export function admitConnections(server: http.Server, options: AdmissionOptions)
     })
     return { listener: server, sockets, silent }
   }
+  const heads = options.heads
+  if (heads) {
+    const ended = (req: http.IncomingMessage) => headEnded(req)
+    const left = (req: http.IncomingMessage) => headEnded(req, true)
+    server.prependListener('request', ended)
+    server.prependListener('checkContinue', ended)
+    server.prependListener('upgrade', left)
+    server.prependListener('connect', left)
+  }
   const listener = net.createServer({ allowHalfOpen: true, noDelay: true }, (socket) => {
+    const refusal = options.refusal?.(socket)
+    if (refusal !== undefined) return void refuse(socket, 403, refusal, 'no rule set')
     if (overCap(socket)) return
     track(socket)
     silent.add(socket)
@@ -113,6 +155,7 @@ export function admitConnections(server: http.Server, options: AdmissionOptions)
       socket.off('timeout', close)
       socket.off('error', close)
       server.emit('connection', socket)
+      if (heads) watchHeads(socket, heads)
     })
   })
   // The HTTP server never listens itself: its connection tracking (head timeouts, idle connections)

@@ -5,6 +5,26 @@
  */
 import { posix } from 'node:path'
 
+/**
+ * The longest API-version prefix read (`/v1.41`; Moby's router takes `/v{version:[0-9.]+}`): every rule
+ * pattern starts with `(?:/v[0-9]+(?:\.[0-9]+)*)?`, which backtracks once per dot of a prefix that fails
+ * to match, so a 1 MB `/v1.1.1…/x` cost each rule time in proportion to its length, twenty rules 0.7 s of
+ * the single thread. Bounded here, every rule's backtracking into the prefix is bounded too.
+ */
+export const maxVersionPrefixLength = 64
+
+/** The length of the `[0-9.]` run after a leading `/v` (0 when the path does not start that way). */
+function versionRunLength(path: string): number {
+  if (!path.startsWith('/v')) return 0
+  let end = 2
+  while (end < path.length) {
+    const code = path.charCodeAt(end)
+    if (code !== 46 && (code < 48 || code > 57)) break
+    end++
+  }
+  return end - 2
+}
+
 /** A request target reduced to what the proxy matches and forwards. */
 export type CanonicalTarget =
   | { kind: 'path'; path: string; query: string; forwardTarget: string }
@@ -81,7 +101,7 @@ export function canonicalizeTarget(rawTarget: string): CanonicalTarget {
   const rawPath = queryStart === -1 ? target : target.slice(0, queryStart)
   const query = queryStart === -1 ? '' : target.slice(queryStart)
   if (alreadyCanonical.test(rawPath))
-    return { kind: 'path', path: rawPath, query, forwardTarget: rawPath + query }
+    return withVersionBound({ kind: 'path', path: rawPath, query, forwardTarget: rawPath + query })
   if (rawPath.includes('#')) return { kind: 'invalid', reason: 'the path contains a raw "#"' }
   const decoded = decodePathOnce(rawPath)
   if (decoded === undefined) {
@@ -90,5 +110,14 @@ export function canonicalizeTarget(rawTarget: string): CanonicalTarget {
   if (controlCharacter.test(decoded))
     return { kind: 'invalid', reason: 'the path contains a control character' }
   const path = cleanPath(decoded)
-  return { kind: 'path', path, query, forwardTarget: encodeForwardedPath(path) + query }
+  return withVersionBound({ kind: 'path', path, query, forwardTarget: encodeForwardedPath(path) + query })
+}
+
+/** The target, or invalid when its API-version prefix is longer than maxVersionPrefixLength. */
+function withVersionBound(target: CanonicalTarget & { kind: 'path' }): CanonicalTarget {
+  if (versionRunLength(target.path) <= maxVersionPrefixLength) return target
+  return {
+    kind: 'invalid',
+    reason: `the API version in the path is longer than ${maxVersionPrefixLength} characters`,
+  }
 }

@@ -1,15 +1,30 @@
 /**
- * Reads a container's environment values from the engine, for masking its process list: a request of
- * the proxy's own for the container's inspect answer (held up to the masking cap), over the same
- * backend as the client's request.
+ * Reads what masking needs to know about a container from the engine: its environment values and
+ * whether it has a TTY (its logs are then one raw stream, else the engine's multiplexed frames). A
+ * request of the proxy's own for the container's inspect answer (held up to the masking cap), over the
+ * same backend as the client's request.
  */
 import type { Backend } from './backend.js'
-import { environmentValuesOf, inspectTargetOf, maxInspectBodyBytes } from './inspect-redact.js'
-import type { ReadEnvironment } from './masked-relay.js'
+import { containerFactsOf, maxInspectBodyBytes } from './inspect-redact.js'
 
-/** A ReadEnvironment for the container whose process list `topTarget` asks for. */
-export function containerEnvironmentReader(backend: Backend, topTarget: string): ReadEnvironment {
-  return (done) => {
+/** What masking knows about a container. */
+export interface ContainerFacts {
+  values: string[]
+  tty: boolean
+}
+
+/**
+ * Reads the facts of the container whose inspect is at `inspectTarget`: `done` gets them, or the reason
+ * they could not be read.
+ */
+export type ReadContainer = (
+  inspectTarget: string,
+  done: (facts: ContainerFacts | { failed: string }) => void,
+) => void
+
+/** A ReadContainer over `backend`. */
+export function containerReader(backend: Backend): ReadContainer {
+  return (inspectTarget, done) => {
     const chunks: Buffer[] = []
     let size = 0
     let status = 0
@@ -20,7 +35,7 @@ export function containerEnvironmentReader(backend: Backend, topTarget: string):
       done(result)
     }
     const exchange = backend.exchange(
-      { method: 'GET', target: inspectTargetOf(topTarget), headers: [] },
+      { method: 'GET', target: inspectTarget, headers: [] },
       {
         onHead: (engineStatus) => (status = engineStatus),
         onBody(chunk) {
@@ -34,7 +49,7 @@ export function containerEnvironmentReader(backend: Backend, topTarget: string):
         onEnd() {
           if (status !== 200) return settle({ failed: `the engine answered its inspect with ${status}` })
           settle(
-            environmentValuesOf(Buffer.concat(chunks, size)) ?? { failed: 'its inspect answer is not JSON' },
+            containerFactsOf(Buffer.concat(chunks, size)) ?? { failed: 'its inspect answer is not JSON' },
           )
         },
         onError: (error) => settle({ failed: error.code ?? error.message }),

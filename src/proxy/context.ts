@@ -4,6 +4,8 @@
  */
 import type net from 'node:net'
 import type { Backend } from './backend.js'
+import type { HeldBudget } from './held-budget.js'
+import type { MaskedSlots } from './masked-slots.js'
 import type { ProxyLogger } from './log.js'
 import type { RuleSetConfig } from './rule-sets.js'
 import type { Rule } from './rules.js'
@@ -35,6 +37,10 @@ export interface ProxyContext {
   logger: ProxyLogger
   /** Engine-side sockets of open upgrade tunnels (closed at the end of the shutdown grace period). */
   tunnels: Set<net.Socket>
+  /** The bytes of masked answers held whole (collected, or sent and not yet read by their client). */
+  heldAnswers: HeldBudget
+  /** How many answers held for masking are asked of the engine at once. */
+  maskedSlots: MaskedSlots
   shuttingDown: boolean
 }
 
@@ -70,13 +76,16 @@ export function clientOf(socket: net.Socket, frontend: string): string {
   return address.includes(':') ? `[${address}]:${socket.remotePort}` : `${address}:${socket.remotePort}`
 }
 
+/** The longest path logged whole (a 64 KiB path refused 200 times wrote 13 MB of log). */
+const maxLoggedPath = 512
+
 /** Logs one request: allowed at debug, refused and invalid at warning, engine errors at error. */
 export function logRequest(context: ProxyContext, record: RequestRecord): void {
   const level = record.decision === 'allow' ? 'debug' : record.decision === 'error' ? 'error' : 'warning'
   if (!context.logger.enabled(level)) return
   context.logger.log(level, 'request', {
     method: record.method,
-    path: record.path,
+    path: record.path.length > maxLoggedPath ? `${record.path.slice(0, maxLoggedPath)}...` : record.path,
     status: record.status,
     decision: record.decision,
     client: record.client,

@@ -11,8 +11,9 @@ import { clientOf, clockMs, logRequest, type ProxyContext, type RequestRecord } 
 import type { ExchangeHandlers, Exchange } from './exchange.js'
 import { endToEndHeaders, framedLength, messageBody, refusalMessage, unreachableReason } from './headers.js'
 import { environmentRefusal } from './env-refusal.js'
+import { answerIsHeld } from './inspect-redact.js'
 import { withEnvMasking } from './masked-relay.js'
-import { containerEnvironmentReader } from './container-environment.js'
+import { containerReader } from './container-environment.js'
 import { UnsafeHeadError } from './request-head.js'
 import { chooseRuleSet } from './rule-choice.js'
 import { bodyLengthOf, framingProblem } from './framing.js'
@@ -162,11 +163,16 @@ function forward(
     },
     onHeadSent,
   })
-  const handlers = !forwarded.maskEnv
+  const holder = forwarded.maskEnv ? context.heldAnswers.holder(() => res.destroy()) : undefined
+  if (holder) {
+    res.once('finish', () => holder.release())
+    res.once('close', () => holder.release())
+  }
+  const handlers: ExchangeHandlers = !forwarded.maskEnv
     ? relay
     : withEnvMasking(
         relay,
-        { method: req.method!, path },
+        { method: req.method!, path, target: forwarded.target },
         {
           getExchange: () => exchange,
           reply: {
@@ -175,26 +181,40 @@ function forward(
               if (context.shuttingDown) headers.push('Connection', 'close')
               res.writeHead(status, statusMessage, headers)
               res.end(masked)
+              slot?.done()
+              holder!.evictable = true
+              // Masking left about four copies of the answer behind (text, parsed, serialised, bytes).
+              context.heldAnswers.discarded(masked.length * 4)
               onHeadSent(status)
             },
             error(status, message) {
+              slot?.done()
               sendMessage(res, status, message, true)
               record({ path, status, decision: 'error', rule, reason: message })
             },
           },
-          readEnvironment: containerEnvironmentReader(context.backend, forwarded.target),
+          readContainer: containerReader(context.backend),
+          holder,
         },
       )
-  const exchange = context.backend.exchange(
-    {
-      method: req.method!,
-      target: forwarded.target,
-      headers: endToEndHeaders(req.rawHeaders),
-      body,
-      bodyLength: bodyLength === 'chunked' ? undefined : bodyLength,
-    },
-    handlers,
-  )
+  const start = (): Exchange =>
+    context.backend.exchange(
+      {
+        method: req.method!,
+        target: forwarded.target,
+        headers: endToEndHeaders(req.rawHeaders),
+        body,
+        bodyLength: bodyLength === 'chunked' ? undefined : bodyLength,
+      },
+      handlers,
+    )
+  const slot: { exchange: Exchange; done: () => void } | undefined =
+    holder && !body && answerIsHeld(req.method!, path) ? context.maskedSlots.run(start) : undefined
+  const exchange: Exchange = slot ? slot.exchange : start()
+  if (slot) {
+    res.once('finish', slot.done)
+    res.once('close', slot.done)
+  }
   res.on('close', () => {
     if (!res.writableFinished) exchange.abort()
   })

@@ -69,17 +69,44 @@ export function needsProcessListMasking(method: string, canonicalPath: string, s
   return status === 200 && asksForProcessList(method, canonicalPath)
 }
 
-/**
- * True for a request whose answer a masking rule set masks: one carrying container environment, or a
- * container's process list. With an upgrade such an answer would be relayed raw, so it is refused.
- */
-export function answerIsMasked(method: string, canonicalPath: string): boolean {
+/** True for a request whose answer is held whole to be masked (an inspect, a process list). */
+export function answerIsHeld(method: string, canonicalPath: string): boolean {
   return carriesEnvironment(method, canonicalPath) || asksForProcessList(method, canonicalPath)
 }
 
-/** The request target of the inspect of the container whose process list `topTarget` asks for. */
-export function inspectTargetOf(topTarget: string): string {
-  return topTarget.replace(/\?.*$/s, '').replace(/\/top\/*$/, '/json')
+/**
+ * True for a request whose answer a masking rule set masks: one carrying container environment, a
+ * container's process list, its logs or the event stream. With an upgrade such an answer would be
+ * relayed raw, so it is refused.
+ */
+export function answerIsMasked(method: string, canonicalPath: string): boolean {
+  return (
+    carriesEnvironment(method, canonicalPath) ||
+    asksForProcessList(method, canonicalPath) ||
+    needsLogMasking(method, canonicalPath, 200) ||
+    needsEventMasking(method, canonicalPath, 200)
+  )
+}
+
+/** The request target of the inspect of the container whose process list or logs `target` asks for. */
+export function inspectTargetOf(target: string): string {
+  return target.replace(/\?.*$/s, '').replace(/\/(?:top|logs)\/*$/, '/json')
+}
+
+/** A container's logs (`GET /containers/{id}/logs`, Docker or libpod). */
+const containerLogsPath = enginePath(`${anyContainer}/logs`)
+
+/** True when this answer is a container's logs, masked as a stream (stream-mask.ts). */
+export function needsLogMasking(method: string, canonicalPath: string, status: number): boolean {
+  return status === 200 && method === 'GET' && containerLogsPath.test(canonicalPath)
+}
+
+/** The engine's event stream (`GET /events`, Docker or libpod). */
+const eventsPath = enginePath('(?:/libpod)?/events')
+
+/** True when this answer is the event stream, masked event by event (events-mask.ts). */
+export function needsEventMasking(method: string, canonicalPath: string, status: number): boolean {
+  return status === 200 && method === 'GET' && eventsPath.test(canonicalPath)
 }
 
 /** The outcome of masking: the answer's new body (the caller frames it), or the error to send instead. */
@@ -162,7 +189,21 @@ function entryValue(entry: unknown): string | undefined {
   return undefined
 }
 
-/** The values of every `Env` list anywhere in `node`. */
+/**
+ * The build arguments at the head of a command line the classic builder recorded for a `RUN` step
+ * (an image's `ContainerConfig.Cmd`): `["|2", "TOKEN=value", "USER=me", "/bin/sh", "-c", ...]`, the
+ * count and then that many `NAME=value` words. The words as indexes into `words` (none when the line
+ * does not start that way). Their values are in no container's environment, so they are masked by shape.
+ */
+function buildArgumentWords(words: readonly unknown[]): number[] {
+  const count = typeof words[0] === 'string' ? /^\|([0-9]{1,4})$/.exec(words[0]) : null
+  if (!count) return []
+  const indexes: number[] = []
+  for (let i = 1; i <= Number(count[1]) && i < words.length; i++) indexes.push(i)
+  return indexes
+}
+
+/** The values of every `Env` list anywhere in `node`, and of the build arguments in its command lines. */
 function environmentValues(node: unknown, values: string[] = []): string[] {
   if (node === null || typeof node !== 'object') return values
   for (const [key, value] of Object.entries(node)) {
@@ -171,9 +212,22 @@ function environmentValues(node: unknown, values: string[] = []): string[] {
         const found = entryValue(entry)
         if (found !== undefined) values.push(found)
       }
+    } else if (commandLineFields.has(key) && Array.isArray(value)) {
+      for (const index of buildArgumentWords(value)) {
+        const found = entryValue(value[index])
+        if (found !== undefined) values.push(found)
+      }
     } else environmentValues(value, values)
   }
   return values
+}
+
+/** A command line with its build arguments' values masked (buildArgumentWords) and `redact` applied. */
+function maskCommandLine(words: readonly unknown[], redact: (text: string) => string): unknown[] {
+  const buildArguments = new Set(buildArgumentWords(words))
+  return words.map((word, index) =>
+    buildArguments.has(index) ? maskEntry(word) : typeof word === 'string' ? redact(word) : word,
+  )
 }
 
 /**
@@ -195,7 +249,9 @@ function isDriverOptionMap(parentKey: string | undefined, key: string, value: un
 
 /**
  * Replaces every value of every `Env` list and of every driver option map in `node`, and every
- * occurrence of the environment values (`redact`) in its command lines; other fields are kept.
+ * occurrence of the environment values (`redact`) in its command lines and in what its healthcheck
+ * printed (`State.Health.Log[].Output`: a failing `test "$PASSWORD" = ...` shows the value there);
+ * other fields are kept.
  */
 function maskFields(node: unknown, redact: (text: string) => string, parentKey?: string): void {
   if (node === null || typeof node !== 'object') return
@@ -205,8 +261,8 @@ function maskFields(node: unknown, redact: (text: string) => string, parentKey?:
     else if (isDriverOptionMap(parentKey, key, value))
       fields[key] = Object.fromEntries(Object.keys(value as object).map((name) => [name, maskText]))
     else if (commandLineFields.has(key) && typeof value === 'string') fields[key] = redact(value)
-    else if (commandLineFields.has(key) && Array.isArray(value))
-      fields[key] = value.map((word: unknown) => (typeof word === 'string' ? redact(word) : word))
+    else if (commandLineFields.has(key) && Array.isArray(value)) fields[key] = maskCommandLine(value, redact)
+    else if (key === 'Output' && parentKey === 'Log' && typeof value === 'string') fields[key] = redact(value)
     else maskFields(value, redact, Array.isArray(node) ? parentKey : key)
   }
 }
@@ -267,7 +323,7 @@ function collectAnswer(rawHeaders: readonly string[], limit: number, what: strin
 }
 
 /** The JSON in `body` (integers beyond 2^53 kept exact); undefined when it is not JSON. */
-function parseAnswer(body: Buffer): { value: unknown } | undefined {
+export function parseAnswer(body: Buffer): { value: unknown } | undefined {
   try {
     return { value: JSON.parse(body.toString('utf8'), keepExactIntegers) }
   } catch {
@@ -296,14 +352,35 @@ export function createProcessListMasker(
   const collector = collectAnswer(rawHeaders, limit, 'the environment values in its process list')
   return {
     push: (chunk) => collector.push(chunk),
-    finish: (values) => collector.finish((answer) => redactStrings(answer, valueRedactor(values))),
+    finish: (values) =>
+      collector.finish((answer) => redactStrings(answer, valueRedactor(values.flatMap(asPsShowsIt)))),
   }
 }
 
-/** The environment values of a container inspect answer that may be secrets; undefined when it is not JSON. */
-export function environmentValuesOf(inspectBody: Buffer): string[] | undefined {
+// eslint-disable-next-line no-control-regex -- the characters ps does not print as they are
+const unprintable = /[\u0000-\u001f\u007f]/g
+
+/**
+ * A value as it may show in `ps` output, which the engine's `top` answer is: procps prints each control
+ * character of a command line (the newlines of a PEM key) as a blank (`ps -ef`, the engine's default,
+ * checked in test/adversarial/proxy/env-exposure-streams.test.ts) or as `?` (its escaped formats); the
+ * value's own form stays for the lines that show it whole.
+ */
+export function asPsShowsIt(value: string): string[] {
+  unprintable.lastIndex = 0
+  if (!unprintable.test(value)) return [value]
+  return [value, value.replace(unprintable, '?'), value.replace(unprintable, ' ')]
+}
+
+/**
+ * The environment values of a container inspect answer that may be secrets, and whether the container
+ * has a TTY (`Config.Tty`); undefined when it is not JSON.
+ */
+export function containerFactsOf(inspectBody: Buffer): { values: string[]; tty: boolean } | undefined {
   const answer = parseAnswer(inspectBody)
-  return answer && environmentValues(answer.value)
+  if (!answer) return undefined
+  const config = (answer.value as { Config?: { Tty?: unknown } } | null)?.Config
+  return { values: environmentValues(answer.value), tty: config?.Tty === true }
 }
 
 /** Applies `redact` to every string in `node` (in place; object keys are kept). */

@@ -2,8 +2,9 @@
  * The rule engine (pure): parses rule text into compiled rules, and decides a method and path with
  * first-match-wins. The line syntax is CetusGuard's (SOURCE: hectorm/cetusguard cetusguard/rule.go,
  * `ruleLineRegex`, `commentLineRegex`): `METHODS PATTERN`, blanks and tabs only, `!` comment lines;
- * patterns are RE2 (rule-pattern.ts). vault also reads `#` comments (a line starting with `#`, or `#`
- * after a blank), and anchors each pattern as a whole, `^(?:pattern)$`, where CetusGuard writes
+ * patterns are RE2 (rule-pattern.ts). vault also reads `#` comment lines, and `#` after a blank on a
+ * section or directive line; on a rule line CetusGuard reads ` #...` as part of the pattern, so vault
+ * refuses such a line rather than read a different pattern than CetusGuard would. It anchors each pattern as a whole, `^(?:pattern)$`, where CetusGuard writes
  * `^pattern$` (so a top-level alternation cannot leave a branch half-anchored).
  */
 import { UsageError } from '../errors.js'
@@ -45,7 +46,7 @@ export function ruleTextLines(text: string): string[] {
   return text.split(lineBreak)
 }
 
-/** A line without its trailing `#` comment (a `#` after a blank; vault's addition). */
+/** A section or directive line without its trailing `#` comment (a `#` after a blank; vault's addition). */
 export function withoutComment(rawLine: string): string {
   return rawLine.replace(inlineComment, '')
 }
@@ -60,16 +61,21 @@ export function isCommentLine(rawLine: string): boolean {
  * `line` for a bad method list, a missing pattern, an unknown `%VARIABLE%` or a pattern RE2 refuses.
  */
 export function parseRuleLine(rawLine: string, source: string, line: number): Rule {
-  const content = withoutComment(rawLine)
-  const match = ruleLine.exec(content)
+  const match = ruleLine.exec(rawLine)
   if (!match) {
-    const methodText = content.trim().split(/[\t ]/)[0]!
+    const methodText = rawLine.trim().split(/[\t ]/)[0]!
     const reason = /^[A-Z]+(?:,[A-Z]+)*$/.test(methodText)
       ? `"${methodText}" has no pattern after the methods`
       : `"${methodText}" is not a comma-separated list of upper-case HTTP methods`
     throw new RuleSyntaxError(source, line, reason)
   }
   const pattern = match[2]!
+  if (inlineComment.test(pattern))
+    throw new RuleSyntaxError(
+      source,
+      line,
+      'a "#" after a blank in a rule: CetusGuard reads it as part of the pattern, vault would read a comment; put the comment on its own line, or write [#] in the pattern',
+    )
   return {
     methods: match[1]!.split(','),
     pattern,

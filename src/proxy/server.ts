@@ -24,6 +24,10 @@ import type { ProxyLogger } from './log.js'
 import { everyoneSetName, type RuleSetConfig } from './rule-sets.js'
 import type { Rule } from './rules.js'
 import { admitConnections } from './admission.js'
+import { fullCollection } from './exposed-gc.js'
+import { createHeldBudget } from './held-budget.js'
+import { createMaskedSlots } from './masked-slots.js'
+import { chooseRuleSet } from './rule-choice.js'
 import { oneAtATime } from './in-order.js'
 import { handleUpgrade } from './upgrade.js'
 
@@ -40,12 +44,31 @@ export interface ProxyServerOptions {
   tls?: TlsMaterial
   /** Open client connections beyond which a new one is answered 503 and closed. */
   maxConnections?: number
+  /** Open connections one source (peer address) may hold; an eighth of the cap unless given (TCP). */
+  maxConnectionsPerSource?: number
+  /** Smaller budgets for tests: bytes of unfinished heads, bytes of masked answers held whole. */
+  budgets?: { headBytes: number; heldAnswerBytes: number }
   /** Shorter timeouts for tests; `defaultTimeouts` otherwise. */
   timeouts?: ProxyTimeouts
 }
 
 /** The default connection cap (each open connection costs a few KB; 1,024 stay well under 64 MB). */
 export const defaultMaxConnections = 1024
+
+/** The share of the connection cap one source (peer address) may hold. */
+export const sourceShare = 8
+
+/** The largest request head (Docker's clients send under 8 KB; docker build's X-Registry-Config more). */
+export const maxHeadBytes = 64 * 1024
+
+/** Bytes all unfinished heads may hold together (about 11 MB of the process at Node's cost per byte). */
+export const headBudgetBytes = 8 << 20
+
+/** Answers held whole for masking asked of the engine at once (masked-slots.ts). */
+export const maskedAtOnce = 2
+
+/** Bytes all masked answers held whole may hold together (eight of the largest, 1 MiB each). */
+export const heldAnswerBudgetBytes = 8 << 20
 
 export interface ProxyServer {
   /** The listening server (plain: the admission listener in front of the HTTP server; TLS: the HTTPS server). */
@@ -55,7 +78,7 @@ export interface ProxyServer {
 }
 
 const serverOptions: http.ServerOptions = {
-  maxHeaderSize: 1 << 20,
+  maxHeaderSize: maxHeadBytes,
   requestTimeout: 0,
   connectionsCheckingInterval: 1_000,
   keepAliveTimeout: 5_000,
@@ -76,6 +99,11 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     backend: options.backend,
     logger: options.logger,
     tunnels: new Set(),
+    heldAnswers: createHeldBudget(options.budgets?.heldAnswerBytes ?? heldAnswerBudgetBytes, {
+      collect: fullCollection,
+      garbageBytes: 8 << 20,
+    }),
+    maskedSlots: createMaskedSlots(maskedAtOnce),
     shuttingDown: false,
   }
   const inOrder = oneAtATime((req, res, expectsContinue) => handleRequest(context, req, res, expectsContinue))
@@ -130,8 +158,19 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       reason: error.code,
     })
   })
+  const maxConnections = options.maxConnections ?? defaultMaxConnections
   const { listener, sockets, silent } = admitConnections(server, {
-    maxConnections: options.maxConnections ?? defaultMaxConnections,
+    maxConnections,
+    maxConnectionsPerSource:
+      options.maxConnectionsPerSource ??
+      (context.frontend.startsWith('unix:')
+        ? maxConnections
+        : Math.max(1, Math.floor(maxConnections / sourceShare))),
+    refusal: (socket) => {
+      const choice = chooseRuleSet(context.ruleSets, socket, context.frontend)
+      return choice.ruleSet ? undefined : `refused: ${choice.refusal}`
+    },
+    heads: createHeldBudget(options.budgets?.headBytes ?? headBudgetBytes),
     silentMs: timeouts.headersMs,
     logger: options.logger,
     tls: options.tls !== undefined,

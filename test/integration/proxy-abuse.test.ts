@@ -40,10 +40,13 @@ afterAll(() => {
   engine.close()
 })
 
-/** Opens a connection and writes `text` (nothing for an idle one); resolves once connected. */
-function hold(port: number, text: string): Promise<net.Socket> {
+/**
+ * Opens a connection from `from` and writes `text` (nothing for an idle one); resolves once connected.
+ * The abusers come from ten addresses: each source may hold an eighth of the connection cap.
+ */
+function hold(port: number, text: string, from: string): Promise<net.Socket> {
   return new Promise((resolve) => {
-    const socket = net.connect({ port, host: '127.0.0.1' }, () => {
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress: from }, () => {
       if (text) socket.write(text)
       resolve(socket)
     })
@@ -53,10 +56,13 @@ function hold(port: number, text: string): Promise<net.Socket> {
 
 function list(port: number): Promise<number> {
   return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/v1.41/containers/json', agent: false }, (res) => {
-      res.resume()
-      res.on('end', () => resolve(res.statusCode!))
-    })
+    const req = http.get(
+      { host: '127.0.0.1', port, path: '/v1.41/containers/json', localAddress: '127.0.0.2', agent: false },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode!))
+      },
+    )
     req.on('error', () => resolve(0))
   })
 }
@@ -95,7 +101,7 @@ describe('vault proxy serve under abuse', () => {
       const wave = async () => {
         const held: net.Socket[] = []
         for (let i = 0; i < 1000; i++) {
-          held.push(await hold(port, shape(i)))
+          held.push(await hold(port, shape(i), `127.0.3.${1 + (i % 10)}`))
           if (i % 100 === 99) answers.push(await list(port))
         }
         for (let i = 0; i < 10; i++) {

@@ -520,6 +520,14 @@ const methods: HostileShape[] = (
 
 const sizes: HostileShape[] = [
   {
+    name: 'a head over 64 KiB (the cap: Docker clients send under 8 KB; 1,000 of 1 MB took 1.3 GB)',
+    kind: 'size',
+    parts: [request('GET', '/v1.41/containers/json?CANARY', `X-Big: ${'a'.repeat(70_000)}\r\n`)],
+    until: 1,
+    statuses: [431],
+    engineSees: [],
+  },
+  {
     name: 'a head over 1 MB',
     kind: 'size',
     parts: [request('GET', '/v1.41/containers/json?CANARY', `X-Huge: ${'a'.repeat(1_100_000)}\r\n`)],

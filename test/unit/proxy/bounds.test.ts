@@ -55,6 +55,7 @@ beforeAll(async () => {
     backend: await createBackend({ kind: 'unix', path: engineSocket, mode: 0o660 }),
     logger: createLogger(0, 'text'),
     maxConnections: 20,
+    maxConnectionsPerSource: 20,
     timeouts: { headersMs: 300, bodyStallMs: 300, upgradeAnswerMs: 300 },
   })
   await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve))

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import {
   createInspectMasker,
   createProcessListMasker,
-  environmentValuesOf,
+  containerFactsOf,
   inspectTargetOf,
   needsEnvMasking,
   needsProcessListMasking,
@@ -234,6 +234,46 @@ describe('createInspectMasker', () => {
     }
   })
 
+  it('masks what a failing healthcheck printed (State.Health.Log[].Output), other log fields kept', () => {
+    const health = {
+      ...inspect,
+      State: {
+        Health: {
+          Status: 'unhealthy',
+          Log: [{ Start: 's', End: 'e', ExitCode: 1, Output: `sh: ${canary}: wrong password\n` }],
+        },
+      },
+    }
+    const answer = JSON.parse(bodyOf(run(JSON.stringify(health))))
+    expect(answer.State.Health.Log).toEqual([
+      { Start: 's', End: 'e', ExitCode: 1, Output: `sh: ${maskedValue}: wrong password\n` },
+    ])
+    expect(JSON.stringify(answer)).not.toContain(canary)
+  })
+
+  it('masks build arguments the classic builder recorded in an image (ContainerConfig.Cmd: |N NAME=value ...)', () => {
+    const token = 'buildarg-canary-88e1'
+    const image = {
+      Id: 'sha256:1',
+      ContainerConfig: {
+        Cmd: ['|2', `TOKEN=${token}`, 'EMPTY=', '/bin/sh', '-c', `curl -u me:${token} x && echo |1`],
+        Env: ['PATH=/bin'],
+      },
+      Config: { Cmd: ['|1', 'sh'], Env: ['PATH=/bin'] },
+    }
+    const answer = JSON.parse(bodyOf(run(JSON.stringify(image))))
+    expect(answer.ContainerConfig.Cmd).toEqual([
+      '|2',
+      `TOKEN=${maskedValue}`,
+      `EMPTY=${maskedValue}`,
+      '/bin/sh',
+      '-c',
+      `curl -u me:${maskedValue} x && echo |1`,
+    ])
+    expect(answer.Config.Cmd).toEqual(['|1', 'sh'])
+    expect(JSON.stringify(answer)).not.toContain(token)
+  })
+
   it('stops accepting once the cap is passed', () => {
     const masker = createInspectMasker([], 10)
     expect(masker.push(Buffer.alloc(10))).toBe(true)
@@ -338,12 +378,13 @@ describe('process lists (top): masked with the environment values of their conta
     ['/v1.41/containers/db/top?ps_args=aux', '/v1.41/containers/db/json'],
     ['/containers/web/db/top/', '/containers/web/db/json'],
     ['/v4.0.0/libpod/containers/db/top?stream=false', '/v4.0.0/libpod/containers/db/json'],
+    ['/v1.41/containers/db/logs?follow=1&stdout=1', '/v1.41/containers/db/json'],
   ])('the inspect of the container of %s is %s', (topTarget, inspectTarget) => {
     expect(inspectTargetOf(topTarget)).toBe(inspectTarget)
   })
 
   it('masks the values in every process line; titles and the rest stay', () => {
-    const values = environmentValuesOf(Buffer.from(JSON.stringify(inspect)))!
+    const { values } = containerFactsOf(Buffer.from(JSON.stringify(inspect)))!
     const masker = createProcessListMasker(['Content-Type', 'application/json'])
     expect(masker.push(Buffer.from(JSON.stringify(top)))).toBe(true)
     const answer = masker.finish(values)
@@ -357,10 +398,35 @@ describe('process lists (top): masked with the environment values of their conta
     })
   })
 
-  it('environmentValuesOf: the values that may be secrets (not PATH or HOSTNAME), undefined for non-JSON', () => {
-    const container = { Config: { Env: ['PATH=/usr/bin', 'HOSTNAME=abc123', `SECRET=${canary}`, 'FLAG'] } }
-    expect(environmentValuesOf(Buffer.from(JSON.stringify(container)))).toEqual([canary])
-    expect(environmentValuesOf(Buffer.from('<html>'))).toBeUndefined()
+  it('containerFactsOf: the values that may be secrets (not PATH or HOSTNAME) and Tty, undefined for non-JSON', () => {
+    const container = {
+      Config: { Tty: true, Env: ['PATH=/usr/bin', 'HOSTNAME=abc123', `SECRET=${canary}`, 'FLAG'] },
+    }
+    expect(containerFactsOf(Buffer.from(JSON.stringify(container)))).toEqual({ values: [canary], tty: true })
+    expect(containerFactsOf(Buffer.from('{"Config":{"Env":[]}}'))).toEqual({ values: [], tty: false })
+    expect(containerFactsOf(Buffer.from('<html>'))).toBeUndefined()
+  })
+
+  // procps prints each control character of a command line as a blank (ps -ef, checked against the
+  // engine's top in test/adversarial/proxy/env-exposure-streams.test.ts) or "?": never as it is.
+  it('masks a multi-line value (a PEM key) as ps shows it, its newlines as ? or blanks', () => {
+    const pem = `-----BEGIN KEY-----\nMII${canary}\n-----END KEY-----`
+    const list = {
+      Titles: ['PID', 'CMD'],
+      Processes: [
+        ['1', `sh -c sleep ${pem.replaceAll('\n', '?')}`],
+        ['2', `app ${pem.replaceAll('\n', ' ')}`],
+        ['3', `app\t${pem}`],
+      ],
+    }
+    const masker = createProcessListMasker([])
+    masker.push(Buffer.from(JSON.stringify(list)))
+    const answer = JSON.parse(bodyOf(masker.finish([pem])))
+    expect(answer.Processes.map((p: string[]) => p[1])).toEqual([
+      `sh -c sleep ${maskedValue}`,
+      `app ${maskedValue}`,
+      `app\t${maskedValue}`,
+    ])
   })
 
   it('an oversized or non-JSON process list is a 502, never forwarded', () => {

@@ -32,13 +32,16 @@ const engine = http.createServer((req, res) => {
     res.end(JSON.stringify({ Config: { Env: [`A=${canary}`] }, Pad: 'x'.repeat(maxInspectBodyBytes) }))
   } else if (req.url!.endsWith('/json')) {
     res.writeHead(200, { 'Content-Type': 'application/json' })
-    const body = JSON.stringify({ Id: 'web', Config: { Env: [`DB_PASSWORD=${canary}`, 'PATH=/bin'] } })
+    const body = JSON.stringify({
+      Id: 'web',
+      Config: { Tty: true, Env: [`DB_PASSWORD=${canary}`, 'PATH=/bin'] },
+    })
     res.write(body.slice(0, 20))
     setTimeout(() => res.end(body.slice(20)), 50)
   } else if (req.url!.endsWith('/logs')) {
     res.writeHead(200, { 'Content-Type': 'application/vnd.docker.raw-stream' })
     res.write('first\n')
-    releaseSecondChunk = () => res.end('second\n')
+    releaseSecondChunk = () => res.end(`second ${canary}\n`)
   } else res.writeHead(200, { 'Content-Type': 'text/plain' }).end('OK')
 })
 
@@ -163,19 +166,22 @@ describe('masking in the relay', () => {
     expect(answer.body).not.toContain(canary)
   })
 
-  it('streams other answers chunk by chunk (the first arrives before the engine sends the second)', async () => {
+  it('streams logs chunk by chunk, masked (the first arrives before the engine sends the second)', async () => {
+    let body = ''
     const firstChunk = await new Promise<string>((resolve, reject) => {
       http
         .get({ host: '127.0.0.1', port, path: '/v1.41/containers/web/logs', agent: false }, (res) => {
           res.once('data', (chunk: Buffer) => {
             resolve(chunk.toString())
+            res.on('data', (more: Buffer) => (body += more.toString()))
             releaseSecondChunk()
-            res.resume()
           })
         })
         .on('error', reject)
     })
     expect(firstChunk).toBe('first\n')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(body).toBe('second ********\n')
   })
 
   it('answers an inspect answer over the cap with a 502 message, never a truncated body', async () => {

@@ -6,15 +6,23 @@ const defaults = [...parseRules(builtinRulesText, 'built-in'), ...parseRules(pre
 
 describe('parseRules', () => {
   it('reads methods, patterns, comments and CRLF line ends', () => {
-    const rules = parseRules(
-      '# a comment\r\n! another\r\n\r\nGET,HEAD  /a(/.*)?  \r\nPOST /b # trailing\n',
-      'test',
-    )
+    const rules = parseRules('# a comment\r\n! another\r\n\r\nGET,HEAD  /a(/.*)?  \r\nPOST /b#x\n', 'test')
     expect(rules.map((rule) => [rule.methods, rule.pattern, rule.line])).toEqual([
       [['GET', 'HEAD'], '/a(/.*)?', 4],
-      [['POST'], '/b', 5],
+      [['POST'], '/b#x', 5],
     ])
   })
+
+  // CetusGuard's rule line is `METHODS PATTERN` to the end of the line: `/a #|/b` is one pattern there
+  // (it allows /b). A vault that read ` #|/b` as a comment would decide differently; it refuses instead.
+  it.each(['GET /a #|/b', 'GET /a # trailing', 'GET /x/[^ #]+', 'GET /a\t#(?:)|/containers/.*'])(
+    'refuses %j, whose " #" CetusGuard reads as pattern text',
+    (line) => {
+      expect(() => parseRules(`GET /ok\n${line}\n`, 'PROXY_RULES')).toThrow(
+        'PROXY_RULES line 2: a "#" after a blank',
+      )
+    },
+  )
 
   it.each([
     ['GET', 'has no pattern'],
@@ -234,4 +242,43 @@ describe("CetusGuard's rule-line tests", () => {
     expect(decide(rules, 'GET', '/a\u00a0').allowed).toBe(true)
     expect(decide(rules, 'GET', '/a').allowed).toBe(false)
   })
+})
+
+describe('read-only presets and image search', () => {
+  // /images/search?term=HOST:PORT/x makes the engine connect to any address; its errors tell open
+  // ports from closed ones, so a read-only client could scan the engine's network with it.
+  it.each(['read-only', 'monitoring', 'true-read-only'] as const)(
+    '%s refuses GET /images/search (the engine would connect where the client says)',
+    (name) => {
+      const rules = parseRules(presets[name], name)
+      for (const target of ['/images/search?term=127.0.0.1:22/x', '/v1.41/images/search', '/images/search/'])
+        expect(decideTarget(rules, 'GET', target).allowed, target).toBe(false)
+      expect(decideTarget(rules, 'GET', '/v1.41/images/json').allowed).toBe(true)
+      expect(decideTarget(rules, 'GET', '/v1.41/images/busybox:latest/json').allowed).toBe(true)
+    },
+  )
+})
+
+describe('long API-version prefixes', () => {
+  const rules = [...parseRules(builtinRulesText, 'built-in'), ...parseRules(presets.monitoring, 'monitoring')]
+
+  // Every rule's (?:/v[0-9]+(?:\.[0-9]+)*)? backtracked once per dot of a long prefix that failed to
+  // match: a 1 MB /v1.1.1…/x held the single thread 0.7 s. Moby's own versions are a few characters.
+  it.each([
+    ['/v' + '1.'.repeat(500_000) + '1/x'],
+    ['/v' + '1.'.repeat(500_000) + '1/containers/json'],
+    ['/v' + '0'.repeat(65) + '/_ping'],
+    ['/v1.41' + '.0'.repeat(40) + '/containers/json'],
+  ])('refuses a version prefix over 64 characters as invalid (%#)', (target) => {
+    const decision = decideTarget(rules, 'GET', target)
+    expect(decision.valid).toBe(false)
+    expect(decision.valid || decision.reason).toBe('the API version in the path is longer than 64 characters')
+  })
+
+  it.each(['/v1.41/containers/json', '/v1.41.0.0/_ping', '/v' + '1'.repeat(64) + '/_ping', '/version'])(
+    'still decides %s',
+    (target) => {
+      expect(decideTarget(rules, 'GET', target).allowed).toBe(true)
+    },
+  )
 })
