@@ -4,7 +4,13 @@
  * and a `vault inject` template never reaches them (a template from a third-party stack could
  * otherwise write `${VAULT_CLIENT_SECRET}` into a file a container mounts).
  */
-export const withheldVariables = ['VAULT_CLIENT_SECRET', 'VAULT_TOKEN', 'VAULT_ACCESS_TOKEN'] as const
+export const withheldVariables = [
+  'VAULT_CLIENT_SECRET',
+  'VAULT_TOKEN',
+  'VAULT_ACCESS_TOKEN',
+  // a CI job's OIDC token for the vault (not GitHub's ACTIONS_ID_TOKEN_REQUEST_*: a child may mint its own)
+  'VAULT_OIDC_TOKEN',
+] as const
 
 /** Whether `name` is one of the withheld credentials. */
 export function isWithheld(name: string): boolean {

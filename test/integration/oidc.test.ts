@@ -6,7 +6,7 @@
  * two server processes on one PostgreSQL; the issuer's keys are refetched once for a rotation and at
  * most once a minute for a flood of unknown kids; the OIDC tokens never show, not even with DEBUG=*.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -135,6 +135,119 @@ describe.each(engines)('OIDC identities on $name', ({ name, skip, dbUrl }) => {
     expect(exported.stdout).toContain(`PROD_DB_PASSWORD='${canary}'`)
     expect(exported.stderr).not.toContain(token)
     expect(exported.stderr).not.toContain(token.split('.')[2]!)
+  })
+
+  it('a second command of the same job uses the cached access token instead of replaying the OIDC token', async () => {
+    const clientId = await trusting('ci-two-steps')
+    const token = await issuer.sign()
+    const job = {
+      ...createTempHome().env,
+      VAULT_DOMAIN: vault.url,
+      VAULT_PROJECT_ID: vault.projectId,
+      VAULT_CLIENT_ID: clientId,
+      VAULT_OIDC_TOKEN: token,
+    }
+    for (const step of [1, 2]) {
+      const exported = await runCli(['export', '--env=prod'], { env: job })
+      expect(exported.exitCode, `step ${step}: ${exported.stderr}`).toBe(0)
+      expect(exported.stdout).toContain(canary)
+    }
+    // the token is the CLI's credential: vault run's child and an inject template never see it
+    const child = await runCli(
+      [
+        'run',
+        '--env=prod',
+        '--',
+        process.execPath,
+        '-e',
+        'process.stdout.write(JSON.stringify(process.env))',
+      ],
+      {
+        env: job,
+      },
+    )
+    expect(child.exitCode, child.stderr).toBe(0)
+    expect(child.stdout).not.toContain(token)
+    expect(child.stdout).toContain('PROD_DB_PASSWORD')
+    const dir = mkdtempSync(join(work, 'tpl-'))
+    writeFileSync(join(dir, 'app.tpl'), 'token=${VAULT_OIDC_TOKEN:-none}\n')
+    const rendered = await runCli(['inject', '--env', 'prod', '-i', 'app.tpl'], { env: job, cwd: dir })
+    expect(rendered.exitCode, rendered.stderr).toBe(0)
+    expect(rendered.stdout).toBe('token=none\n')
+  })
+
+  it('vault identity update replaces the trust, and --remove-oidc ends it; nothing else of the identity changes', async () => {
+    const clientId = await trusting('ci-updated')
+    const admin = { env: { DB_URL: vault.dbUrl, ENCRYPTION_KEY: vault.encryptionKey } }
+    const updated = await runCli(
+      [
+        'identity',
+        'update',
+        'ci-updated',
+        '-p',
+        vault.projectId,
+        '--oidc-issuer',
+        issuer.url,
+        '--oidc-audience',
+        'https://vault.test',
+        '--oidc-subject',
+        'repo:acme/stack:environment:prod',
+        '--json',
+      ],
+      admin,
+    )
+    expect(updated.exitCode, updated.stderr).toBe(0)
+    expect(JSON.parse(updated.stdout)).toMatchObject({
+      clientId,
+      oidc: { subject: 'repo:acme/stack:environment:prod' },
+    })
+    const old = await exchange(vault.url, clientId, await issuer.sign())
+    expect(old.body.error_description).toContain('subject check')
+    const fresh = await exchange(
+      vault.url,
+      clientId,
+      await issuer.sign({ claims: { sub: 'repo:acme/stack:environment:prod' } }),
+    )
+    expect(fresh.status).toBe(200)
+    const whoami = await fetch(`${vault.url}/api/v1/whoami`, {
+      headers: { authorization: `Bearer ${fresh.body.access_token}` },
+    })
+    expect(await whoami.json()).toMatchObject({
+      identity: { name: 'ci-updated' },
+      permissions: { prod: ['read'] },
+    })
+    const removed = await runCli(
+      ['identity', 'update', clientId, '-p', vault.projectId, '--remove-oidc', '--json'],
+      admin,
+    )
+    expect(removed.exitCode, removed.stderr).toBe(0)
+    const after = await exchange(
+      vault.url,
+      clientId,
+      await issuer.sign({ claims: { sub: 'repo:acme/stack:environment:prod' } }),
+    )
+    expect(after.status).toBe(401)
+    expect(after.body.error).toBe('invalid_client')
+    const neither = await runCli(['identity', 'update', clientId, '-p', vault.projectId], admin)
+    expect(neither.exitCode).toBe(2)
+    const http = await runCli(
+      [
+        'identity',
+        'update',
+        clientId,
+        '-p',
+        vault.projectId,
+        '--oidc-issuer',
+        'http://issuer.example',
+        '--oidc-audience',
+        'a',
+        '--oidc-subject',
+        's:x',
+      ],
+      admin,
+    )
+    expect(http.exitCode).toBe(2)
+    expect(http.stderr).toMatch(/https/)
   })
 
   it('vault run works in GitHub Actions (token requested for the vault domain), without the tokens in any output under DEBUG=*', async () => {
