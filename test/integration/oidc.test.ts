@@ -331,6 +331,10 @@ describe.each(engines)('OIDC identities on $name', ({ name, skip, dbUrl }) => {
       (at) => at.sign({ claims: { iat: now() + 600, nbf: undefined, exp: now() + 900 } }),
     ],
     ['a token without jti', 'replay', (at) => at.sign({ claims: { jti: undefined } })],
+    ['a jti of 300 characters', 'replay', (at) => at.sign({ claims: { jti: 'j'.repeat(300) } })],
+    ['a token that is no JWT', 'signature', async () => 'not.a.jwt'],
+    ['a token over 16 KiB', 'signature', (at) => at.sign({ claims: { padding: 'x'.repeat(17_000) } })],
+    ['a kid named __proto__', 'signature', async (at) => at.sign({ key: await at.strangerKey('__proto__') })],
     [
       'a * that tries to cross a : segment',
       'subject',
@@ -382,6 +386,16 @@ describe.each(engines)('OIDC identities on $name', ({ name, skip, dbUrl }) => {
       expect(JSON.stringify(answer.body)).not.toContain(token.split('.')[2] || token)
     },
   )
+
+  it('answers 503 (exit 7 in the CLI) when the issuer cannot be reached, and issues nothing', async () => {
+    const gone = await startOidcIssuer()
+    await gone.close()
+    const clientId = await trusting('ci-issuer-gone', {}, gone)
+    const answer = await exchange(vault.url, clientId, await issuer.sign({ claims: { iss: gone.url } }))
+    expect(answer.status).toBe(503)
+    expect(answer.body.error).toBe('temporarily_unavailable')
+    expect(answer.body.access_token).toBeUndefined()
+  })
 
   it('accepts the same claims as own properties, and a glob within its segment', async () => {
     const clientId = await trusting('ci-glob', {
