@@ -37,6 +37,8 @@ export interface TestIssuer {
   requests: Map<string, number>
   /** The audiences GitHub's endpoint was asked for. */
   githubAudiences: string[]
+  /** The tokens GitHub's endpoint handed out (canaries for leak checks). */
+  githubTokens: string[]
   /** Cache-Control of the JWKS answers (default none). */
   jwksCacheControl?: string
   /** The current signing key. */
@@ -92,9 +94,10 @@ export async function startOidcIssuer(options: { alg?: Algorithm } = {}): Promis
         return send(response, 401, { message: 'no' })
       const audience = url.searchParams.get('audience') ?? ''
       issuer.githubAudiences.push(audience)
-      void issuer
-        .sign({ claims: { aud: audience } })
-        .then((value) => send(response, 200, { count: 1, value }))
+      void issuer.sign({ claims: { aud: audience } }).then((value) => {
+        issuer.githubTokens.push(value)
+        send(response, 200, { count: 1, value })
+      })
     } else {
       send(response, 404, {})
     }
@@ -110,6 +113,7 @@ export async function startOidcIssuer(options: { alg?: Algorithm } = {}): Promis
     github: { requestUrl: `${url}/github-token?api-version=2.0`, requestToken },
     requests: new Map(),
     githubAudiences: [],
+    githubTokens: [],
     key: published[0]!,
     defaults: {
       aud: 'https://vault.test',

@@ -277,7 +277,12 @@ describe.each(engines)('OIDC identities on $name', ({ name, skip, dbUrl }) => {
     expect(ran.exitCode, ran.stderr).toBe(0)
     expect(ran.stdout).toBe(String(canary.length))
     expect(issuer.githubAudiences.slice(before)).toEqual([vault.url])
-    for (const text of [ran.stdout, ran.stderr]) expect(text).not.toContain(issuer.github.requestToken)
+    const minted = issuer.githubTokens.slice(before)
+    expect(minted).toHaveLength(1)
+    for (const text of [ran.stdout, ran.stderr]) {
+      expect(text).not.toContain(issuer.github.requestToken)
+      expect(text).not.toContain(minted[0]!.split('.')[2]!)
+    }
   })
 
   it('a refused token ends the CLI with exit 4 and the server reason, without the token', async () => {
