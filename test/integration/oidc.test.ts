@@ -133,6 +133,7 @@ describe.each(engines)('OIDC identities on $name', ({ name, skip, dbUrl }) => {
     })
     expect(exported.exitCode, exported.stderr).toBe(0)
     expect(exported.stdout).toContain(`PROD_DB_PASSWORD='${canary}'`)
+    expect(exported.stderr).toMatch(/auth\/token/) // DEBUG=* is on: the exchange itself is logged
     expect(exported.stderr).not.toContain(token)
     expect(exported.stderr).not.toContain(token.split('.')[2]!)
   })
