@@ -199,6 +199,42 @@ export const adminStoreFlags = {
   }),
 }
 
+/** The OIDC trust of `vault identity create` and `vault identity update` (CI jobs' tokens). */
+export const oidcTrustFlags = {
+  'oidc-audience': Flags.string({
+    helpGroup: 'OIDC',
+    summary: "the tokens' aud, e.g. the vault's URL",
+  }),
+  'oidc-claim': Flags.string({
+    helpGroup: 'OIDC',
+    multiple: true,
+    summary: 'a further claim the tokens must carry, key=value (repeatable)',
+  }),
+  'oidc-issuer': Flags.string({
+    helpGroup: 'OIDC',
+    summary: 'trust tokens of this issuer (https://..., or http://127.0.0.1:PORT)',
+  }),
+  'oidc-subject': Flags.string({
+    helpGroup: 'OIDC',
+    summary: "the tokens' sub: exact, or a glob whose * stays within one :-separated segment",
+  }),
+}
+
+/** The OIDC trust input of the `oidcTrustFlags`. */
+export function oidcTrustInput(flags: {
+  'oidc-audience'?: string
+  'oidc-claim'?: string[]
+  'oidc-issuer'?: string
+  'oidc-subject'?: string
+}) {
+  return {
+    issuer: flags['oidc-issuer'],
+    audience: flags['oidc-audience'],
+    subject: flags['oidc-subject'],
+    claims: flags['oidc-claim'],
+  }
+}
+
 /** The project an admin command works on (id or name). */
 export const adminProjectFlag = Flags.string({
   char: 'p',

@@ -1,11 +1,12 @@
 /**
  * An authenticated session with the vault: the access token from the cache when it is still fresh,
- * else a client-credentials exchange (RFC 6749 section 4.4) whose result is cached per (domain,
- * client id). A request refused with 401 drops the cached token and logs in again once. A human
+ * else a client-credentials exchange (RFC 6749 section 4.4), or in CI the exchange of the job's OIDC
+ * token (RFC 7523), whose result is cached per (domain, client id). A request refused with 401 drops the cached token and logs in again once. A human
  * (`vault login --user NAME`, then VAULT_USER=NAME) uses the token of its sign-in, cached per (domain,
  * user); when that session ends, the human signs in again.
  */
 import { AuthError, NotConfiguredError } from '../errors.js'
+import { ciIdentityToken, hasCiToken } from './ci-token.js'
 import { createHttpClient, type HttpClient, type HttpRequest, type HttpResponse } from './http.js'
 import { needsLoopbackResolution, vaultBaseUrl, type ConnectionSettings } from './settings.js'
 import {
@@ -15,6 +16,9 @@ import {
   type TokenStore,
   type TokenStoreKind,
 } from './token-store.js'
+
+/** The OAuth grant type of a CI job's OIDC token (RFC 7523 section 2.1). */
+const jwtBearerGrantType = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
 
 /** A token closer than this to its expiry is renewed before use. */
 const renewMarginMs = 60_000
@@ -64,18 +68,34 @@ export class VaultSession {
     }
   }
 
-  /** Exchanges the client credentials for a new token and caches it. */
+  /**
+   * Exchanges the client credentials for a new token and caches it; without a client secret, a CI
+   * job's OIDC token (RFC 7523 JWT bearer, see ci-token.ts).
+   */
   async login(): Promise<LoginResult> {
     const { clientId, clientSecret } = this.credentials()
-    if (!clientSecret) {
+    const ciToken = this.settings.ciToken
+    if (!clientSecret && !hasCiToken(ciToken)) {
       throw new NotConfiguredError('no client secret is configured', {
-        hint: "set VAULT_CLIENT_SECRET in the environment or the stack's .vault/credentials (vault server init --write-env)",
+        hint: "set VAULT_CLIENT_SECRET in the environment or the stack's .vault/credentials (vault server init --write-env), or in CI an OIDC token (VAULT_OIDC_TOKEN)",
       })
     }
+    const form: Record<string, string> = clientSecret
+      ? { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }
+      : {
+          grant_type: jwtBearerGrantType,
+          client_id: clientId,
+          assertion: await ciIdentityToken(ciToken!, this.settings.domain ?? ''),
+        }
     const response = await this.http<TokenResponse>({
       method: 'POST',
       path: 'api/v1/auth/token',
-      form: { grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret },
+      form,
+    }).catch((error: unknown) => {
+      if (clientSecret || !(error instanceof AuthError)) throw error
+      throw new AuthError(error.message.replace('refused the credentials', 'refused the OIDC token'), {
+        hint: `check the OIDC trust of ${clientId} (vault identity update) against the job's token`,
+      })
     })
     const accessToken = response.body?.access_token
     const expiresIn = Number(response.body?.expires_in ?? 900)
@@ -115,7 +135,7 @@ export class VaultSession {
     try {
       return await this.http<T>({ ...request, bearer })
     } catch (error) {
-      const renewable = this.settings.clientSecret && !this.humanUser()
+      const renewable = this.machineLogin() && !this.humanUser()
       if (!(error instanceof AuthError) || !/HTTP 401/.test(error.message) || !renewable) throw error
       await (await this.store()).delete(this.cacheKey())
       await this.login()
@@ -144,7 +164,7 @@ export class VaultSession {
         },
       )
     }
-    if (!this.settings.clientSecret) {
+    if (!this.machineLogin()) {
       throw new NotConfiguredError(cached ? 'the cached access token has expired' : 'not logged in', {
         hint: 'run vault login, or set VAULT_CLIENT_ID and VAULT_CLIENT_SECRET',
       })
@@ -160,6 +180,11 @@ export class VaultSession {
       })
     }
     return { clientId: this.settings.clientId, clientSecret: this.settings.clientSecret }
+  }
+
+  /** Whether this session can log in by itself: a client secret, or a CI job's OIDC token. */
+  private machineLogin(): boolean {
+    return Boolean(this.settings.clientSecret) || hasCiToken(this.settings.ciToken)
   }
 
   /** The signed-in human whose token this session uses, when VAULT_USER or --user names one. */

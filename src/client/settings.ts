@@ -12,6 +12,7 @@ import { NotConfiguredError, UsageError } from '../errors.js'
 import { credentialsFilePath } from './credentials-file.js'
 import { shellWord } from '../text/shell-word.js'
 import { isLocalhostName, isLoopbackHost } from './loopback.js'
+import type { CiTokenSource } from './ci-token.js'
 
 export interface ConnectionFlags {
   domain?: string
@@ -26,6 +27,8 @@ export interface ConnectionSettings {
   projectId?: string
   clientId?: string
   clientSecret?: string
+  /** A CI job's OIDC token (environment only): logs in without a client secret. */
+  ciToken?: CiTokenSource
   /** A human signed in with `vault login --user NAME` (VAULT_USER): its cached token is used instead. */
   user?: string
   insecure: boolean
@@ -69,6 +72,7 @@ export async function resolveSettings(
     projectId: nonEmpty(flags.project) ?? pick('VAULT_PROJECT_ID'),
     clientId: pick('VAULT_CLIENT_ID'),
     clientSecret: pick('VAULT_CLIENT_SECRET'),
+    ciToken: ciTokenSource(env),
     user: nonEmpty(env.VAULT_USER),
     insecure: flags.insecure ?? false,
     stackEnvFile: fromFile ? stackEnvFile : undefined,
@@ -86,8 +90,22 @@ export async function resolveSettings(
   return { settings, warnings }
 }
 
+/** The CI job's OIDC token source: VAULT_OIDC_TOKEN, or GitHub Actions' request pair; never from files. */
+function ciTokenSource(env: NodeJS.ProcessEnv): CiTokenSource | undefined {
+  const token = nonEmpty(env.VAULT_OIDC_TOKEN)
+  const url = nonEmpty(env.ACTIONS_ID_TOKEN_REQUEST_URL)
+  const bearer = nonEmpty(env.ACTIONS_ID_TOKEN_REQUEST_TOKEN)
+  if (!token && !(url && bearer)) return undefined
+  return {
+    token,
+    request: url && bearer ? { url, bearer } : undefined,
+    audience: nonEmpty(env.VAULT_OIDC_AUDIENCE),
+  }
+}
+
 /**
- * Refuses a client secret from the process environment paired with a domain from the stack's files:
+ * Refuses a client secret (or a CI job's OIDC token) from the process environment paired with a
+ * domain from the stack's files:
  * a project directory from elsewhere (a cloned repository, a pull request in CI) could then set
  * VAULT_DOMAIN in its `.env` or `.vault/credentials` and receive the operator's secret with the first
  * token request. A domain from --domain or the environment, or a secret from the same files, is used
@@ -99,10 +117,14 @@ function refuseStackDomainForHostSecret(sources: {
   stackDomainFile?: string
 }): void {
   const { flagDomain, env, stackDomainFile } = sources
-  if (flagDomain || nonEmpty(env.VAULT_DOMAIN) || !nonEmpty(env.VAULT_CLIENT_SECRET) || !stackDomainFile)
-    return
+  const secret = nonEmpty(env.VAULT_CLIENT_SECRET)
+    ? 'VAULT_CLIENT_SECRET'
+    : ciTokenSource(env)
+      ? 'the OIDC token (VAULT_OIDC_TOKEN or ACTIONS_ID_TOKEN_REQUEST_*)'
+      : undefined
+  if (flagDomain || nonEmpty(env.VAULT_DOMAIN) || !secret || !stackDomainFile) return
   throw new UsageError(
-    `VAULT_CLIENT_SECRET comes from the environment but VAULT_DOMAIN from ${stackDomainFile}: refusing to send the secret to a vault a project file names`,
+    `${secret} comes from the environment but VAULT_DOMAIN from ${stackDomainFile}: refusing to send the secret to a vault a project file names`,
     {
       hint: 'set VAULT_DOMAIN in the environment too (or pass --domain), or keep the secret in the same file as the domain',
     },

@@ -76,6 +76,7 @@ const vaultCredentialNames = new Set([
   'VAULT_CLIENT_ID',
   'VAULT_TOKEN',
   'VAULT_ACCESS_TOKEN',
+  'VAULT_OIDC_TOKEN',
 ])
 
 /** The findings of a project loaded with `collectProblems: true`. */

@@ -11,7 +11,13 @@
  */
 
 /** The CLI's credentials: never passed on. */
-export const withheldVariables = ['VAULT_CLIENT_SECRET', 'VAULT_TOKEN', 'VAULT_ACCESS_TOKEN'] as const
+export const withheldVariables = [
+  'VAULT_CLIENT_SECRET',
+  'VAULT_TOKEN',
+  'VAULT_ACCESS_TOKEN',
+  // a CI job's OIDC token for the vault (not GitHub's ACTIONS_ID_TOKEN_REQUEST_*: a child may mint its own)
+  'VAULT_OIDC_TOKEN',
+] as const
 
 /** The vault server's key material under its earlier (unprefixed) names: not passed on from the host. */
 export const serverKeyVariables = ['ENCRYPTION_KEY', 'JWT_SECRET', 'DB_URL'] as const

@@ -26,7 +26,9 @@ import {
   listIdentitiesOp,
   revokeIdentityOp,
   rotateIdentitySecretOp,
+  updateIdentityOidcOp,
 } from './operations/identities.js'
+import type { OidcTrustInput } from './tokens/oidc-trust.js'
 import { createEnvironmentOp, listEnvironmentsOp } from './operations/projects.js'
 import { changePasswordOp, createUserOp, listUsersOp, removeUserOp } from './operations/users.js'
 import { createWebhookOp, deleteWebhookOp, listWebhooksOp } from './operations/webhooks.js'
@@ -94,7 +96,25 @@ export function adminCreateIdentity(
   name: string,
   permissions: string,
 ) {
-  return asHostAdmin(connection, (call) => createIdentityOp(call, { project, name, permissions }))
+  return adminCreateTrustedIdentity(connection, { project, name, permissions })
+}
+
+/** `vault identity create` with the OIDC trust of its CI jobs (`--oidc-*`). */
+export function adminCreateTrustedIdentity(
+  connection: AdminConnection,
+  input: { project: string; name: string; permissions: string; oidc?: OidcTrustInput },
+) {
+  return asHostAdmin(connection, (call) => createIdentityOp(call, input))
+}
+
+/** `vault identity update`: the OIDC trust (null removes it). */
+export function adminUpdateIdentityOidc(
+  connection: AdminConnection,
+  project: string,
+  identity: string,
+  oidc: OidcTrustInput | null,
+) {
+  return asHostAdmin(connection, (call) => updateIdentityOidcOp(call, { project, identity, oidc }))
 }
 
 /** `vault identity list`. */

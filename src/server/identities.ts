@@ -230,7 +230,8 @@ export async function listIdentities(tx: SqlExecutor, projectId: string): Promis
   }))
 }
 
-async function findIdentity(tx: SqlExecutor, projectId: string, nameOrClientId: string) {
+/** The id of the project's identity named `nameOrClientId` (name, client id or id), locked; NotFoundError. */
+export async function findIdentity(tx: SqlExecutor, projectId: string, nameOrClientId: string) {
   const [row] = await tx.lockRows<{ id: string }>(
     `SELECT id FROM identities WHERE project_id = ? AND (name = ? OR client_id = ? OR id = ?)`,
     [projectId, nameOrClientId, nameOrClientId, nameOrClientId],

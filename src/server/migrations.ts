@@ -134,6 +134,17 @@ const migrations: Migration[] = [
       `ALTER TABLE access_tokens ADD COLUMN secret_stamp TEXT`,
     ],
   },
+  {
+    // OIDC trust of machine identities (canonical JSON, covered by the row MAC when set, so rows sealed
+    // before keep their MAC) and the jtis of the OIDC tokens exchanged, until they expire (replay check)
+    version: 6,
+    statements: [
+      `ALTER TABLE identities ADD COLUMN oidc_trust TEXT`,
+      `CREATE TABLE oidc_used_tokens (issuer TEXT NOT NULL, jti TEXT NOT NULL, expires_at TEXT NOT NULL,
+        PRIMARY KEY (issuer, jti))`,
+      `CREATE INDEX oidc_used_tokens_expiry ON oidc_used_tokens (expires_at)`,
+    ],
+  },
 ]
 
 /** The schema version this binary writes. */

@@ -51,6 +51,9 @@ describe.each(engines)('schema 1 to 3 on $name', (engine) => {
           await tx.run(`ALTER TABLE admins DROP COLUMN role`)
           // schema 4 (template flags of secret versions) rolled back as well
           await tx.run(`ALTER TABLE secret_versions DROP COLUMN template`)
+          // schema 6 (OIDC trust of identities, used OIDC token ids) too
+          await tx.run(`DROP TABLE oidc_used_tokens`)
+          await tx.run(`ALTER TABLE identities DROP COLUMN oidc_trust`)
           for (const [id, secret] of [
             [victim.names.deploymentId, victim.deployment.clientSecret],
             [victim.names.readerId, victim.reader.clientSecret],
@@ -88,6 +91,33 @@ describe.each(engines)('schema 1 to 3 on $name', (engine) => {
       }
       const report = await adminVerifyAudit({ dbUrl: victim.dbUrl, encryptionKey: victim.keyHex })
       expect(report).toMatchObject({ ok: true, tamperedRows: [], unauditedVersions: [] })
+    },
+  )
+
+  it.skipIf(!engine.available)(
+    'adds the OIDC trust (schema 4) without the key, and every identity sealed before keeps its MAC',
+    async () => {
+      const { vault, victim } = await startVictim(engine, work)
+      await vault.close()
+      const raw = openDriver(victim.dbUrl)
+      try {
+        await raw.transaction(async (tx) => {
+          await tx.run(`DROP TABLE oidc_used_tokens`)
+          await tx.run(`ALTER TABLE identities DROP COLUMN oidc_trust`)
+          await tx.run(`DELETE FROM schema_migrations WHERE version = 4`)
+        })
+      } finally {
+        await raw.close()
+      }
+      await (await openStore(victim.dbUrl)).close()
+      const report = await adminVerifyAudit({ dbUrl: victim.dbUrl, encryptionKey: victim.keyHex })
+      expect(report).toMatchObject({ ok: true, tamperedRows: [] })
+      const upgraded = await startVault(victim.dbUrl, victim.keyHex)
+      try {
+        expect((await login(upgraded.url, victim.deployment)).status).toBe(200)
+      } finally {
+        await upgraded.close()
+      }
     },
   )
 })

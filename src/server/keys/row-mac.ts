@@ -2,7 +2,7 @@
  * Row MACs: the security-relevant rows of the live database (an identity's permissions, client-secret
  * hash and revocation, a secret's version pointer, a webhook's URL and state) carry an HMAC under a
  * key derived from the root key (so do a human account's name, role and password hash, and a sign-in
- * session's owner, expiry and end), so an edit made directly in SQL, by someone without ENCRYPTION_KEY,
+ * session's owner, expiry and end, an identity's OIDC trust), so an edit made directly in SQL, by someone without ENCRYPTION_KEY,
  * shows at start-up and in `vault audit verify`. Every write path re-seals the row it changed
  * (`sealRow`) inside its own transaction.
  */
@@ -22,6 +22,20 @@ export const protectedColumns = {
 
 export type ProtectedTable = keyof typeof protectedColumns
 
+/**
+ * Columns added after a table was first sealed, which its MAC covers (by name) only when they hold a
+ * value: a row sealed before the column existed keeps its MAC, and setting or clearing the column
+ * without the key shows. An identity's OIDC trust is one.
+ */
+export const optionalProtectedColumns: Partial<Record<ProtectedTable, readonly string[]>> = {
+  identities: ['oidc_trust'],
+}
+
+/** The columns to select for a row's MAC (the covered ones, then the optional ones). */
+function macColumns(table: ProtectedTable): readonly string[] {
+  return [...protectedColumns[table], ...(optionalProtectedColumns[table] ?? [])]
+}
+
 /** A row whose MAC is missing or wrong. */
 export interface RowMacFailure {
   table: ProtectedTable
@@ -31,8 +45,11 @@ export interface RowMacFailure {
 /** The MAC (hex) of one row of `table`: the table name and the covered columns, in order, as JSON. */
 export function rowMac(key: Buffer, table: ProtectedTable, row: SqlRow): string {
   const covered = protectedColumns[table].map((column) => normalise(row[column]))
+  const optional = (optionalProtectedColumns[table] ?? [])
+    .filter((column) => normalise(row[column]) !== null)
+    .map((column) => [column, normalise(row[column])])
   return hmacSha256(key)
-    .update(JSON.stringify(['vault-row-mac-v1', table, ...covered]))
+    .update(JSON.stringify(['vault-row-mac-v1', table, ...covered, ...optional]))
     .digest('hex')
 }
 
@@ -50,8 +67,7 @@ export async function sealRow(
   table: ProtectedTable,
   id: string,
 ): Promise<void> {
-  const columns = protectedColumns[table]
-  const [row] = await tx.all(`SELECT ${columns.join(', ')} FROM ${table} WHERE id = ?`, [id])
+  const [row] = await tx.all(`SELECT ${macColumns(table).join(', ')} FROM ${table} WHERE id = ?`, [id])
   if (row) await tx.run(`UPDATE ${table} SET row_mac = ? WHERE id = ?`, [rowMac(key, table, row), id])
 }
 
@@ -62,7 +78,8 @@ export async function sealAllRows(
   tables = Object.keys(protectedColumns) as ProtectedTable[],
 ): Promise<void> {
   for (const table of tables) {
-    const rows = await tx.all(`SELECT ${protectedColumns[table].join(', ')} FROM ${table}`)
+    // every column: a schema upgrade seals rows before later migrations add the optional columns
+    const rows = await tx.all(`SELECT * FROM ${table}`)
     for (const row of rows) {
       await tx.run(`UPDATE ${table} SET row_mac = ? WHERE id = ?`, [rowMac(key, table, row), String(row.id)])
     }
@@ -77,7 +94,7 @@ export async function findTamperedRows(tx: SqlExecutor, key: Buffer): Promise<Ro
     let after = ''
     for (;;) {
       const rows = await tx.all(
-        `SELECT ${protectedColumns[table].join(', ')}, row_mac FROM ${table} WHERE id > ? ORDER BY id LIMIT ?`,
+        `SELECT ${macColumns(table).join(', ')}, row_mac FROM ${table} WHERE id > ? ORDER BY id LIMIT ?`,
         [after, pageSize],
       )
       paceRows(rows.length)

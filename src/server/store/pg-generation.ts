@@ -42,6 +42,7 @@ export const tablesWithoutGeneration: Record<string, string> = {
   webhook_outbox: 'deliveries are read by the delivery worker, never cached',
   schema_migrations: 'the schema version, read by migrate only',
   vault_generation: 'the generations themselves',
+  oidc_used_tokens: 'jtis of exchanged OIDC tokens: inserted and checked in the exchange, never cached',
 }
 
 const bumpFunction = `CREATE OR REPLACE FUNCTION vault_bump_generation() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -1,5 +1,6 @@
 /**
- * Authentication: the OAuth 2.0 client-credentials token endpoint (RFC 6749 section 4.4) with a
+ * Authentication: the OAuth 2.0 client-credentials token endpoint (RFC 6749 section 4.4) and the
+ * JWT-bearer grant of CI jobs' OIDC tokens (RFC 7523, oidc-grant.ts), with a
  * per-address rate limit and a per-(client id, source) growing delay, token revocation (RFC 7009
  * style), and the bearer check of every API request (signature, expiry, then the jti row so
  * revocation holds across replicas at once). Failed authentications go to the coalescing log.
@@ -22,6 +23,10 @@ import {
   type LoginIdentity,
 } from './token-rows.js'
 import { signAccessToken, verifyAccessToken, verifyAccessTokenCached, type AccessClaims } from './tokens.js'
+import { IssuerUnavailableError } from './issuer-fetch.js'
+import { IssuerKeys } from './issuer-keys.js'
+import { OidcRefusal } from './oidc.js'
+import { exchangeAssertion, jwtBearerGrantType, OidcClientRefusal } from './oidc-grant.js'
 
 export interface Principal {
   /** The identity's id, or `user:NAME` for a signed-in human. */
@@ -72,11 +77,31 @@ function basicCredentials(request: ApiRequest): { clientId: string; clientSecret
   }
 }
 
-async function credentialsOf(request: ApiRequest): Promise<{ clientId: string; clientSecret: string }> {
+type Grant =
+  | { kind: 'secret'; clientId: string; clientSecret: string }
+  | { kind: 'oidc'; clientId: string; assertion: string }
+
+/** The grant of a token request: client credentials, or a CI job's OIDC token (RFC 7523). */
+async function grantOf(request: ApiRequest): Promise<Grant> {
   const fields = await readFormOrJson(request)
+  if (fields.grant_type !== jwtBearerGrantType) return { kind: 'secret', ...credentialsOf(request, fields) }
+  const clientId = basicCredentials(request)?.clientId ?? fields.client_id
+  if (!clientId || !fields.assertion)
+    throw new OAuthError(400, 'invalid_request', 'client_id and assertion are required')
+  return { kind: 'oidc', clientId, assertion: fields.assertion }
+}
+
+function credentialsOf(
+  request: ApiRequest,
+  fields: Record<string, string>,
+): { clientId: string; clientSecret: string } {
   const basic = basicCredentials(request)
   if (fields.grant_type !== 'client_credentials') {
-    throw new OAuthError(400, 'unsupported_grant_type', 'only grant_type=client_credentials is supported')
+    throw new OAuthError(
+      400,
+      'unsupported_grant_type',
+      `grant_type must be client_credentials or ${jwtBearerGrantType}`,
+    )
   }
   const clientId = basic?.clientId ?? fields.client_id
   const clientSecret = basic?.clientSecret ?? fields.client_secret
@@ -128,9 +153,60 @@ async function exchangeCredentials(
 }
 
 /**
- * Exchanges client credentials for an access token: the per-address limit, the client id alphabet,
- * the (client id, source) delay, then the check. An attempt counts as failed until it succeeds, so
- * parallel guesses cannot slip past the delay.
+ * The JWT-bearer grant's outcome as the token endpoint answers it: the token, or an OAuth error that
+ * names the failed check (logged as a failed login), or 503 when the issuer's keys could not be had.
+ */
+async function exchangeOidc(
+  context: VaultContext,
+  grant: { clientId: string; assertion: string },
+  request: ApiRequest,
+  failed: (projectId: string | null, actor: string, detail: string) => Promise<unknown>,
+): Promise<string> {
+  const known: { identity?: { id: string; projectId: string } } = {}
+  try {
+    return await exchangeAssertion(
+      context,
+      issuerKeysOf(context),
+      { ...grant, origin: request.origin },
+      known,
+    )
+  } catch (error) {
+    const refusal =
+      error instanceof OidcRefusal ||
+      error instanceof OidcClientRefusal ||
+      error instanceof IssuerUnavailableError
+    if (!refusal) throw error
+    const { identity } = known
+    await failed(
+      identity?.projectId ?? null,
+      identity ? `identity:${identity.id}` : `client:${grant.clientId}`,
+      `oidc: ${error.message}`.slice(0, 500),
+    )
+    if (error instanceof IssuerUnavailableError) {
+      throw new OAuthError(
+        503,
+        'temporarily_unavailable',
+        `the OIDC issuer's keys could not be fetched: ${error.message}`,
+      )
+    }
+    if (error instanceof OidcClientRefusal) throw new OAuthError(401, 'invalid_client', error.message)
+    throw new OAuthError(401, 'invalid_grant', error.message)
+  }
+}
+
+const issuerKeys = new WeakMap<VaultContext, IssuerKeys>()
+
+/** The OIDC issuers' key cache of a vault (one per server process). */
+export function issuerKeysOf(context: VaultContext): IssuerKeys {
+  let keys = issuerKeys.get(context)
+  if (!keys) issuerKeys.set(context, (keys = new IssuerKeys()))
+  return keys
+}
+
+/**
+ * Exchanges client credentials or a CI job's OIDC token for an access token: the per-address limit,
+ * the client id alphabet, the (client id, source) delay, then the check. An attempt counts as failed
+ * until it succeeds, so parallel guesses cannot slip past the delay.
  */
 export async function issueToken(
   context: VaultContext,
@@ -144,8 +220,8 @@ export async function issueToken(
       'retry-after': String(wait),
     })
   }
-  const credentials = await credentialsOf(request)
-  const { clientId } = credentials
+  const grant = await grantOf(request)
+  const { clientId } = grant
   const failed = (projectId: string | null, actor: string, detail: string) =>
     context.failedAuth.record({
       projectId,
@@ -169,7 +245,12 @@ export async function issueToken(
     })
   }
   context.loginThrottle.failed(pair)
-  const { identity, token } = await exchangeCredentials(context, credentials, request.origin)
+  if (grant.kind === 'oidc') {
+    const issued = await exchangeOidc(context, grant, request, failed)
+    context.loginThrottle.succeeded(pair)
+    return { access_token: issued, token_type: 'Bearer', expires_in: context.limits.tokenTtlSeconds }
+  }
+  const { identity, token } = await exchangeCredentials(context, grant, request.origin)
   if (token === undefined) {
     await failed(
       identity?.projectId ?? null,

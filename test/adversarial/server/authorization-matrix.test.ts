@@ -64,7 +64,7 @@ async function storeDigest(): Promise<string> {
     store(`SELECT id, project_id, environment, name, version, deleted FROM secrets ORDER BY id`),
     store(`SELECT secret_id, version, ciphertext FROM secret_versions ORDER BY secret_id, version`),
     store(
-      `SELECT id, project_id, name, client_id, secret_hash, permissions, revoked_at FROM identities ORDER BY id`,
+      `SELECT id, project_id, name, client_id, secret_hash, permissions, revoked_at, oidc_trust FROM identities ORDER BY id`,
     ),
     store(`SELECT id, project_id, url, disabled_at FROM webhooks ORDER BY id`),
     store(`SELECT id, username, password_hash FROM admins ORDER BY id`),

@@ -72,6 +72,8 @@ const classes: Record<string, RouteClass> = {
   'POST /api/v1/admin/projects/:project/identities': 'human-admin',
   'DELETE /api/v1/admin/projects/:project/identities/:identity': 'human-admin',
   'POST /api/v1/admin/projects/:project/identities/:identity/rotate-secret': 'human-admin',
+  'PUT /api/v1/admin/projects/:project/identities/:identity/oidc': 'human-admin',
+  'DELETE /api/v1/admin/projects/:project/identities/:identity/oidc': 'human-admin',
   'GET /api/v1/admin/projects/:project/webhooks': 'human-admin',
   'POST /api/v1/admin/projects/:project/webhooks': 'human-admin',
   'DELETE /api/v1/admin/projects/:project/webhooks/:id': 'human-admin',
@@ -154,6 +156,8 @@ function bodyOf(key: string): unknown {
   if (key.endsWith('/environments')) return { slug: 'attacker-env' }
   if (key.endsWith('/identities')) return { name: 'attacker-identity', permissions: '*=read,write,admin' }
   if (key.endsWith('/webhooks')) return { url: 'http://127.0.0.1:9/attacker-hook' }
+  if (key.startsWith('PUT ') && key.endsWith('/oidc'))
+    return { issuer: 'https://attacker.example', audience: 'attacker', subject: 'repo:attacker/x:*' }
   if (key === 'POST /api/v1/admin/users')
     return { username: 'attacker', password: 'attacker password 1234', role: 'admin' }
   if (key.endsWith('/password')) return { password: 'attacker password 1234' }

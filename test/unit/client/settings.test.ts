@@ -66,6 +66,50 @@ describe('resolveSettings', () => {
     },
   )
 
+  it.each([
+    ['VAULT_OIDC_TOKEN', { VAULT_OIDC_TOKEN: 'eyJ.canary-oidc.sig' }],
+    [
+      'GitHub Actions',
+      { ACTIONS_ID_TOKEN_REQUEST_URL: 'https://gh.test/t?x=1', ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'canary-gh' },
+    ],
+  ])(
+    "refuses a CI job's OIDC token (%s) with a domain from the stack's files, which could then receive it",
+    async (_source, ciEnv) => {
+      writeEnv('VAULT_DOMAIN=https://attacker.example\n')
+      const refused = await resolveSettings(
+        { 'stack-dir': stack },
+        { VAULT_CLIENT_ID: 'c1', ...ciEnv },
+      ).catch((error: unknown) => error)
+      expect(refused).toMatchObject({ exitCode: ExitCode.usage })
+      expect(String(refused)).toMatch(/OIDC token .* refusing to send the secret/)
+      expect(String(refused)).not.toMatch(/canary/)
+      const { settings } = await resolveSettings(
+        { 'stack-dir': stack },
+        { VAULT_CLIENT_ID: 'c1', VAULT_DOMAIN: 'https://vault.example', ...ciEnv },
+      )
+      expect(settings.ciToken).toBeDefined()
+    },
+  )
+
+  it("reads the CI job's OIDC token from the environment only, never from the stack's files", async () => {
+    writeEnv('VAULT_DOMAIN=https://vault.example\nVAULT_OIDC_TOKEN=a.b.c\n')
+    writeFileSync(
+      join(stack, '.env'),
+      'ACTIONS_ID_TOKEN_REQUEST_URL=https://x\nACTIONS_ID_TOKEN_REQUEST_TOKEN=y\n',
+    )
+    expect((await resolveSettings({ 'stack-dir': stack }, {})).settings.ciToken).toBeUndefined()
+    const { settings } = await resolveSettings(
+      { 'stack-dir': stack },
+      {
+        VAULT_DOMAIN: 'https://vault.example',
+        VAULT_OIDC_TOKEN: 'a.b.c',
+        VAULT_OIDC_AUDIENCE: 'aud',
+        ACTIONS_ID_TOKEN_REQUEST_URL: 'https://x',
+      },
+    )
+    expect(settings.ciToken).toEqual({ token: 'a.b.c', request: undefined, audience: 'aud' })
+  })
+
   it("keeps a domain and a secret that both come from the stack's files", async () => {
     writeEnv('VAULT_DOMAIN=https://vault.example\n')
     writeFileSync(join(stack, '.env'), 'VAULT_CLIENT_SECRET=file-secret\n')

@@ -157,6 +157,26 @@ const operations: {
     member: 403,
   },
   {
+    name: 'set the OIDC trust of an identity',
+    method: 'PUT',
+    path: '/api/v1/admin/projects/unit/identities/ci/oidc',
+    body: {
+      issuer: 'https://token.actions.githubusercontent.com',
+      audience: 'https://vault.test',
+      subject: 'repo:acme/stack:ref:refs/heads/*',
+      claims: ['repository=acme/stack'],
+    },
+    status: 200,
+    member: 403,
+  },
+  {
+    name: 'remove the OIDC trust of an identity',
+    method: 'DELETE',
+    path: '/api/v1/admin/projects/unit/identities/ci/oidc',
+    status: 200,
+    member: 403,
+  },
+  {
     name: 'revoke an identity',
     method: 'DELETE',
     path: '/api/v1/admin/projects/unit/identities/ci',
@@ -232,6 +252,41 @@ describe('the admin API', () => {
       const answer = await call(operation.method, operation.path, { token, body: operation.body })
       expect(answer.status).toBe(401)
     }
+  })
+
+  it.each([
+    [
+      'an http issuer that is not loopback',
+      { issuer: 'http://issuer.example', audience: 'a', subject: 's:x' },
+    ],
+    ['a subject matching everything', { issuer: 'https://i.example', audience: 'a', subject: '*:*' }],
+    [
+      'claims that are not a list',
+      { issuer: 'https://i.example', audience: 'a', subject: 's:x', claims: { a: 'b' } },
+    ],
+    [
+      'a claim that is not a string',
+      { issuer: 'https://i.example', audience: 'a', subject: 's:x', claims: [1] },
+    ],
+    [
+      'fields only on the prototype',
+      JSON.parse('{"__proto__": {"issuer": "https://i.example", "audience": "a", "subject": "s:x"}}'),
+    ],
+    ['an issuer that is not a string', { issuer: ['https://i.example'], audience: 'a', subject: 's:x' }],
+  ])('refuses an OIDC trust with %s (400), leaving the identity as it was', async (_label, body) => {
+    await call('POST', '/api/v1/admin/projects/unit/identities', {
+      token: tokens.admin,
+      body: { name: 'oidc-hostile', permissions: 'dev=read' },
+    })
+    const answer = await call('PUT', '/api/v1/admin/projects/unit/identities/oidc-hostile/oidc', {
+      token: tokens.admin,
+      body,
+    })
+    expect(answer.status, JSON.stringify(answer.json)).toBe(400)
+    const [row] = await driver.transaction((tx) =>
+      tx.all(`SELECT oidc_trust FROM identities WHERE name = ?`, ['oidc-hostile']),
+    )
+    expect(row!.oidc_trust).toBeNull()
   })
 
   it('shows a new identity secret once and the rotated one once; lists hold no secrets', async () => {

@@ -35,6 +35,21 @@ describe('row MACs', () => {
     },
   )
 
+  it('keep the MAC of a row sealed before its OIDC trust column existed, and catch setting, widening or clearing the trust', () => {
+    const sealedBefore = { ...identity, row_mac: rowMac(key, 'identities', identity) }
+    expect(rowMacMatches(key, 'identities', { ...sealedBefore, oidc_trust: null })).toBe(true)
+    expect(rowMacMatches(key, 'identities', { ...sealedBefore, oidc_trust: '{"issuer":"https://x"}' })).toBe(
+      false,
+    )
+    const trusted = { ...identity, oidc_trust: '{"subject":"repo:acme/stack:ref:refs/heads/main"}' }
+    const row = { ...trusted, row_mac: rowMac(key, 'identities', trusted) }
+    expect(rowMacMatches(key, 'identities', row)).toBe(true)
+    expect(
+      rowMacMatches(key, 'identities', { ...row, oidc_trust: '{"subject":"repo:*:ref:refs/heads/main"}' }),
+    ).toBe(false)
+    expect(rowMacMatches(key, 'identities', { ...row, oidc_trust: null })).toBe(false)
+  })
+
   it('refuse a missing MAC, a MAC under another key and a MAC moved from another table', () => {
     expect(rowMacMatches(key, 'identities', { ...identity, row_mac: null })).toBe(false)
     expect(
