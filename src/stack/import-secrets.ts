@@ -97,7 +97,7 @@ export async function importSecrets(writer: ImportWriter, options: ImportOptions
   const result: ImportResult = {
     file: options.file,
     environment: options.environment,
-    dryRun: options.dryRun,
+    dryRun: options.dryRun === true,
     secrets,
     moved: [],
   }
