@@ -4,7 +4,7 @@
  * MinIO password behind the three object-store keys, DATABASE_URL a template of POSTGRES_PASSWORD, the
  * shapes of the published defaults), and immich's published DB_PASSWORD replaced after `secrets import --move`.
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -111,5 +111,36 @@ describe('secrets init plans before it writes', () => {
     const after = await exported('immich', 'dev')
     expect(after.DB_PASSWORD).toMatch(/^[A-Za-z0-9]{32}$/)
     expect(after.DB_USERNAME).toBe('postgres')
+  })
+
+  it('import: warns of an unset $VAR before writing (dry run too), offers and stores a template', async () => {
+    const dir = stackDir('immich')
+    writeFileSync(
+      join(dir, 'extra.env'),
+      'APP_DB_PASSWORD=canary-app-7c1d\nAPP_URL=postgresql://app:${APP_DB_PASSWORD}@database/app\nLOG_URL=http://u:${UNSET_CANARY_VAR}@log\n',
+    )
+    const dry = await vault('immich', ['secrets', 'import', 'extra.env', '--env', 'staging', '--dry-run'])
+    expect(dry.exitCode, dry.stderr).toBe(0)
+    expect(dry.stderr).toMatch(/Warning: .*extra\.env:3: the "UNSET_CANARY_VAR" variable is not set/)
+    expect(dry.stdout).toMatch(
+      /^APP_URL +would be created +- +holds the value of APP_DB_PASSWORD: --templates/m,
+    )
+    const real = await vault('immich', [
+      'secrets',
+      'import',
+      'extra.env',
+      '--env',
+      'staging',
+      '--templates',
+      '--only',
+      'APP_DB_PASSWORD,APP_URL',
+    ])
+    expect(real.exitCode, real.stderr).toBe(0)
+    expect(`${real.stdout}${real.stderr}`).not.toContain('canary-app')
+    const listed = await vault('immich', ['secrets', 'list', '--env', 'staging'])
+    expect(listed.stdout).toMatch(/^APP_URL +1 +\S+ +template$/m)
+    expect((await exported('immich', 'staging')).APP_URL).toBe(
+      'postgresql://app:canary-app-7c1d@database/app',
+    )
   })
 })
