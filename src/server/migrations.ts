@@ -125,6 +125,12 @@ const migrations: Migration[] = [
     version: 4,
     statements: [`ALTER TABLE secret_versions ADD COLUMN template INTEGER NOT NULL DEFAULT 0`],
   },
+  {
+    // values that are not secrets (issue 35): a version flagged plain (TZ, a domain) is listed and
+    // shown unmasked, and never due for rotation
+    version: 5,
+    statements: [`ALTER TABLE secret_versions ADD COLUMN plain INTEGER NOT NULL DEFAULT 0`],
+  },
 ]
 
 /** The schema version this binary writes. */

@@ -49,13 +49,15 @@ describe.each(engines)('schema 1 to 3 on $name', (engine) => {
           await tx.run(`ALTER TABLE admins DROP COLUMN role`)
           // schema 4 (template flags of secret versions) rolled back as well
           await tx.run(`ALTER TABLE secret_versions DROP COLUMN template`)
+          // schema 5 (plain flags of secret versions) rolled back as well
+          await tx.run(`ALTER TABLE secret_versions DROP COLUMN plain`)
           for (const [id, secret] of [
             [victim.names.deploymentId, victim.deployment.clientSecret],
             [victim.names.readerId, victim.reader.clientSecret],
           ] as const) {
             await tx.run(`UPDATE identities SET secret_hash = ? WHERE id = ?`, [unbound(secret), id])
           }
-          await tx.run(`DELETE FROM schema_migrations WHERE version IN (2, 3, 4)`)
+          await tx.run(`DELETE FROM schema_migrations WHERE version IN (2, 3, 4, 5)`)
         })
       } finally {
         await raw.close()

@@ -6,14 +6,14 @@ import type { SqlExecutor, SqlValue } from '../store/index.js'
 
 /**
  * The live secrets of an environment as rows `[name, version, created_at, updated_at, ciphertext,
- * key_version, template]`, by name (arrays: cheaper than objects for many rows).
+ * key_version, template, plain]`, by name (arrays: cheaper than objects for many rows).
  */
 export function liveSecretRows(
   tx: SqlExecutor,
   environment: { projectId: string; environment: string },
 ): Promise<SqlValue[][]> {
   return tx.values(
-    `SELECT s.name, s.version, s.created_at, s.updated_at, v.ciphertext, v.key_version, v.template
+    `SELECT s.name, s.version, s.created_at, s.updated_at, v.ciphertext, v.key_version, v.template, v.plain
      FROM secrets s JOIN secret_versions v ON v.secret_id = s.id AND v.version = s.version
      WHERE s.project_id = ? AND s.environment = ? AND s.deleted = 0 ORDER BY s.name`,
     [environment.projectId, environment.environment],
