@@ -44,6 +44,8 @@ export interface SecretVersion {
   version: number
   createdAt: string
   actor?: string
+  /** The identity's name, when the actor is an identity that still exists. */
+  actorName?: string
   deleted?: boolean
 }
 

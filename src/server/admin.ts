@@ -19,7 +19,7 @@ import { hostAdmin } from './humans/actor.js'
 import type { IntegrityReport } from './keys/integrity.js'
 import { rewrapRootKey, type Keyring } from './keys/keyring.js'
 import { openVault } from './server.js'
-import { listAuditOp, verifyAuditOp } from './operations/audit.js'
+import { listAuditNamedOp, verifyAuditOp } from './operations/audit.js'
 import type { AdminCall } from './operations/call.js'
 import {
   createIdentityOp,
@@ -133,8 +133,9 @@ export function adminListAudit(
   project: string | undefined,
   afterSeq: number,
   limit: number,
-): Promise<AuditRecord[]> {
-  return asHostAdmin(connection, (call) => listAuditOp(call, { project, afterSeq, limit }))
+  newest = false,
+): Promise<(AuditRecord & { actorName?: string })[]> {
+  return asHostAdmin(connection, (call) => listAuditNamedOp(call, { project, afterSeq, limit, newest }))
 }
 
 /** `vault audit verify`: the chain, its head, the row MACs and every version's audit event. */

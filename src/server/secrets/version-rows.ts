@@ -3,6 +3,7 @@
  * sealed value, a secret's version history, and when one version was written.
  */
 import type { SqlExecutor, SqlValue } from '../store/index.js'
+import { identityNames } from '../identity-names.js'
 
 /**
  * The live secrets of an environment as rows `[name, version, created_at, updated_at, ciphertext,
@@ -26,10 +27,15 @@ export async function listVersionRows(tx: SqlExecutor, secretId: string) {
     `SELECT version, created_at, actor, deleted FROM secret_versions WHERE secret_id = ? ORDER BY version`,
     [secretId],
   )
+  const names = await identityNames(
+    tx,
+    rows.map((row) => row.actor),
+  )
   return rows.map((row) => ({
     version: Number(row.version),
     createdAt: row.created_at,
     actor: row.actor,
+    ...(names.has(row.actor) ? { actorName: names.get(row.actor)! } : {}),
     deleted: Boolean(Number(row.deleted)),
   }))
 }
