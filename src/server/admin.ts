@@ -130,12 +130,9 @@ export function adminListEnvironments(connection: AdminConnection, project: stri
 /** `vault audit list` (all projects when `project` is undefined). */
 export function adminListAudit(
   connection: AdminConnection,
-  project: string | undefined,
-  afterSeq: number,
-  limit: number,
-  newest = false,
+  query: { project?: string; afterSeq: number; limit: number; newest?: boolean },
 ): Promise<(AuditRecord & { actorName?: string })[]> {
-  return asHostAdmin(connection, (call) => listAuditNamedOp(call, { project, afterSeq, limit, newest }))
+  return asHostAdmin(connection, (call) => listAuditNamedOp(call, query))
 }
 
 /** `vault audit verify`: the chain, its head, the row MACs and every version's audit event. */

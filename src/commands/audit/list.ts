@@ -27,7 +27,12 @@ export default class AuditList extends BaseCommand<typeof AuditList> {
   async run(): Promise<AuditListResult> {
     const { flags } = this
     const count = flags.last ?? flags.limit ?? 100
-    const events = await adminListAudit(adminConnection(flags), flags.project, flags.after, count, true)
+    const events = await adminListAudit(adminConnection(flags), {
+      project: flags.project,
+      afterSeq: flags.after,
+      limit: count,
+      newest: true,
+    })
     if (!this.jsonEnabled() && events.length > 0) {
       const rows = events.map((event) => [
         String(event.seq),
