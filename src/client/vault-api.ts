@@ -13,6 +13,8 @@ export interface SecretMetadata {
   updatedAt: string
   /** The value is a template whose `${OTHER}` the CLI resolves (src/client/resolve-templates.ts). */
   template?: boolean
+  /** The value is not a secret (TZ, a domain): shown unmasked, never due for rotation. */
+  plain?: boolean
 }
 
 export interface Secret extends SecretMetadata {
@@ -26,14 +28,24 @@ export function secretMetadata({
   createdAt,
   updatedAt,
   template,
+  plain,
 }: SecretMetadata): SecretMetadata {
-  return { name, version, createdAt, updatedAt, ...(template === true ? { template } : {}) }
+  return {
+    name,
+    version,
+    createdAt,
+    updatedAt,
+    ...(template === true ? { template } : {}),
+    ...(plain === true ? { plain } : {}),
+  }
 }
 
 export interface SecretVersion {
   version: number
   createdAt: string
   actor?: string
+  /** The identity's name, when the actor is an identity that still exists. */
+  actorName?: string
   deleted?: boolean
 }
 
@@ -58,6 +70,7 @@ export interface Health {
 export interface WriteOptions {
   ifVersion?: number
   template?: boolean
+  plain?: boolean
 }
 
 /** Typed calls of the vault API. */
@@ -144,7 +157,7 @@ export class VaultApi {
   ): Promise<SecretMetadata> {
     return this.call<SecretMetadata>(method, `secrets/${encodeURIComponent(name)}`, {
       query: { environment: at.environment },
-      json: at.template ? { value, template: true } : { value },
+      json: { value, ...(at.template ? { template: true } : {}), ...(at.plain ? { plain: true } : {}) },
       ifVersion: at.ifVersion,
     })
   }

@@ -36,6 +36,8 @@ export interface EnvFileOptions {
    * see `lookup`, then this file's keys, then these, as compose-go's `GetEnvFromFile` does.
    */
   earlier?: Readonly<Record<string, string>>
+  /** Values as written: `${VAR}` is not interpolated (references are still reported). */
+  raw?: boolean
 }
 
 /** Go's `isSpace` of the parser: blanks that are not line breaks. */
@@ -121,7 +123,7 @@ export function readEnvFile(text: string, lookup: Lookup, options: EnvFileOption
       const onUnset = options.onUnset ? (name: string) => options.onUnset?.(name, line) : undefined
       try {
         references = scanReferences(raw.text)
-        value = interpolate(raw.text, fileLookup, { onUnset })
+        if (!options.raw) value = interpolate(raw.text, fileLookup, { onUnset })
       } catch (error) {
         if (!(error instanceof InterpolationError)) throw error
         if (error.code === 'ERR_INVALID_TEMPLATE') {

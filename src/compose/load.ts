@@ -30,6 +30,8 @@ export interface LoadComposeOptions {
   environment?: Record<string, string | undefined>
   /** The vault layer's secrets. */
   secrets?: Record<string, string>
+  /** Names of the vault layer whose values are not secrets (`secrets set --plain`): never masked. */
+  plainNames?: ReadonlySet<string>
   preferHostEnv?: boolean
   /** False for `--no-interpolate`. */
   interpolate?: boolean
@@ -153,7 +155,9 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
   const maskNames = options.mask
     ? new Set(
         Object.keys(environment.origins).filter(
-          (name) => environment.origins[name] === 'vault' || name.startsWith('VAULT_'),
+          (name) =>
+            (environment.origins[name] === 'vault' && !options.plainNames?.has(name)) ||
+            name.startsWith('VAULT_'),
         ),
       )
     : undefined

@@ -55,11 +55,10 @@ export type RenderResult = RenderedConfig | CheckedStack | StackVariables | Vari
  * of that environment come from `secretLayer` and become the top layer of variables.
  */
 export async function renderStack(request: RenderRequest, secretLayer?: SecretLayer): Promise<RenderResult> {
-  const secrets =
-    request.vaultEnvironment !== undefined && secretLayer
-      ? await secretLayer.load(request.vaultEnvironment)
-      : request.secrets
-  return renderLoaded({ ...request, secrets })
+  const vault = request.vaultEnvironment !== undefined && secretLayer ? secretLayer : undefined
+  const secrets = vault ? await vault.load(request.vaultEnvironment!) : request.secrets
+  const plainNames = vault?.plainNames?.(request.vaultEnvironment!) ?? request.plainNames
+  return renderLoaded({ ...request, secrets, plainNames })
 }
 
 function renderLoaded(request: RenderRequest): RenderResult {

@@ -7,6 +7,8 @@
 export interface SecretLayer {
   /** All secrets of `environment` as name -> value. */
   load(environment: string): Promise<Record<string, string>>
+  /** After `load`: the names of its values that are not secrets (`secrets set --plain`), never masked. */
+  plainNames?(environment: string): ReadonlySet<string>
 }
 
 /** A layer over fixed values, for tests and for embedding render without a vault. */

@@ -50,11 +50,13 @@ export interface FetchTarget {
 }
 
 /** Fetches the secrets with templates resolved, through the offline copy when a fallback policy is given. */
-export async function fetchSecrets<T extends { name: string; value: string; version?: number }>(
+export async function fetchSecrets<
+  T extends { name: string; value: string; version?: number; plain?: boolean },
+>(
   policy: FallbackPolicy | undefined,
   target: FetchTarget,
   fetch: () => Promise<T[]>,
-): Promise<{ name: string; value: string }[]> {
+): Promise<{ name: string; value: string; plain?: boolean }[]> {
   const resolved = async () => resolveTemplates(await fetch())
   if (!policy) return resolved()
   const { fetchWithFallback } = await import('./fallback.js')

@@ -14,11 +14,14 @@ import { VaultApi } from '../client/vault-api.js'
  */
 export function createSecretLayer(settings: ConnectionSettings, fallback?: FallbackPolicy): SecretLayer {
   const api = new VaultApi(createSession(settings, process.env, sessionOptionsFor(fallback)))
+  const plain = new Map<string, ReadonlySet<string>>()
   return {
     async load(environment) {
       const target = { domain: settings.domain, projectId: settings.projectId, environment }
       const secrets = await fetchSecrets(fallback, target, () => api.listSecrets(environment || undefined))
+      plain.set(environment, new Set(secrets.filter((secret) => secret.plain).map((secret) => secret.name)))
       return Object.fromEntries(secrets.map((secret) => [secret.name, secret.value]))
     },
+    plainNames: (environment) => plain.get(environment) ?? new Set(),
   }
 }

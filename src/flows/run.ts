@@ -46,7 +46,9 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
     sameOutput: sameOutput(),
   }
   let channelsAhead = channelsForMasking(maskedStreams(terminals))
-  const fetched = await createSecretLayer(settings, options.fallback).load(environment)
+  const layer = createSecretLayer(settings, options.fallback)
+  const fetched = await layer.load(environment)
+  const plain = layer.plainNames?.(environment) ?? new Set<string>()
   let secrets = fetched
   if (options.onlyReferenced || options.check) {
     const { composePreflight } = await import('../process/compose-preflight.js')
@@ -65,7 +67,12 @@ export async function prepareRun(settings: ConnectionSettings, options: RunOptio
       secrets = Object.fromEntries(Object.entries(secrets).filter(([name]) => preflight.referenced.has(name)))
     }
   }
-  const masked = await planMasking({ ...terminals, values: Object.values(fetched) })
+  const masked = await planMasking({
+    ...terminals,
+    values: Object.entries(fetched)
+      .filter(([name]) => !plain.has(name))
+      .map(([, value]) => value),
+  })
   if (masked?.note) options.warn(masked.note)
   const env = buildChildEnvironment(process.env, secrets, {
     preferHost: options.preferHost,

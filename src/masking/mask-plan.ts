@@ -11,7 +11,7 @@ export interface MaskPlanInput {
   stderrIsTerminal: boolean
   /** stdout and stderr are one output (`2>&1`; src/masking/same-output.ts). */
   sameOutput?: boolean
-  /** Every value the vault gave for this run. */
+  /** Every secret value the vault gave for this run (values stored with `secrets set --plain` left out). */
   values: string[]
 }
 

@@ -18,7 +18,7 @@ export async function dueSecrets(
   now = Date.now(),
 ): Promise<DueResult> {
   const rules = [...parseRuleOverrides(overrides), ...defaultRotationRules]
-  const secrets = await api.listSecretNames(environment)
+  const secrets = (await api.listSecretNames(environment)).filter((secret) => !secret.plain)
   const reports = rotationReport(secrets, rules, now)
   return { environment, due: reports.filter((report) => report.due).length, secrets: reports }
 }

@@ -19,7 +19,7 @@ import { hostAdmin } from './humans/actor.js'
 import type { IntegrityReport } from './keys/integrity.js'
 import { rewrapRootKey, type Keyring } from './keys/keyring.js'
 import { openVault } from './server.js'
-import { listAuditOp, verifyAuditOp } from './operations/audit.js'
+import { listAuditNamedOp, verifyAuditOp } from './operations/audit.js'
 import type { AdminCall } from './operations/call.js'
 import {
   createIdentityOp,
@@ -150,11 +150,9 @@ export function adminListEnvironments(connection: AdminConnection, project: stri
 /** `vault audit list` (all projects when `project` is undefined). */
 export function adminListAudit(
   connection: AdminConnection,
-  project: string | undefined,
-  afterSeq: number,
-  limit: number,
-): Promise<AuditRecord[]> {
-  return asHostAdmin(connection, (call) => listAuditOp(call, { project, afterSeq, limit }))
+  query: { project?: string; afterSeq: number; limit: number; newest?: boolean },
+): Promise<(AuditRecord & { actorName?: string })[]> {
+  return asHostAdmin(connection, (call) => listAuditNamedOp(call, query))
 }
 
 /** `vault audit verify`: the chain, its head, the row MACs and every version's audit event. */

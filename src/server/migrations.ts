@@ -145,6 +145,12 @@ const migrations: Migration[] = [
       `CREATE INDEX oidc_used_tokens_expiry ON oidc_used_tokens (expires_at)`,
     ],
   },
+  {
+    // values that are not secrets (issue 35): a version flagged plain (TZ, a domain) is listed and
+    // shown unmasked, and never due for rotation
+    version: 7,
+    statements: [`ALTER TABLE secret_versions ADD COLUMN plain INTEGER NOT NULL DEFAULT 0`],
+  },
 ]
 
 /** The schema version this binary writes. */

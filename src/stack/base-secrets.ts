@@ -2,10 +2,10 @@
  * The seed's base secrets of a stack environment (section 2.4): what each one is, whether it is generated
  * or asked for, and how a value is validated. Pure data and functions; `vault secrets init` drives it.
  */
-import { generatePassword, randomSecret } from '../crypto/password.js'
+import { newValue } from '../crypto/new-value.js'
 import { UsageError } from '../errors.js'
 
-export type BaseSecretSource = 'password' | 'hex32' | 'input'
+export type BaseSecretSource = 'password' | 'hex32' | 'input' | 'template'
 
 export interface BaseSecretSpec {
   name: string
@@ -18,6 +18,12 @@ export interface BaseSecretSpec {
   example?: string
   /** For inputs: returns an error message, or undefined when the value is acceptable. */
   validate?: (value: string) => string | undefined
+  /** For templates: the `${OTHER}` text stored (src/client/resolve-templates.ts). */
+  template?: string
+  /** The literal default the stack's files publish: a vault holding it is replaced; its shape is kept. */
+  published?: string
+  /** Why the plan generates, asks for or templates it. */
+  reason?: string
 }
 
 const absolutePath = (value: string) => (value.startsWith('/') ? undefined : 'must be an absolute path')
@@ -196,8 +202,9 @@ export function inputFlagName(spec: BaseSecretSpec): string {
 
 /** A fresh value for a generated secret; inputs have none. */
 export function generateBaseSecret(spec: BaseSecretSpec): string {
-  if (spec.source === 'password') return generatePassword()
-  if (spec.source === 'hex32') return randomSecret(32, 'hex')
+  if (spec.source === 'template' && spec.template !== undefined) return spec.template
+  if (spec.source === 'password' || spec.source === 'hex32')
+    return newValue(spec.source, undefined, spec.published)
   throw new UsageError(`${spec.name} is not generated: give it a value`)
 }
 

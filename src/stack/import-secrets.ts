@@ -4,16 +4,26 @@
  * the services that use it. `move` then rewrites FILE: each imported entry becomes a comment without
  * its value plus a bare `NAME` line (see dotenv-lines.ts), after a mode-600 copy of the old FILE is kept
  * in `.vault/` next to it. VAULT_ settings are never imported: they belong in `.vault/credentials`.
+ * Before anything is written it warns, as compose does, of a `$VAR` that interpolates to empty (`raw`
+ * imports values as written), and finds values holding another secret's value (a URL's password or a
+ * substring): `templates` stores those as templates of it, so they follow it when it rotates.
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { UsageError } from '../errors.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
+import { isSecretName } from './stack-specs.js'
+import { templateOf } from './value-kinds.js'
 
 /** What import needs of the vault client. */
 export interface ImportWriter {
-  listSecrets(environment: string | undefined): Promise<{ name: string; value: string }[]>
-  putSecret(name: string, value: string, environment: string | undefined): Promise<unknown>
+  listSecrets(environment: string | undefined): Promise<{ name: string; value: string; template?: boolean }[]>
+  putSecret(
+    name: string,
+    value: string,
+    environment: string | undefined,
+    options?: { template?: boolean },
+  ): Promise<unknown>
 }
 
 export type ImportAction = 'created' | 'overwritten' | 'unchanged' | 'kept' | 'skipped'
@@ -24,12 +34,18 @@ export interface ImportedName {
   /** Why a name was kept or skipped. */
   reason?: string
   services: string[]
+  /** The secret whose value this one holds: stored as a template of it with `templates`. */
+  templateOf?: string
 }
 
 export interface ImportResult {
   file: string
   environment?: string
   dryRun: boolean
+  /** Values imported as written, without interpolation. */
+  raw: boolean
+  /** What compose would warn about: a `$VAR` in a value that interpolates to empty. */
+  warnings: string[]
   secrets: ImportedName[]
   /** Names whose lines were moved out of FILE (with `move`). */
   moved: string[]
@@ -44,6 +60,12 @@ export interface ImportOptions {
   force: boolean
   dryRun: boolean
   move: boolean
+  /** Import values as written: no `${VAR}` interpolation. */
+  raw?: boolean
+  /** Store a value that holds another secret's value as a template of it. */
+  templates?: boolean
+  /** Told each warning as soon as it is found, before anything is written. */
+  onWarning?: (line: string) => void
   /** The process environment compose would interpolate FILE with. */
   processEnv: Record<string, string | undefined>
   /** The services using each name (empty lists when no compose project is found). */
@@ -58,7 +80,18 @@ export async function importSecrets(writer: ImportWriter, options: ImportOptions
     throw new UsageError(`cannot read ${options.file}: ${error.code ?? error.message}`)
   })
   const { readEnvFile } = await import('../compose/env-file.js')
-  const read = readEnvFile(text, (name) => options.processEnv[name], { file: options.file })
+  const warnings: string[] = []
+  const onUnset = (variable: string, line: number) => {
+    const warning = `${options.file}:${line}: the "${variable}" variable is not set: its value would hold a blank string there (--raw imports the value as written)`
+    if (warnings.includes(warning)) return
+    warnings.push(warning)
+    options.onWarning?.(warning)
+  }
+  const read = readEnvFile(text, (name) => options.processEnv[name], {
+    file: options.file,
+    raw: options.raw,
+    onUnset: options.raw ? undefined : onUnset,
+  })
   const bare = new Set(
     read.entries.filter((entry) => isBareEntry(text, entry.line, entry.key)).map((entry) => entry.key),
   )
@@ -67,48 +100,110 @@ export async function importSecrets(writer: ImportWriter, options: ImportOptions
   if (unknown.length > 0)
     throw new UsageError(`not in ${options.file}: ${unknown.join(', ')}`, { hint: 'check --only' })
   const chosen = options.only ? names.filter((name) => options.only!.includes(name)) : names
-  const existing = new Map((await writer.listSecrets(options.environment)).map((s) => [s.name, s.value]))
+  const stored = await writer.listSecrets(options.environment)
+  const existing = new Map(stored.map((s) => [s.name, s.value]))
+  const writable = chosen.filter(
+    (name) => !name.startsWith('VAULT_') && !bare.has(name) && secretName.test(name),
+  )
+  const after = Object.fromEntries(
+    writable.map((name) => [
+      name,
+      existing.has(name) && !options.force ? existing.get(name)! : read.values[name],
+    ]),
+  )
+  const holders = heldValues(writable, read.values, after, stored)
   const users = await options.usersOf(chosen)
   const secrets: ImportedName[] = []
-  const writes: [string, string, ImportAction][] = []
+  const writes: [string, string, ImportAction, boolean][] = []
   for (const name of chosen) {
     const services = users[name] ?? []
-    const value = read.values[name]
+    const holder = holders.get(name)
+    const asTemplate = holder !== undefined && options.templates === true
+    const value = asTemplate ? holder.template : read.values[name]
+    const about = holder ? { templateOf: holder.of } : {}
     const skip = (reason: string) => secrets.push({ name, action: 'skipped', reason, services })
     if (name.startsWith('VAULT_'))
       skip('a vault setting: it belongs in .vault/credentials (vault doctor --fix)')
     else if (bare.has(name)) skip('no value of its own (a bare name, filled from the environment)')
     else if (!secretName.test(name)) skip('not a secret name (UPPER_SNAKE_CASE)')
     else if (value === undefined) skip('no value')
-    else if (existing.get(name) === value) secrets.push({ name, action: 'unchanged', services })
+    else if (existing.get(name) === value) secrets.push({ name, action: 'unchanged', services, ...about })
     else if (existing.has(name) && !options.force)
       secrets.push({
         name,
         action: 'kept',
         reason: 'the vault holds another value (--force overwrites)',
         services,
+        ...about,
       })
     else {
       const action = existing.has(name) ? 'overwritten' : 'created'
-      secrets.push({ name, action, services })
-      writes.push([name, value, action])
+      const reason = holder
+        ? asTemplate
+          ? `as a template of ${holder.of}`
+          : `holds the value of ${holder.of}: --templates stores it as a template of it`
+        : undefined
+      secrets.push({ name, action, services, ...(reason ? { reason } : {}), ...about })
+      writes.push([name, value, action, asTemplate])
     }
   }
   const result: ImportResult = {
     file: options.file,
     environment: options.environment,
-    dryRun: options.dryRun,
+    dryRun: options.dryRun === true,
+    raw: options.raw === true,
+    warnings,
     secrets,
     moved: [],
   }
   if (options.dryRun) return result
-  for (const [name, value] of writes) await writer.putSecret(name, value, options.environment)
+  writes.sort((a, b) => Number(a[3]) - Number(b[3]))
+  for (const [name, value, , template] of writes)
+    await writer.putSecret(name, value, options.environment, template ? { template: true } : {})
   if (options.move) {
     const movable = secrets.filter((s) => ['created', 'overwritten', 'unchanged'].includes(s.action))
     result.moved = movable.map((s) => s.name)
     if (result.moved.length > 0) result.backup = await moveOut(options, text, result.moved)
   }
   return result
+}
+
+/** Values shorter than this are not looked for inside others (a `1` is in too many values). */
+const minimumHeldLength = 8
+
+/**
+ * For each chosen name whose value holds another secret's value (a URL's password, or a substring),
+ * that secret and the template. The other secret is a secret-named value of FILE or of the vault, at
+ * least 8 characters, not itself a template; of two equal values the `*_PASSWORD` (then the first by
+ * name) is the one held.
+ */
+function heldValues(
+  chosen: string[],
+  values: Record<string, string | undefined>,
+  after: Record<string, string | undefined>,
+  stored: { name: string; value: string; template?: boolean }[],
+): Map<string, { of: string; template: string }> {
+  const sources = new Map<string, string>()
+  for (const secret of stored) if (!secret.template) sources.set(secret.name, secret.value)
+  for (const name of chosen) if (after[name] !== undefined) sources.set(name, after[name])
+  const rank = (name: string) => (/PASSWORD$/.test(name) ? 0 : 1)
+  const candidates = [...sources]
+    .filter(([name, value]) => isSecretName(name) && value.length >= minimumHeldLength)
+    .sort(([a, av], [b, bv]) => bv.length - av.length || rank(a) - rank(b) || (a < b ? -1 : 1))
+  const found = new Map<string, { of: string; template: string }>()
+  for (const name of chosen) {
+    const value = values[name]
+    if (value === undefined) continue
+    const own = candidates.findIndex(([candidate]) => candidate === name)
+    for (const [index, [other, otherValue]] of candidates.entries()) {
+      if (other === name || (otherValue === value && own !== -1 && own < index)) continue
+      const template = templateOf(value, otherValue, other)
+      if (template === undefined) continue
+      found.set(name, { of: other, template })
+      break
+    }
+  }
+  return found
 }
 
 function isBareEntry(text: string, line: number, key: string): boolean {

@@ -170,9 +170,13 @@ describe('vault secrets', () => {
     const history = JSON.parse(
       (await runCli(['secrets', 'history', 'ROLL_ME', '--env', 'dev', '--json'], { env })).stdout,
     )
-    expect(history.versions.map((entry: { version: number }) => entry.version)).toEqual(
-      expect.arrayContaining([1, 2]),
-    )
+    expect(history.versions.map((entry: { version: number }) => entry.version)).toEqual([2, 1])
+    const last = await runCli(['secrets', 'history', 'ROLL_ME', '--env', 'dev', '--last', '1'], { env })
+    expect(last.stdout.trim().split('\n')).toHaveLength(2)
+    expect(last.stdout).toMatch(/^2 +\S+ +\S+ \(identity:[^)]+\)/m)
+    expect(history.versions[0].actorName).toBe('demo-deployment')
+    expect(history.versions[0].actor).toBe(`identity:${history.versions[0].actor.slice(9)}`)
+    expect(last.stdout).toContain(history.versions[0].actorName)
     expect((await runCli(['secrets', 'rollback', 'ROLL_ME', '1', '--env', 'dev'], { env })).exitCode).toBe(0)
     expect((await runCli(['secrets', 'get', 'ROLL_ME', '--env', 'dev'], { env })).stdout).toBe('first')
   })

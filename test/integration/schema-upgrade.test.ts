@@ -54,6 +54,8 @@ describe.each(engines)('schema 1 to 3 on $name', (engine) => {
           // schema 6 (OIDC trust of identities, used OIDC token ids) too
           await tx.run(`DROP TABLE oidc_used_tokens`)
           await tx.run(`ALTER TABLE identities DROP COLUMN oidc_trust`)
+          // schema 7 (plain flags of secret versions) rolled back as well
+          await tx.run(`ALTER TABLE secret_versions DROP COLUMN plain`)
           for (const [id, secret] of [
             [victim.names.deploymentId, victim.deployment.clientSecret],
             [victim.names.readerId, victim.reader.clientSecret],

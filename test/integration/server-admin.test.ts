@@ -99,11 +99,16 @@ describe('admin commands through the built CLI', () => {
     expect((await runCli(['identity', 'revoke', 'ci', '-p', 'homelab'], { env })).exitCode).toBe(0)
     const audit = await runCli(['audit', 'list', '--json'], { env })
     expect(JSON.parse(audit.stdout).events.map((event: { action: string }) => event.action)).toEqual([
-      'project.init',
-      'identity.create',
-      'environment.create',
-      'identity.rotate-secret',
       'identity.revoke',
+      'identity.rotate-secret',
+      'environment.create',
+      'identity.create',
+      'project.init',
+    ])
+    const last = await runCli(['audit', 'list', '--last', '2', '--json'], { env })
+    expect(JSON.parse(last.stdout).events.map((event: { action: string }) => event.action)).toEqual([
+      'identity.revoke',
+      'identity.rotate-secret',
     ])
     expect(audit.stdout).not.toContain(JSON.parse(rotated.stdout).clientSecret)
     expect((await runCli(['audit', 'verify'], { env })).exitCode).toBe(0)

@@ -12,7 +12,10 @@ export default class SecretsImport extends BaseCommand<typeof SecretsImport> {
     'value is kept unless --force; VAULT_ settings and bare names are skipped. --move then rewrites FILE: each ' +
     'imported line becomes a comment without its value plus a bare NAME line, which compose fills from its ' +
     'environment (where `vault run` puts the vault value), so services with `env_file: FILE` keep receiving it; ' +
-    'a mode-600 copy of the old FILE is kept in .vault/ next to it.'
+    'a mode-600 copy of the old FILE is kept in .vault/ next to it. Before anything is written it warns, as compose ' +
+    'does, of a $VAR in a value that is not set (the value would hold a blank string there); --raw imports values ' +
+    "as written. A value that holds another secret's value (a URL's password, or a part of it) is shown; " +
+    '--templates stores it as a template of that secret (${NAME}), so it follows when that secret rotates.'
   static override examples = [
     {
       command: '<%= config.bin %> <%= command.id %> .env --env dev --dry-run',
@@ -21,6 +24,10 @@ export default class SecretsImport extends BaseCommand<typeof SecretsImport> {
     {
       command: '<%= config.bin %> <%= command.id %> .env --env dev --only DB_PASSWORD,REDIS_PASSWORD --move',
       description: 'import two values and take them out of .env',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> .env --env dev --templates --dry-run',
+      description: 'which values would become templates of another (DATABASE_URL of DB_PASSWORD)',
     },
   ]
   static override enableJsonFlag = true
@@ -37,6 +44,10 @@ export default class SecretsImport extends BaseCommand<typeof SecretsImport> {
     force: Flags.boolean({ summary: 'overwrite values the vault already holds' }),
     move: Flags.boolean({ summary: 'comment the imported values out of FILE (keeping a mode-600 copy)' }),
     only: Flags.string({ summary: 'import only these names (comma-separated)' }),
+    raw: Flags.boolean({ summary: 'import values as written: no ${VAR} interpolation' }),
+    templates: Flags.boolean({
+      summary: "store a value holding another secret's value as a template of that secret",
+    }),
   }
 
   async run(): Promise<ImportResult> {
@@ -57,6 +68,9 @@ export default class SecretsImport extends BaseCommand<typeof SecretsImport> {
       only,
       force: flags.force,
       dryRun: flags['dry-run'],
+      raw: flags.raw,
+      templates: flags.templates,
+      onWarning: (line) => this.note(`Warning: ${line}`),
       move: flags.move && !flags['dry-run'],
       processEnv: process.env,
       usersOf: async (names) => {

@@ -3,6 +3,8 @@ import * as Flags from '@oclif/core/flags'
 import { BaseCommand, connectionFlags, envFlag } from '../../cli/base-command.js'
 import { baseSecrets, inputFlagName, type BaseSecretSpec } from '../../stack/base-secrets.js'
 import type { InitSecretsResult } from '../../stack/init-secrets.js'
+import type { StackSpecs } from '../../stack/stack-specs.js'
+import { formatColumns } from '../../text/columns.js'
 import { UsageError } from '../../errors.js'
 
 const inputSpecs = baseSecrets.filter((spec) => spec.source === 'input' && !spec.sensitive)
@@ -16,9 +18,14 @@ const inputFlags = Object.fromEntries(
 export default class SecretsInit extends BaseCommand<typeof SecretsInit> {
   static override summary = 'fill an environment with every variable the stack references'
   static override description =
-    "Reads the stack's compose files (--stack-dir, -f): every referenced variable whose name marks it as a " +
-    'secret (*_PASSWORD, *_PASS: a 32-character password; *_SECRET, *_KEY, *_TOKEN, *_SALT: 32 random bytes, ' +
-    'hex) is generated; the others without a default, and not set in the project .env, come from --set ' +
+    "Reads the stack's compose files (--stack-dir, -f): a referenced variable whose name marks it as a " +
+    'secret (*_PASSWORD, *_PASS, *_AUTH: a 32-character password; *_SECRET, *_KEY, *_TOKEN, *_SALT: 32 random ' +
+    'bytes, hex) is generated when it is required (${X:?}, or ${X} with no default) or its default is a ' +
+    "published literal such as CHANGEME (the new value keeps that default's shape: 64 hex characters stay 64 " +
+    'hex); never when its default is empty (${X:-}), a path, a URL, a boolean or a number. Variables that share ' +
+    'a published default become one secret and templates of it (B stored as ${A}); a URL whose password is ' +
+    "another variable's default becomes a template of it. --dry-run prints the plan, one line per variable " +
+    '(generate, template, input, keep or skip, and why). The others without a default, and not set in the project .env, come from --set ' +
     'NAME=VALUE, from --values-file (an env file; also the way to give a generated one a value of your own), ' +
     "or from prompts on a terminal. The seed's base list (generated keys, validated inputs such as DATA_DIR " +
     'and TZ) is the preset of the example stack: it applies with --preset example, when the directory holds ' +
@@ -37,6 +44,10 @@ export default class SecretsInit extends BaseCommand<typeof SecretsInit> {
       description: 'on a terminal: asks for each missing value',
     },
     {
+      command: '<%= config.bin %> <%= command.id %> --env dev --stack-dir ~/langfuse --dry-run',
+      description: 'what would be generated, templated, kept or skipped, and why; nothing is written',
+    },
+    {
       command:
         '<%= config.bin %> <%= command.id %> --env dev --stack-dir ~/wordpress --set WORDPRESS_DB_USER=wp',
       description: 'any stack: generates MYSQL_PASSWORD and the like, takes the other values as flags',
@@ -45,6 +56,9 @@ export default class SecretsInit extends BaseCommand<typeof SecretsInit> {
   static override enableJsonFlag = true
   static override flags = {
     ...connectionFlags,
+    'dry-run': Flags.boolean({
+      summary: 'print the plan (generate, template, keep, skip and why); write nothing',
+    }),
     env: envFlag,
     file: Flags.string({
       char: 'f',
@@ -66,31 +80,53 @@ export default class SecretsInit extends BaseCommand<typeof SecretsInit> {
       import('../../client/connect.js'),
       import('../../stack/init-secrets.js'),
     ])
-    const specs = await this.stackSpecs(Object.keys(inputs))
+    const { specs, skipped } = await this.stackSpecs(Object.keys(inputs))
     const { api } = await connect(this.flags, (line) => this.note(line))
     const prompt = process.stdin.isTTY && !this.jsonEnabled() ? askFor : undefined
     const result = await initBaseSecrets(api, {
       environment: this.flags.env,
       inputs,
       force: this.flags.force,
+      dryRun: this.flags['dry-run'],
       prompt,
       specs,
+      skipped,
     })
-    if (!this.jsonEnabled()) {
-      const where = result.environment ?? 'the default environment'
-      this.note(
-        `${where}: ${result.created.length} created, ${result.overwritten.length} overwritten, ${result.kept.length} kept`,
-      )
-      if (result.kept.length > 0 && !this.flags.force)
-        this.note(`kept existing values (use --force to overwrite): ${result.kept.join(', ')}`)
-      if (result.omitted.length > 0) this.note(`optional, not set: ${result.omitted.join(', ')}`)
-    }
+    if (!this.jsonEnabled()) this.report(result)
     return result
   }
 
-  /** The stack's specs, or undefined for the preset (asked for, or no compose file found). */
-  private async stackSpecs(given: string[]): Promise<BaseSecretSpec[] | undefined> {
-    if (this.flags.preset === 'example') return undefined
+  private report(result: InitSecretsResult): void {
+    if (result.dryRun)
+      this.out(
+        formatColumns(
+          result.plan.map((entry) => [entry.name, entry.action, entry.template ?? '', entry.reason]),
+          ['NAME', 'PLAN', 'TEMPLATE', 'WHY'],
+        ),
+      )
+    const where = result.environment ?? 'the default environment'
+    const named = (action: string) =>
+      result.plan.filter((entry) => entry.action === action).map((e) => e.name)
+    for (const [action, label] of [
+      ['generate', result.dryRun ? 'would generate' : 'generated'],
+      ['template', result.dryRun ? 'would store as templates' : 'stored as templates'],
+      ['input', result.dryRun ? 'would set from input' : 'set from input'],
+      ['keep', 'kept (--force replaces)'],
+      ['skip', 'skipped'],
+    ] as const) {
+      const names = named(action)
+      if (names.length > 0) this.note(`${label}: ${names.join(', ')}`)
+    }
+    this.note(
+      result.dryRun
+        ? `${where}: dry run, nothing written`
+        : `${where}: ${result.created.length} created, ${result.overwritten.length} overwritten, ${result.kept.length} kept`,
+    )
+  }
+
+  /** The stack's specs and skipped names; no specs for the preset (asked for, or no compose file found). */
+  private async stackSpecs(given: string[]): Promise<Partial<StackSpecs>> {
+    if (this.flags.preset === 'example') return {}
     const { loadStackForUsers } = await import('../../stack/stack-users.js')
     const project = await loadStackForUsers({
       stackDir: this.flags['stack-dir'],
@@ -98,7 +134,7 @@ export default class SecretsInit extends BaseCommand<typeof SecretsInit> {
     })
     if (!project) {
       this.note(`no compose file in ${this.flags['stack-dir']}: using the example stack's preset`)
-      return undefined
+      return {}
     }
     const [{ specsForStack }, { listVariables }] = await Promise.all([
       import('../../stack/stack-specs.js'),
@@ -109,9 +145,7 @@ export default class SecretsInit extends BaseCommand<typeof SecretsInit> {
       const preset = baseSecrets.find((spec) => spec.name === name)
       if (preset && !specs.includes(preset)) specs.push(preset)
     }
-    if (!this.jsonEnabled() && skipped.length > 0)
-      this.note(`not filled: ${skipped.map((entry) => `${entry.name} (${entry.reason})`).join(', ')}`)
-    return specs
+    return { specs, skipped }
   }
 
   private async collectInputs(): Promise<Record<string, string>> {

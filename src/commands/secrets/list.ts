@@ -9,7 +9,8 @@ export interface SecretsListResult {
 }
 
 export default class SecretsList extends BaseCommand<typeof SecretsList> {
-  static override summary = 'list the secrets of an environment (names, versions, templates; never values)'
+  static override summary =
+    'list the secrets of an environment (names, versions, kinds: secret, template, plain; never values)'
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %> --env dev', description: 'list dev' },
   ]
@@ -27,7 +28,7 @@ export default class SecretsList extends BaseCommand<typeof SecretsList> {
             secret.name,
             String(secret.version),
             secret.updatedAt,
-            secret.template ? 'template' : '',
+            secret.template ? 'template' : secret.plain ? 'plain' : 'secret',
           ]),
           ['NAME', 'VERSION', 'UPDATED', 'KIND'],
         ),

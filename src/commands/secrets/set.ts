@@ -12,7 +12,9 @@ export default class SecretsSet extends BaseCommand<typeof SecretsSet> {
     'The value never comes from the command line unless --value is given explicitly (process listings ' +
     'and shell history would show it). One trailing newline of piped input is dropped. With --template the ' +
     'value may name other secrets of the environment as ${NAME} ($${ is a literal ${): every reader (run, ' +
-    'export, render, inject) receives it resolved, and a rotated secret changes every template that names it.'
+    'export, render, inject) receives it resolved, and a rotated secret changes every template that names it. ' +
+    'With --plain the value is not a secret (TZ, a domain, a path): render --mask and vault run show it, ' +
+    'rotate --due leaves it out, secrets list marks it plain.'
   static override examples = [
     {
       command: 'printf %s "$PASSWORD" | <%= config.bin %> <%= command.id %> DATABASE_PASSWORD --env dev',
@@ -27,6 +29,10 @@ export default class SecretsSet extends BaseCommand<typeof SecretsSet> {
         "<%= config.bin %> <%= command.id %> DATABASE_URL --env prod --template --value 'postgresql://app:${POSTGRES_PASSWORD}@db:5432/app'",
       description: 'a connection URL that follows POSTGRES_PASSWORD',
     },
+    {
+      command: '<%= config.bin %> <%= command.id %> TZ --env prod --plain --value Europe/Berlin',
+      description: 'a value that is not a secret',
+    },
   ]
   static override enableJsonFlag = true
   static override args = {
@@ -36,6 +42,10 @@ export default class SecretsSet extends BaseCommand<typeof SecretsSet> {
     ...connectionFlags,
     env: envFlag,
     'if-version': Flags.integer({ summary: 'refuse (exit 6) unless the current version is this one' }),
+    plain: Flags.boolean({
+      summary: 'not a secret (TZ, a domain, a path): never masked, never due for rotation',
+      exclusive: ['template'],
+    }),
     template: Flags.boolean({
       summary: 'the value names other secrets of the environment as ${NAME}, resolved when read',
     }),
@@ -62,6 +72,7 @@ export default class SecretsSet extends BaseCommand<typeof SecretsSet> {
     const result = await api.putSecret(this.args.name, value, this.flags.env, {
       ifVersion: this.flags['if-version'],
       template: this.flags.template,
+      plain: this.flags.plain,
     })
     if (!this.jsonEnabled()) this.note(`${result.name} is now at version ${result.version}`)
     return secretMetadata(result)

@@ -190,16 +190,19 @@ export async function listAudit(
     afterSeq?: number
     limit?: number
     environments?: { slugs: string[]; projectWide: boolean }
+    /** The newest events first (the last `limit` of them). */
+    newest?: boolean
   },
 ): Promise<AuditRecord[]> {
   const limit = Math.min(Math.max(options.limit ?? 100, 1), 1000)
   const scope = options.environments
   const inScope = scope?.slugs.length ? `environment IN (${scope.slugs.map(() => '?').join(', ')})` : '1 = 0'
   const within = scope ? ` AND (${inScope}${scope.projectWide ? ' OR environment IS NULL' : ''})` : ''
+  const order = options.newest ? ' DESC' : ''
   const rows = await tx.all(
     options.projectId === null
-      ? `SELECT ${auditColumns} FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?`
-      : `SELECT ${auditColumns} FROM audit_events WHERE project_id = ? AND seq > ?${within} ORDER BY seq LIMIT ?`,
+      ? `SELECT ${auditColumns} FROM audit_events WHERE seq > ? ORDER BY seq${order} LIMIT ?`
+      : `SELECT ${auditColumns} FROM audit_events WHERE project_id = ? AND seq > ?${within} ORDER BY seq${order} LIMIT ?`,
     options.projectId === null
       ? [options.afterSeq ?? 0, limit]
       : [options.projectId, options.afterSeq ?? 0, ...(scope?.slugs ?? []), limit],

@@ -6,15 +6,47 @@
 import { appendAudit, listAudit, type AuditRecord } from '../audit/audit.js'
 import { checkStoreIntegrity, type IntegrityReport } from '../keys/integrity.js'
 import { hostAdmin } from '../humans/actor.js'
+import { identityNames } from '../identity-names.js'
 import { requireAdmin, runOperation, type AdminCall } from './call.js'
 
 /** Events after `afterSeq` (at most `limit`, 1 to 1000), oldest first. */
 export function listAuditOp(
   call: AdminCall,
-  input: { project?: string; afterSeq?: number; limit?: number },
+  input: { project?: string; afterSeq?: number; limit?: number; newest?: boolean },
 ): Promise<AuditRecord[]> {
   return runOperation(call, { action: 'audit.list', project: input.project, read: true }, (tx, projectId) =>
-    listAudit(tx, { projectId, afterSeq: input.afterSeq ?? 0, limit: input.limit ?? 100 }),
+    listAudit(tx, {
+      projectId,
+      afterSeq: input.afterSeq ?? 0,
+      limit: input.limit ?? 100,
+      newest: input.newest,
+    }),
+  )
+}
+
+/** `vault audit list`: the events with each `identity:ID` actor's identity name (when it still exists). */
+export async function listAuditNamedOp(
+  call: AdminCall,
+  input: { project?: string; afterSeq?: number; limit?: number; newest?: boolean },
+): Promise<(AuditRecord & { actorName?: string })[]> {
+  return runOperation(
+    call,
+    { action: 'audit.list', project: input.project, read: true },
+    async (tx, projectId) => {
+      const events = await listAudit(tx, {
+        projectId,
+        afterSeq: input.afterSeq ?? 0,
+        limit: input.limit ?? 100,
+        newest: input.newest,
+      })
+      const names = await identityNames(
+        tx,
+        events.map((event) => event.actor),
+      )
+      return events.map((event) =>
+        names.has(event.actor) ? { ...event, actorName: names.get(event.actor)! } : event,
+      )
+    },
   )
 }
 

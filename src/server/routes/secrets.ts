@@ -68,8 +68,11 @@ export function secretResources(
       if (body.template !== undefined && typeof body.template !== 'boolean')
         throw new ApiError(400, 'bad_request', 'the field "template" must be true or false')
       const template = body.template === true
+      if (body.plain !== undefined && typeof body.plain !== 'boolean')
+        throw new ApiError(400, 'bad_request', 'the field "plain" must be true or false')
+      const plain = body.plain === true
       const result = await inEnvironment(request, 'write', (at) =>
-        secrets.writeSecret(at, { name, value, mode, template, ...preconditions(request) }),
+        secrets.writeSecret(at, { name, value, mode, template, plain, ...preconditions(request) }),
       )
       return json(result.created ? 201 : 200, result.secret, etag(result.secret.version))
     }

@@ -102,6 +102,8 @@ interface NextVersion {
   keyVersion: number | null
   /** 1 when the value is a template (`${OTHER}` references, resolved by the CLI). */
   template: number
+  /** 1 when the value is not a secret (shown unmasked, never due for rotation). */
+  plain: number
   mac: string
 }
 
@@ -110,7 +112,7 @@ async function nextVersion(
   { context, tx, scope, view }: InTransaction<SecretScope>,
   current: Pick<SecretRow, 'id' | 'name' | 'version' | 'deleted' | 'created_at'>,
   value: string | null,
-  template = false,
+  { template = false, plain = false }: Omit<VersionContent, 'value'> = {},
 ): Promise<NextVersion> {
   const now = new Date().toISOString()
   const { id, name } = current
@@ -137,6 +139,7 @@ async function nextVersion(
     ciphertext: sealed?.ciphertext ?? null,
     keyVersion: sealed?.keyVersion ?? null,
     template: template && value !== null ? 1 : 0,
+    plain: plain && value !== null ? 1 : 0,
     mac,
   }
 }
@@ -173,6 +176,8 @@ export class CreatedConcurrently extends ApiError {
 export interface VersionContent {
   value: string | null
   template?: boolean
+  /** The value is not a secret (TZ, a domain): shown unmasked, never due for rotation. */
+  plain?: boolean
 }
 
 /** Appends version n+1 (value sealed for its exact row, or a tombstone when null) and moves the row to it. */
@@ -180,7 +185,7 @@ export async function appendVersion(
   at: InTransaction<SecretScope>,
   name: string,
   current: SecretRow | undefined,
-  { value, template = false }: VersionContent,
+  { value, ...flags }: VersionContent,
 ): Promise<Appended> {
   const { tx, scope } = at
   let row = current
@@ -196,10 +201,10 @@ export async function appendVersion(
     if (raced?.id !== id) throw new CreatedConcurrently(name)
     row = raced
   }
-  const next = await nextVersion(at, row, value, template)
+  const next = await nextVersion(at, row, value, flags)
   const writes = [
     {
-      sql: `INSERT INTO secret_versions (secret_id, version, ciphertext, key_version, actor, deleted, created_at, template) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      sql: `INSERT INTO secret_versions (secret_id, version, ciphertext, key_version, actor, deleted, created_at, template, plain) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       params: [
         next.row.id,
         next.row.version,
@@ -209,6 +214,7 @@ export async function appendVersion(
         next.row.deleted,
         next.row.updated_at,
         next.template,
+        next.plain,
       ],
     },
     {
@@ -237,13 +243,13 @@ export async function appendVersion(
 export async function appendOnHint(
   at: InTransaction<SecretScope>,
   name: string,
-  { value, template = false }: VersionContent,
+  { value, ...flags }: VersionContent,
   accept: (row: SecretRow) => boolean,
 ): Promise<Appended | undefined> {
   const { context, tx, scope } = at
   const hint = context.secretHints?.get(scope, name)
   if (!hint || !tx.runIf || !accept(hint)) return undefined
-  const next = await nextVersion(at, hint, value, template)
+  const next = await nextVersion(at, hint, value, flags)
   const forget = () => context.secretHints!.forget(scope, name)
   // a statement that fails here fails its whole batch (no SAVEPOINT): dropping the hint sends the next
   // write of the secret down the locked path, inside a SAVEPOINT, so a write that fails every time
@@ -255,8 +261,8 @@ export async function appendOnHint(
        WHERE id = ? AND project_id = ? AND environment = ? AND name = ? AND version = ? AND deleted = ?
          AND created_at = ? AND updated_at = ?
        RETURNING id, version, deleted, updated_at)
-     INSERT INTO secret_versions (secret_id, version, ciphertext, key_version, actor, deleted, created_at, template)
-     SELECT id, version, ?, CAST(? AS INTEGER), ?, deleted, updated_at, CAST(? AS INTEGER) FROM moved`,
+     INSERT INTO secret_versions (secret_id, version, ciphertext, key_version, actor, deleted, created_at, template, plain)
+     SELECT id, version, ?, CAST(? AS INTEGER), ?, deleted, updated_at, CAST(? AS INTEGER), CAST(? AS INTEGER) FROM moved`,
       [
         next.row.version,
         next.row.deleted,
@@ -275,6 +281,7 @@ export async function appendOnHint(
         next.keyVersion,
         scope.actor,
         next.template,
+        next.plain,
       ],
     )
     .catch((error: unknown) => {

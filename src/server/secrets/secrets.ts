@@ -52,11 +52,13 @@ export interface SecretWrite extends Preconditions {
   mode: WriteMode
   /** The value is a template (`${OTHER}` references, resolved by the CLI). */
   template?: boolean
+  /** The value is not a secret (TZ, a domain): shown unmasked, never due for rotation. */
+  plain?: boolean
 }
 
 type InScope = InTransaction<SecretScope>
 
-type Listed = SecretMetadata & { value?: string; template?: true }
+type Listed = SecretMetadata & { value?: string; template?: true; plain?: true }
 
 /**
  * Every live secret of the environment, with values unless `withValues` is false; taken from (and
@@ -96,7 +98,10 @@ async function readListing(at: InScope, withValues: boolean): Promise<Listed[]> 
     const version = Number(row[1])
     const createdAt = String(row[2])
     const updatedAt = String(row[3])
-    const template = Number(row[6]) === 1 ? { template: true as const } : {}
+    const template = {
+      ...(Number(row[6]) === 1 ? { template: true as const } : {}),
+      ...(Number(row[7]) === 1 ? { plain: true as const } : {}),
+    }
     if (!withValues) {
       secrets.push({ name, version, createdAt, updatedAt, ...template })
       continue
@@ -127,7 +132,7 @@ export async function writeSecret(
   at: InScope,
   write: SecretWrite,
 ): Promise<{ secret: SecretMetadata; created: boolean }> {
-  const { name, value, mode, template = false } = write
+  const { name, value, mode, template = false, plain = false } = write
   const check = (current: SecretRow | undefined) => {
     const live = current && !Number(current.deleted)
     if (mode === 'create' && live)
@@ -136,8 +141,8 @@ export async function writeSecret(
     checkPreconditions(write, current)
   }
   const { row, created } =
-    (await appendOnHint(at, name, { value, template }, (hint) => passes(check, hint))) ??
-    (await lockAndAppend(at, name, { value, template }, check))
+    (await appendOnHint(at, name, { value, template, plain }, (hint) => passes(check, hint))) ??
+    (await lockAndAppend(at, name, { value, template, plain }, check))
   await audit(at, {
     action: created ? 'secret.create' : 'secret.update',
     target: name,
@@ -226,11 +231,15 @@ export async function rollbackSecret(
   if (!current) throw notFound(name, at.scope.environment)
   checkPreconditions(rollback, current)
   const value = await readValue(at, { secretId: current.id, name, version })
-  const [source] = await at.tx.all<{ template: number }>(
-    `SELECT template FROM secret_versions WHERE secret_id = ? AND version = ?`,
+  const [source] = await at.tx.all<{ template: number; plain: number }>(
+    `SELECT template, plain FROM secret_versions WHERE secret_id = ? AND version = ?`,
     [current.id, version],
   )
-  const { row } = await appendVersion(at, name, current, { value, template: Number(source?.template) === 1 })
+  const { row } = await appendVersion(at, name, current, {
+    value,
+    template: Number(source?.template) === 1,
+    plain: Number(source?.plain) === 1,
+  })
   await audit(at, {
     action: 'secret.rollback',
     target: name,

@@ -23,9 +23,14 @@ const dotenv = [
 let dir: string
 let file: string
 let vault: Map<string, string>
+let templates: Set<string>
 const writer = {
-  listSecrets: async () => [...vault].map(([name, value]) => ({ name, value })),
-  putSecret: async (name: string, value: string) => void vault.set(name, value),
+  listSecrets: async () =>
+    [...vault].map(([name, value]) => ({ name, value, template: templates.has(name) })),
+  putSecret: async (name: string, value: string, _environment?: string, options?: { template?: boolean }) => {
+    vault.set(name, value)
+    if (options?.template) templates.add(name)
+  },
 }
 const run = (options: Partial<ImportOptions> = {}) =>
   importSecrets(writer, {
@@ -45,6 +50,7 @@ beforeEach(() => {
   file = join(dir, '.env')
   writeFileSync(file, dotenv, { mode: 0o644 })
   vault = new Map()
+  templates = new Set()
 })
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -102,5 +108,52 @@ describe('secrets import', () => {
     const spans = dotenvSpans(dotenv)
     expect(spans.find((span) => span.key === 'MULTI')).toMatchObject({ first: 4, last: 5, bare: false })
     expect(spans.find((span) => span.key === 'INHERITED')).toMatchObject({ first: 9, last: 9, bare: true })
+  })
+
+  it("shows a value holding another secret's value; --templates stores it as a template of it", async () => {
+    const dry = await run({ dryRun: true })
+    const url = dry.secrets.find((secret) => secret.name === 'DB_URL')!
+    expect(url).toMatchObject({ action: 'created', templateOf: 'DB_PASSWORD' })
+    expect(url.reason).toBe('holds the value of DB_PASSWORD: --templates stores it as a template of it')
+    expect(vault.size).toBe(0)
+    const result = await run({ templates: true })
+    expect(result.secrets.find((secret) => secret.name === 'DB_URL')!.reason).toBe(
+      'as a template of DB_PASSWORD',
+    )
+    expect(vault.get('DB_URL')).toBe('postgres://app:${DB_PASSWORD}@db/app')
+    expect([...templates]).toEqual(['DB_URL'])
+    expect(JSON.stringify(result)).not.toContain('canary')
+  })
+
+  it('a substring of a longer value, not a short one; a VAULT_ value is never a template source', async () => {
+    writeFileSync(
+      file,
+      'API_TOKEN=tok-canary-4411\nHEADER=Bearer tok-canary-4411\nSHORT_KEY=abc\nNOTE=abc and more\n' +
+        'VAULT_CLIENT_SECRET=credential-canary\nCOPY=credential-canary\n',
+    )
+    const result = await run({ templates: true })
+    const byName = Object.fromEntries(result.secrets.map((secret) => [secret.name, secret]))
+    expect(vault.get('HEADER')).toBe('Bearer ${API_TOKEN}')
+    expect(byName.NOTE!.templateOf).toBeUndefined()
+    expect(byName.COPY!.templateOf).toBeUndefined()
+    expect(vault.get('COPY')).toBe('credential-canary')
+  })
+
+  it('warns of an unset $VAR before anything is written, also in a dry run; --raw keeps the text', async () => {
+    writeFileSync(file, 'DB_URL=postgres://app:${PGPASS}@db/app\nDB_PASSWORD=canary-x-1\n')
+    const seen: { warning: string; written: number }[] = []
+    const onWarning = (warning: string) => seen.push({ warning, written: vault.size })
+    const dry = await run({ dryRun: true, onWarning })
+    expect(dry.warnings).toEqual([
+      `${file}:1: the "PGPASS" variable is not set: its value would hold a blank string there (--raw imports the value as written)`,
+    ])
+    expect(seen).toEqual([{ warning: dry.warnings[0], written: 0 }])
+    await run({ onWarning })
+    expect(seen.map((entry) => entry.written)).toEqual([0, 0])
+    expect(vault.get('DB_URL')).toBe('postgres://app:@db/app')
+    vault.clear()
+    const raw = await run({ raw: true, onWarning: () => expect.unreachable() })
+    expect(raw).toMatchObject({ raw: true, warnings: [] })
+    expect(vault.get('DB_URL')).toBe('postgres://app:${PGPASS}@db/app')
   })
 })

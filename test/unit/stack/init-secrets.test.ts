@@ -6,11 +6,17 @@ import { initBaseSecrets, type SecretWriter } from '../../../src/stack/init-secr
 /** An in-memory stand-in for the vault client (unit test only; the integration test uses a real server). */
 function memoryWriter(initial: Record<string, string> = {}) {
   const values = new Map(Object.entries(initial))
+  const templates = new Set<string>()
   const writer: SecretWriter = {
-    listSecretNames: async () => [...values.keys()].map((name) => ({ name })),
-    putSecret: async (name, value) => void values.set(name, value),
+    listSecrets: async () =>
+      [...values].map(([name, value]) => ({ name, value, template: templates.has(name) })),
+    putSecret: async (name, value, _environment, options) => {
+      values.set(name, value)
+      if (options?.template) templates.add(name)
+      else templates.delete(name)
+    },
   }
-  return { writer, values }
+  return { writer, values, templates }
 }
 
 const inputs: Record<string, string> = {
