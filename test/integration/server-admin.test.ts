@@ -231,7 +231,7 @@ describe('a second stack: vault project create, and server init refusing a diffe
     expect(again.exitCode).toBe(6)
   })
 
-  it('project create --json without --write-env returns the client secret once; with it, never', async () => {
+  it('project create --json without --write-env returns the client secret once; with it, never (DEBUG=* too)', async () => {
     const plain = await runCli(['project', 'create', 'fourth', '--environments', 'dev,prod', '--json'], {
       env,
     })
@@ -245,11 +245,12 @@ describe('a second stack: vault project create, and server init refusing a diffe
     const stack = join(dir, 'fifth')
     const written = await runCli(
       ['project', 'create', 'fifth', '--site-url', vault.url, '--write-env', stack, '--json'],
-      { env },
+      { env: { ...env, DEBUG: '*' } },
     )
     expect(written.exitCode).toBe(0)
     expect(JSON.parse(written.stdout)).not.toHaveProperty('clientSecret')
-    expect(written.stdout).not.toContain(secretIn(stack))
+    expect(written.stdout + written.stderr).not.toContain(secretIn(stack))
+    expect(written.stdout + written.stderr).not.toContain(encryptionKey)
   })
 
   it.each([
