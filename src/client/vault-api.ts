@@ -134,9 +134,19 @@ export class VaultApi {
     return this.call<Secret>('GET', path, { query: { environment } })
   }
 
-  async rollback(name: string, version: number, environment: string | undefined): Promise<SecretMetadata> {
+  /** A new version holding `version`'s value; `ifVersion` makes it conditional on the current version. */
+  async rollback(
+    name: string,
+    version: number,
+    environment: string | undefined,
+    options: { ifVersion?: number } = {},
+  ): Promise<SecretMetadata> {
     const path = `secrets/${encodeURIComponent(name)}/rollback`
-    return this.call<SecretMetadata>('POST', path, { query: { environment }, json: { version } })
+    return this.call<SecretMetadata>('POST', path, {
+      query: { environment },
+      json: { version },
+      ifVersion: options.ifVersion,
+    })
   }
 
   /** The unauthenticated health endpoint. */

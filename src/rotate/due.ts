@@ -1,5 +1,6 @@
 /**
- * `vault rotate --due`: the age of every secret a rotation rule covers, and whether it is due.
+ * `vault rotate --due`: the age of every secret of the environment, and whether it is due (a secret no
+ * rotation rule covers is held to the default age).
  */
 import type { VaultApi } from '../client/vault-api.js'
 import { defaultRotationRules, parseRuleOverrides, rotationReport, type DueReport } from './policy.js'
@@ -10,7 +11,7 @@ export interface DueResult {
   secrets: DueReport[]
 }
 
-/** Lists the environment's secrets (metadata only) against the rules, overrides first. */
+/** Lists every secret of the environment (metadata only) against the rules, overrides first. */
 export async function dueSecrets(
   api: VaultApi,
   environment: string | undefined,

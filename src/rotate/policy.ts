@@ -1,14 +1,16 @@
 /**
  * Rotation ages: the seed's recommendations (database passwords 90 days, external API keys 180, JWT
  * secrets 180, encryption keys 365, service-to-service tokens 90) matched by name pattern, with
- * user rules (`PATTERN=DAYS`, `*` as wildcard) tried first. Pure functions.
+ * user rules (`PATTERN=DAYS`, `*` as wildcard) tried first, and a default age for a secret no rule
+ * covers. The one classification of database passwords. Pure functions.
  */
 import { UsageError } from '../errors.js'
 
 export interface RotationRule {
   /** What the rule covers, for reports. */
   kind: string
-  pattern: RegExp
+  /** Whether the rule covers a name (a RegExp, or the database password classification). */
+  pattern: { test(name: string): boolean }
   maxAgeDays: number
 }
 
@@ -26,27 +28,54 @@ export interface DueReport {
   due: boolean
 }
 
+/** A password suffix: `_PASSWORD`, `_PASS`, `_PASSWD`, `_PWD`. */
+const passwordSuffix = /_(PASSWORD|PASS|PASSWD|PWD)$/
+
 /**
- * Database passwords under the names stacks use: the seed's DATABASE_/DB_ ones and those of the usual
- * database images (MYSQL_ROOT_PASSWORD, MARIADB_PASSWORD, POSTGRES_PASSWORD, REDIS_PASSWORD, ...).
+ * A name part that names a database: one with POSTGRES, MYSQL or MARIADB in it (APP_POSTGRES_PASSWORD,
+ * MYSQL_ROOT_PASSWORD), a `_`-separated word that starts or ends with DB (DB_PASSWORD,
+ * WORDPRESS_DB_PASSWORD, MONGODB_..., INFLUXDB_...), DATABASE, and the other usual database images'
+ * prefixes (PG, REDIS, VALKEY, MONGO, ...).
  */
-const databasePassword =
-  /((^|_)(DATABASE|DB)_PASSWORD|^(MYSQL|MARIADB|POSTGRES|POSTGRESQL|PG|REDIS|VALKEY|MONGO|MONGODB|MONGO_INITDB|RABBITMQ|INFLUXDB|CLICKHOUSE|COUCHDB|NEO4J|ELASTIC|MINIO|KEYDB)(_[A-Z0-9]+)*_(PASSWORD|PASS|PASSWD|PWD))$/
+const databaseWord =
+  /POSTGRES|MYSQL|MARIADB|(^|_)(DB[A-Z0-9]*|[A-Z0-9]*DB|DATABASE|PG|REDIS|VALKEY|MONGO|MONGO_INITDB|RABBITMQ|CLICKHOUSE|NEO4J|ELASTIC|MINIO)(_|$)/
+
+/**
+ * True when a name is a database password, whose value the database itself also holds (its rotation,
+ * and a rollback, must change the database too): a password name (`_PASSWORD`, `_PASS`, `_PASSWD`,
+ * `_PWD`) whose other parts name a database. The one place that decides it.
+ */
+export function isDatabasePassword(name: string): boolean {
+  const match = passwordSuffix.exec(name)
+  return match !== null && databaseWord.test(name.slice(0, match.index + 1))
+}
+
+/** The built-in rotator a database password's name points at (`--rotator`), when it names one. */
+export function rotatorHintFor(name: string): 'postgres' | 'mysql' | undefined {
+  if (!isDatabasePassword(name)) return undefined
+  if (/POSTGRES|(^|_)PG_/.test(name)) return 'postgres'
+  if (/MYSQL|MARIADB/.test(name)) return 'mysql'
+  return undefined
+}
+
+/** The kind a secret no rule covers shows as. */
+export const noRuleKind = 'no rule'
+
+/**
+ * The age a secret no rule covers is held to (the longest recommended age: even a setting nobody
+ * classified gets looked at once a year); `--max-age '*=DAYS'` overrides it.
+ */
+export const defaultMaxAgeDays = 365
 
 /** The seed's recommended ages, first match wins. */
 export const defaultRotationRules: RotationRule[] = [
   { kind: 'encryption key', pattern: /ENCRYPTION_KEY$/, maxAgeDays: 365 },
   { kind: 'JWT secret', pattern: /(JWT_SECRET|JWT_KEY|SESSION_SECRET)$/, maxAgeDays: 180 },
-  { kind: 'database password', pattern: databasePassword, maxAgeDays: 90 },
+  { kind: 'database password', pattern: { test: isDatabasePassword }, maxAgeDays: 90 },
   { kind: 'external API key', pattern: /(_API_KEY|_ACCOUNT_KEY|_BOT_TOKEN)$/, maxAgeDays: 180 },
   { kind: 'service token', pattern: /_TOKEN$/, maxAgeDays: 90 },
   { kind: 'password', pattern: /(^|_)(PASSWORD|PASS|PASSWD)$/, maxAgeDays: 180 },
 ]
-
-/** True when a name looks like a database password (its rotation must change the database too). */
-export function isDatabasePassword(name: string): boolean {
-  return databasePassword.test(name)
-}
 
 /** Parses `PATTERN=DAYS` overrides (`*_PASSWORD=30`); they come before the defaults. */
 export function parseRuleOverrides(overrides: string[]): RotationRule[] {
@@ -66,21 +95,23 @@ export function ruleFor(name: string, rules: RotationRule[]): RotationRule | und
   return rules.find((rule) => rule.pattern.test(name))
 }
 
-/** Age reports of the secrets a rule covers, oldest first; `due` when older than the rule allows. */
+/**
+ * Age reports of every secret, oldest first: the first rule that covers it sets its kind and age, and
+ * one no rule covers shows as `no rule` with the default age; `due` when older than its age allows.
+ */
 export function rotationReport(secrets: AgedSecret[], rules: RotationRule[], now = Date.now()): DueReport[] {
-  const reports: DueReport[] = []
-  for (const secret of secrets) {
+  const reports: DueReport[] = secrets.map((secret) => {
     const rule = ruleFor(secret.name, rules)
-    if (!rule) continue
+    const maxAgeDays = rule?.maxAgeDays ?? defaultMaxAgeDays
     const ageDays = Math.floor((now - Date.parse(secret.updatedAt)) / 86_400_000)
-    reports.push({
+    return {
       name: secret.name,
-      kind: rule.kind,
+      kind: rule?.kind ?? noRuleKind,
       updatedAt: secret.updatedAt,
       ageDays,
-      maxAgeDays: rule.maxAgeDays,
-      due: ageDays >= rule.maxAgeDays,
-    })
-  }
-  return reports.sort((a, b) => b.ageDays - a.ageDays)
+      maxAgeDays,
+      due: ageDays >= maxAgeDays,
+    }
+  })
+  return reports.sort((a, b) => b.ageDays - a.ageDays || a.name.localeCompare(b.name))
 }

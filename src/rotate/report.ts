@@ -48,7 +48,7 @@ export function formatRotateReport(result: RotateResult): string {
   return lines.join('\n')
 }
 
-/** The `--due` table, oldest first. */
+/** The `--due` table, oldest first: every secret, `no rule` for one no rotation rule covers. */
 export function formatDueReport(result: DueResult): string {
   const rows = result.secrets.map((secret) => [
     secret.due ? 'DUE' : 'ok',
@@ -60,6 +60,6 @@ export function formatDueReport(result: DueResult): string {
   const table =
     rows.length > 0
       ? formatColumns(rows, ['', 'NAME', 'KIND', 'AGE', 'MAX'])
-      : 'no secret is covered by a rotation rule'
+      : 'no secret in this environment'
   return `${table}\n${result.due} secret(s) due for rotation`
 }

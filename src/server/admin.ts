@@ -14,7 +14,15 @@ import {
   type AuditCheckpoint,
   type CheckpointVerification,
 } from './audit/audit-checkpoint.js'
-import { initialiseVault, type InitOptions, type InitResult } from './bootstrap.js'
+import {
+  checkWriteEnv,
+  createStackProject,
+  initialiseVault,
+  writeStackCredentials,
+  type InitOptions,
+  type InitResult,
+  type StackProject,
+} from './bootstrap.js'
 import { hostAdmin } from './humans/actor.js'
 import type { IntegrityReport } from './keys/integrity.js'
 import { rewrapRootKey, type Keyring } from './keys/keyring.js'
@@ -64,6 +72,32 @@ function asHostAdmin<T>(connection: AdminConnection, work: (call: AdminCall) => 
 /** `vault server init`. */
 export function adminInit(connection: AdminConnection, options: InitOptions): Promise<InitResult> {
   return withVault(connection, (driver, keyring) => initialiseVault(driver, keyring, options))
+}
+
+/** What `vault project create` made; `credentialsFile` when it wrote the stack's credentials. */
+export type ProjectCreateResult = StackProject & { credentialsFile?: string }
+
+/**
+ * `vault project create`: a stack's project with its environments and deployment identity (as `server
+ * init` makes them, under the same lock), and the stack's `.vault/credentials` when `writeEnvDir` is given.
+ */
+export async function adminCreateProject(
+  connection: AdminConnection,
+  options: { project: string; environments: string[]; siteUrl?: string; writeEnvDir?: string },
+): Promise<ProjectCreateResult> {
+  checkWriteEnv(options)
+  const project = await withVault(connection, (driver, keyring) =>
+    driver.exclusive('vault:init', (tx) =>
+      createStackProject(tx, keyring, {
+        project: options.project,
+        environments: options.environments,
+        actor: hostAdmin.label,
+        action: 'project.create',
+      }),
+    ),
+  )
+  const credentialsFile = writeStackCredentials(project, options)
+  return credentialsFile ? { ...project, credentialsFile } : project
 }
 
 /**

@@ -205,6 +205,55 @@ describe.skipIf(reason !== undefined)(
         expect(await stored(name)).toBe(real)
         expect(await login(real)).toBe(true)
       })
+
+      it('secrets rollback --rotator sets the database password to the rolled-back value', async () => {
+        const versions = async () =>
+          JSON.parse((await vault(['secrets', 'history', name, '--env', 'dev', '--json'])).stdout) as {
+            versions: { version: number }[]
+          }
+        expect((await rotateByUrl()).exitCode).toBe(0)
+        const newer = await stored(name)
+        const latest = Math.max(...(await versions()).versions.map((entry) => entry.version))
+        const rollback = await vault([
+          'secrets',
+          'rollback',
+          name,
+          String(latest - 1),
+          '--env',
+          'dev',
+          '--rotator',
+          rotator,
+          '--rotator-url',
+          url(),
+          '--json',
+        ])
+        expect(rollback.exitCode).toBe(0)
+        expect(JSON.parse(rollback.stdout)).toMatchObject({ name, version: latest + 1 })
+        const earlier = await stored(name)
+        expect(earlier).not.toBe(newer)
+        expect(await login(earlier)).toBe(true)
+        expect(await login(newer)).toBe(false)
+        expect(rollback.stdout + rollback.stderr).not.toContain(earlier)
+        expect(rollback.stdout + rollback.stderr).not.toContain(newer)
+      })
+
+      it('secrets rollback without --rotator warns that the database holds the newer value', async () => {
+        expect((await rotateByUrl()).exitCode).toBe(0)
+        const newer = await stored(name)
+        const history = JSON.parse(
+          (await vault(['secrets', 'history', name, '--env', 'dev', '--json'])).stdout,
+        )
+        const latest = Math.max(...history.versions.map((entry: { version: number }) => entry.version))
+        const rollback = await vault(['secrets', 'rollback', name, String(latest - 1), '--env', 'dev'])
+        expect(rollback.exitCode).toBe(0)
+        expect(rollback.stderr).toContain(
+          `Warning: ${name} is a database password and the database still holds the newer value (version ${latest}'s)`,
+        )
+        expect(rollback.stderr).toContain(`--rotator ${name === 'DB_PASSWORD' ? 'postgres|mysql' : 'mysql'}`)
+        expect(await login(newer)).toBe(true)
+        expect((await vault(['secrets', 'rollback', name, String(latest), '--env', 'dev'])).exitCode).toBe(0)
+        expect(await stored(name)).toBe(newer)
+      })
     })
   },
 )

@@ -23,6 +23,7 @@ import {
 import { startVault } from '../../src/server/server.js'
 import { openDriver } from '../../src/server/store/index.js'
 import { runCli } from '../helpers/cli.js'
+import { createTempHome } from '../helpers/temp-home.js'
 import { createDatabase, postgresOrNull } from '../helpers/components.js'
 import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
 
@@ -65,11 +66,13 @@ describe('admin commands through the built CLI', () => {
       identityName: 'homelab-deployment',
       environments: ['dev', 'prod', 'staging'],
     })
-    expect(init.stderr).not.toContain(result.clientSecret)
     const credentialsFile = join(dir, 'stack', '.vault', 'credentials')
     expect(result.credentialsFile).toBe(credentialsFile)
     expect(statSync(credentialsFile).mode & 0o777).toBe(0o600)
-    expect(readFileSync(credentialsFile, 'utf8')).toContain(`VAULT_CLIENT_SECRET=${result.clientSecret}`)
+    const clientSecret = /^VAULT_CLIENT_SECRET=(vs_\S+)$/m.exec(readFileSync(credentialsFile, 'utf8'))?.[1]
+    expect(clientSecret).toBeDefined()
+    expect(result).not.toHaveProperty('clientSecret')
+    expect(init.stdout + init.stderr).not.toContain(clientSecret)
     expect(existsSync(join(dir, 'stack', '.env'))).toBe(false)
     expect(readFileSync(join(dir, 'stack', '.gitignore'), 'utf8').split('\n')).toContain('.vault/')
     const again = await runCli(
@@ -132,6 +135,150 @@ describe('admin commands through the built CLI', () => {
     })
     expect(wrong.exitCode).toBe(8)
     expect(wrong.stderr).toMatch(/expects fingerprint [0-9a-f]{16}, got [0-9a-f]{16}/)
+  })
+})
+
+describe('a second stack: vault project create, and server init refusing a different admin password', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vault-project-'))
+  const encryptionKey = randomBytes(32).toString('hex')
+  const env = { DB_URL: `sqlite://${join(dir, 'vault.db')}`, ENCRYPTION_KEY: encryptionKey }
+  const password = 'the first admin password'
+  let vault: Awaited<ReturnType<typeof startVault>>
+  const secretIn = (stackDir: string) =>
+    /^VAULT_CLIENT_SECRET=(vs_\S+)$/m.exec(readFileSync(join(stackDir, '.vault', 'credentials'), 'utf8'))?.[1]
+  const init = (project: string, input: string, extra: string[] = []) =>
+    runCli(
+      ['server', 'init', '--admin-user', 'admin', '--admin-password-stdin', '--project', project, ...extra],
+      { env, input },
+    )
+
+  beforeAll(async () => {
+    vault = await startVault({
+      encryptionKey: Buffer.from(encryptionKey, 'hex'),
+      jwtSecret: randomBytes(32),
+      dbUrl: env.DB_URL,
+      host: '127.0.0.1',
+      port: 0,
+      dev: false,
+      behindProxy: false,
+    })
+  })
+  afterAll(async () => vault?.close())
+
+  it('server init --write-env stores the client secret and prints it nowhere', async () => {
+    const stack = join(dir, 'first')
+    const result = await init('first', password, ['--site-url', vault.url, '--write-env', stack])
+    expect(result.exitCode).toBe(0)
+    const secret = secretIn(stack)
+    expect(secret).toMatch(/^vs_/)
+    expect(result.stdout + result.stderr).not.toContain(secret)
+    expect(result.stderr).toContain(`its client secret is in ${join(stack, '.vault', 'credentials')}`)
+  })
+
+  it('refuses a different password for the existing admin (exit 6) and creates nothing', async () => {
+    const stack = join(dir, 'refused')
+    const result = await init('second', 'a different admin password', [
+      '--site-url',
+      vault.url,
+      '--write-env',
+      stack,
+    ])
+    expect(result.exitCode).toBe(6)
+    expect(result.stderr).toMatch(/the admin account 'admin' already exists with a different password/)
+    expect(result.stderr).toContain('vault project create NAME')
+    expect(result.stdout + result.stderr).not.toContain('a different admin password')
+    expect(existsSync(stack)).toBe(false)
+    const projects = await runCli(['env', 'list', '-p', 'second'], { env })
+    expect(projects.exitCode).toBe(5)
+    const same = await init('third', password, ['--environments', 'prod', '--json'])
+    expect(same.exitCode).toBe(0)
+    expect(JSON.parse(same.stdout)).toMatchObject({
+      projectName: 'third',
+      clientSecret: expect.stringMatching(/^vs_/),
+    })
+  })
+
+  it('project create makes the project, its identity and a working credentials file', async () => {
+    const stack = join(dir, 'second')
+    const created = await runCli(
+      ['project', 'create', 'second', '--site-url', vault.url, '--write-env', stack],
+      { env },
+    )
+    expect(created.exitCode).toBe(0)
+    const credentialsFile = join(stack, '.vault', 'credentials')
+    expect(statSync(credentialsFile).mode & 0o777).toBe(0o600)
+    const secret = secretIn(stack)
+    expect(secret).toMatch(/^vs_/)
+    expect(created.stdout + created.stderr).not.toContain(secret)
+    expect(readFileSync(join(stack, '.gitignore'), 'utf8').split('\n')).toContain('.vault/')
+    const environments = await runCli(['env', 'list', '-p', 'second'], { env })
+    expect(environments.stdout.split('\n').filter(Boolean)).toEqual(
+      expect.arrayContaining(['dev', 'staging', 'prod']),
+    )
+    const canary = `canary-${randomBytes(8).toString('hex')}`
+    const home = createTempHome()
+    const set = await runCli(['secrets', 'set', 'APP_TOKEN', '--env', 'staging'], {
+      cwd: stack,
+      env: home.env,
+      input: canary,
+    })
+    expect(set.exitCode).toBe(0)
+    const got = await runCli(['secrets', 'get', 'APP_TOKEN', '--env', 'staging'], {
+      cwd: stack,
+      env: home.env,
+    })
+    expect(got.stdout.trim()).toBe(canary)
+    const audit = await runCli(['audit', 'list', '--json'], { env })
+    expect(JSON.parse(audit.stdout).events).toContainEqual(
+      expect.objectContaining({ action: 'project.create', actor: 'admin:cli', target: 'second' }),
+    )
+    const again = await runCli(['project', 'create', 'second', '--json'], { env })
+    expect(again.exitCode).toBe(6)
+  })
+
+  it('project create --json without --write-env returns the client secret once; with it, never (DEBUG=* too)', async () => {
+    const plain = await runCli(['project', 'create', 'fourth', '--environments', 'dev,prod', '--json'], {
+      env,
+    })
+    expect(plain.exitCode).toBe(0)
+    expect(JSON.parse(plain.stdout)).toMatchObject({
+      projectName: 'fourth',
+      identityName: 'fourth-deployment',
+      environments: ['dev', 'prod'],
+      clientSecret: expect.stringMatching(/^vs_/),
+    })
+    const stack = join(dir, 'fifth')
+    const written = await runCli(
+      ['project', 'create', 'fifth', '--site-url', vault.url, '--write-env', stack, '--json'],
+      { env: { ...env, DEBUG: '*' } },
+    )
+    expect(written.exitCode).toBe(0)
+    expect(JSON.parse(written.stdout)).not.toHaveProperty('clientSecret')
+    expect(written.stdout + written.stderr).not.toContain(secretIn(stack))
+    expect(written.stdout + written.stderr).not.toContain(encryptionKey)
+  })
+
+  it.each([
+    ['--write-env without --site-url', ['sixth', '--write-env', join(dir, 'sixth')], 2],
+    ['no environment', ['seventh', '--environments', ' , '], 2],
+    ['a path as the name', ['../etc'], 2],
+    ['a shell word as the name', ['$(id)'], 2],
+    ['__proto__ (a name must start with a letter or digit)', ['__proto__'], 2],
+  ])('refuses %s and creates nothing', async (_case, args, exitCode) => {
+    const result = await runCli(['project', 'create', ...args], { env })
+    expect(result.exitCode).toBe(exitCode)
+    expect(existsSync(join(dir, 'sixth'))).toBe(false)
+    const listed = await runCli(['env', 'list', '-p', args[0]!], { env })
+    expect(listed.exitCode).toBe(5)
+  })
+
+  it('a project named constructor is a project like any other', async () => {
+    const result = await runCli(['project', 'create', 'constructor', '--environments', 'dev', '--json'], {
+      env,
+    })
+    expect(result.exitCode).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({ projectName: 'constructor', environments: ['dev'] })
+    expect((await runCli(['env', 'list', '-p', 'constructor'], { env })).stdout.trim()).toBe('dev')
   })
 })
 

@@ -5,14 +5,16 @@ import { adminInit } from '../../server/admin.js'
 import { readPipedValue } from '../../cli/read-secret.js'
 import type { InitResult } from '../../server/bootstrap.js'
 
-export type ServerInitResult = InitResult
+/** The result; the client secret only when no credentials file holds it (--write-env). */
+export type ServerInitResult = Omit<InitResult, 'clientSecret'> & { clientSecret?: string }
 
 export default class ServerInit extends BaseCommand<typeof ServerInit> {
   static override summary = 'set up a vault: admin account, project with environments, deployment identity'
   static override description =
     "The seed's setup wizard as a command: prompts on a terminal, flags for scripts. Creates the admin account, " +
     'a project with dev and prod (and staging on request) and the <project>-deployment identity with read and ' +
-    'write on every environment. Its client secret is printed once, on stdout.'
+    "write on every environment. With --write-env its client secret goes into the stack's credentials file " +
+    'only; without, it is printed once, on stdout.'
   static override examples = [
     '<%= config.bin %> <%= command.id %>',
     'printf %s "$ADMIN_PASSWORD" | <%= config.bin %> <%= command.id %> --db-url sqlite:///var/lib/vault/vault.db --admin-user admin --admin-password-stdin --project homelab --site-url https://vault.example.com --write-env ./stack --json',
@@ -70,22 +72,25 @@ export default class ServerInit extends BaseCommand<typeof ServerInit> {
       siteUrl,
       writeEnvDir: flags['write-env'],
     })
+    const { clientSecret, ...stored } = result
     if (!this.jsonEnabled()) {
       this.note(`project ${result.projectName} (${result.projectId}) with ${result.environments.join(', ')}`)
-      this.note(`identity ${result.identityName}: the client secret below is shown once; store it now`)
-      const domain = siteUrl
-        ? `VAULT_DOMAIN=${siteUrl}`
-        : "VAULT_DOMAIN=<the vault's URL: no --site-url was given>"
-      this.out(
-        `${domain}\nVAULT_PROJECT_ID=${result.projectId}\nVAULT_CLIENT_ID=${result.clientId}\nVAULT_CLIENT_SECRET=${result.clientSecret}`,
-      )
-      if (result.credentialsFile)
+      if (result.credentialsFile) {
         this.note(
-          `wrote ${result.credentialsFile} (mode 600; compose never reads it; .vault/ listed in .gitignore)`,
+          `identity ${result.identityName}: its client secret is in ${result.credentialsFile} (mode 600; compose never reads it; .vault/ listed in .gitignore)`,
         )
-      else this.note("put these lines in the stack's .vault/credentials (mode 600), never in .env")
+      } else {
+        this.note(`identity ${result.identityName}: the client secret below is shown once; store it now`)
+        const domain = siteUrl
+          ? `VAULT_DOMAIN=${siteUrl}`
+          : "VAULT_DOMAIN=<the vault's URL: no --site-url was given>"
+        this.out(
+          `${domain}\nVAULT_PROJECT_ID=${result.projectId}\nVAULT_CLIENT_ID=${result.clientId}\nVAULT_CLIENT_SECRET=${clientSecret}`,
+        )
+        this.note("put these lines in the stack's .vault/credentials (mode 600), never in .env")
+      }
     }
-    return result
+    return result.credentialsFile ? stored : result
   }
 }
 

@@ -3,7 +3,7 @@
  * its ERR_ code and the exit code README's table documents. A message holds the database's or its
  * client's own words (the first line), never a password.
  */
-import { ExitCode, UnreachableError, UsageError, VaultError } from '../../errors.js'
+import { ExitCode, NotConfiguredError, UnreachableError, UsageError, VaultError } from '../../errors.js'
 
 /**
  * A password the database, or the way vault hands it over, cannot carry intact (a NUL character; a
@@ -12,6 +12,34 @@ import { ExitCode, UnreachableError, UsageError, VaultError } from '../../errors
 export class RotatorPasswordError extends UsageError {
   override name = 'RotatorPasswordError'
   override readonly code: string = 'ERR_ROTATOR_PASSWORD'
+}
+
+/**
+ * The compose service has no database client the rotator can run (`psql`; `mariadb` or `mysql`): exit
+ * 3, as for a missing setting. Nothing was sent.
+ */
+export class RotatorClientMissingError extends NotConfiguredError {
+  override name = 'RotatorClientMissingError'
+  override readonly code: string = 'ERR_ROTATOR_NO_CLIENT'
+}
+
+/** The exit code a client-choosing shell prologue ends with when the service has none of the clients. */
+export const clientMissingExitCode = 127
+
+/** Throws RotatorClientMissingError when a `compose exec` ended because the service has no client. */
+export function checkClientPresent(
+  rotator: string,
+  service: string,
+  clients: string,
+  result: { exitCode: number },
+): void {
+  if (result.exitCode === clientMissingExitCode)
+    throw new RotatorClientMissingError(
+      `${rotator} rotator: the service ${service} has no database client (${clients} not found in its container)`,
+      {
+        hint: `run the rotator in the database's own service (--rotator-service), or reach the database from this machine with --rotator-url`,
+      },
+    )
 }
 
 /**

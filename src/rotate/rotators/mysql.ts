@@ -2,11 +2,17 @@
  * The MySQL / MariaDB rotator: `SET PASSWORD` for the current user, authenticated with the current
  * password (MariaDB: `SET PASSWORD = PASSWORD(...)`, which needs no privilege; MySQL: `SET PASSWORD =
  * '...'`), through a URL (the pure-JS `mariadb` connector; any password in the URL is ignored) or the
- * image's own client inside the compose service (`mariadb`, else `mysql`, via `compose exec -T`, the
+ * image's own client inside the compose service (`mariadb`, else `mysql`, neither: exit 3; via `compose exec -T`, the
  * password read into MYSQL_PWD from the first stdin line, then the SQL). A fresh login with the new password must succeed before
  * the vault changes; if it fails, the session that changed it puts the old one back.
  */
-import { clientErrorLine, RotatorLoginError, RotatorRefusedError } from './errors.js'
+import {
+  checkClientPresent,
+  clientErrorLine,
+  clientMissingExitCode,
+  RotatorLoginError,
+  RotatorRefusedError,
+} from './errors.js'
 import {
   changePasswordByUrl,
   checkPassword,
@@ -80,7 +86,10 @@ function changeByUrl(url: string, from: string, to: string): Promise<void> {
   )
 }
 
-const clientScript = 'if command -v mariadb >/dev/null 2>&1; then exec mariadb "$@"; else exec mysql "$@"; fi'
+const clientScript =
+  'if command -v mariadb >/dev/null 2>&1; then exec mariadb "$@"; ' +
+  'elif command -v mysql >/dev/null 2>&1; then exec mysql "$@"; ' +
+  `else echo 'neither mariadb nor mysql is installed' >&2; exit ${clientMissingExitCode}; fi`
 
 async function changeInService(
   target: { exec: ServiceExec; service: string; user?: string },
@@ -101,6 +110,7 @@ async function changeInService(
   const fromLine = passwordLine(from)
   const toLine = passwordLine(to)
   const version = await exec(service, args, { input: `${fromLine}SELECT VERSION();\n` })
+  checkClientPresent('mysql', service, 'mariadb and mysql', version)
   if (version.exitCode !== 0)
     throw new RotatorLoginError(
       `mysql rotator: the client in ${service} failed: ${clientErrorLine(version.stderr)}`,

@@ -5,7 +5,13 @@
  * login with the new password must succeed before the vault changes; if it fails, the session that
  * changed the password puts the old one back.
  */
-import { clientErrorLine, RotatorLoginError, RotatorPasswordError, RotatorRefusedError } from './errors.js'
+import {
+  checkClientPresent,
+  clientErrorLine,
+  RotatorLoginError,
+  RotatorPasswordError,
+  RotatorRefusedError,
+} from './errors.js'
 import {
   changePasswordByUrl,
   checkPassword,
@@ -92,6 +98,7 @@ async function changeInService(
   const fromLine = passwordLine(from)
   const toLine = passwordLine(to)
   const changed = await exec(service, args, { input: `${fromLine}${alterSql(to)};\n` })
+  checkClientPresent('postgres', service, 'psql', changed)
   // psql exits 3 when a statement of its script failed (ON_ERROR_STOP), 2 when it could not connect
   if (changed.exitCode === 3)
     throw new RotatorRefusedError(
