@@ -7,18 +7,14 @@
  */
 import type * as Http from 'node:http'
 import { createParser } from 'eventsource-parser'
-import { UnreachableError, VaultError } from '../errors.js'
+import { IntegrityError, UnreachableError, VaultError } from '../errors.js'
+import { feedRefusalAnswer, secretChangeAnswer, type SecretChange } from './api-answers.js'
 import { httpStatusError } from './http-errors.js'
 import { createSession, type VaultSession } from './session.js'
 import { vaultBaseUrl, type ConnectionSettings } from './settings.js'
+import { answerError, decodeAnswer, type Decoder } from './vault-answer.js'
 
-/** One changed secret, as the feed names it (never a value). */
-export interface SecretChange {
-  name: string
-  version: number
-  change: 'created' | 'updated' | 'deleted' | 'rolled_back'
-  at: string
-}
+export type { SecretChange } from './api-answers.js'
 
 export interface FollowOptions {
   environment?: string
@@ -55,6 +51,8 @@ export async function followChanges(settings: ConnectionSettings, options: Follo
       if (options.signal.aborted) return
       const status = (error as { status?: number }).status
       if (status !== undefined && fatalStatuses.has(status)) throw error
+      // an answer no vault gives (a name outside the rule, a malformed event): reconnecting gets more
+      if (error instanceof IntegrityError) throw error
       if (status === 401) await session.login().catch(() => undefined)
       if (unreachable(error)) options.onUnreachable?.()
     }
@@ -115,7 +113,8 @@ async function streamOnce(
     }
     request.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(silence)
-      if (healthy || options.signal.aborted) resolve(healthy)
+      if (refusal) reject(refusal)
+      else if (healthy || options.signal.aborted) resolve(healthy)
       else reject(new FeedError(`change feed: ${error.code ?? error.message}`))
     })
     request.on('response', (response) => {
@@ -128,13 +127,20 @@ async function streamOnce(
       }
       const parser = createParser({
         onEvent(event) {
+          if (refusal) return
+          try {
+            if (event.event === 'secret') options.onChange(eventData(event.data, secretChangeAnswer))
+            if (event.event === 'error') refusal = refusalOf(eventData(event.data, feedRefusalAnswer))
+          } catch (error) {
+            refusal = error as Error
+            request.destroy()
+            return
+          }
           if (event.id !== undefined) cursor.lastEventId = event.id
           if (event.event === 'ready') {
             healthy = true
             options.onReady?.()
           }
-          if (event.event === 'secret') options.onChange(JSON.parse(event.data) as SecretChange)
-          if (event.event === 'error') refusal = refusalOf(event.data)
         },
       })
       quiet()
@@ -157,9 +163,19 @@ function statusError(status: number, body: string, headers: Http.IncomingHttpHea
   return Object.assign(httpStatusError(status, body, headers), { status })
 }
 
+/** The JSON data of a feed event, decoded (a VaultAnswerError when it is not JSON or not the shape). */
+function eventData<T>(data: string, decoder: Decoder<T>): T {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(data)
+  } catch {
+    throw answerError('GET events', 'an event whose data is not JSON')
+  }
+  return decodeAnswer('GET events', parsed, decoder)
+}
+
 /** The refusal an `error` event carries (the server's code and message), as an HTTP-like error. */
-function refusalOf(data: string): Error {
-  const { code } = JSON.parse(data) as { code?: string }
+function refusalOf(refusal: { code?: string; message?: string }): Error {
   const statuses: Record<string, number> = { forbidden: 403, not_found: 404, unauthorized: 401 }
-  return statusError(statuses[code ?? ''] ?? 503, JSON.stringify({ error: JSON.parse(data) as unknown }))
+  return statusError(statuses[refusal.code ?? ''] ?? 503, JSON.stringify({ error: refusal }))
 }

@@ -1,49 +1,33 @@
 /**
  * The vault's HTTP API as typed calls (whoami, environments, secrets, versions, rollback, health),
  * over an authenticated session. The project id, when configured, is sent as `?project=` so a token
- * of another project is refused (403) rather than silently used.
+ * of another project is refused (403) rather than silently used. Every answer is decoded by its shape
+ * (api-answers.ts) before a caller sees it: a secret name outside the server's rule never leaves here.
  */
+import {
+  environmentsAnswer,
+  healthAnswer,
+  secretAnswer,
+  secretListAnswer,
+  secretMetadataAnswer,
+  versionsAnswer,
+  whoAmIAnswer,
+  type Environment,
+  type Health,
+  type Secret,
+  type SecretMetadata,
+  type SecretVersion,
+  type WhoAmI,
+} from './api-answers.js'
 import type { HttpMethod } from './http.js'
 import type { VaultSession } from './session.js'
+import { decodeAnswer, type Decoder } from './vault-answer.js'
 
-export interface SecretMetadata {
-  name: string
-  version: number
-  createdAt: string
-  updatedAt: string
-}
-
-export interface Secret extends SecretMetadata {
-  value: string
-}
+export type { Environment, Health, Secret, SecretMetadata, SecretVersion, WhoAmI } from './api-answers.js'
 
 /** The metadata fields alone (what the API returned may carry more, such as the value). */
 export function secretMetadata({ name, version, createdAt, updatedAt }: SecretMetadata): SecretMetadata {
   return { name, version, createdAt, updatedAt }
-}
-
-export interface SecretVersion {
-  version: number
-  createdAt: string
-  actor?: string
-  deleted?: boolean
-}
-
-export interface WhoAmI {
-  identity: { id: string; name: string; clientId: string }
-  project: { id: string; name: string }
-  permissions: Record<string, string[]>
-}
-
-export interface Environment {
-  slug: string
-  name: string
-}
-
-export interface Health {
-  status: string
-  version?: string
-  schemaVersion?: number
 }
 
 /** Options of a write: the version read before (sent as If-Match). */
@@ -56,26 +40,26 @@ export class VaultApi {
   constructor(readonly session: VaultSession) {}
 
   async whoami(): Promise<WhoAmI> {
-    return this.call<WhoAmI>('GET', 'whoami')
+    return this.call('GET', 'whoami', whoAmIAnswer)
   }
 
   async environments(): Promise<Environment[]> {
-    return (await this.call<{ environments: Environment[] }>('GET', 'environments')).environments
+    return this.call('GET', 'environments', environmentsAnswer)
   }
 
   /** Every secret of the environment, with values (one request). */
   async listSecrets(environment: string | undefined): Promise<Secret[]> {
-    return (await this.call<{ secrets: Secret[] }>('GET', 'secrets', { query: { environment } })).secrets
+    return this.call('GET', 'secrets', secretListAnswer(true), { query: { environment } })
   }
 
   /** Every secret's metadata, without values. */
   async listSecretNames(environment: string | undefined): Promise<SecretMetadata[]> {
     const query = { environment, values: 'false' }
-    return (await this.call<{ secrets: SecretMetadata[] }>('GET', 'secrets', { query })).secrets
+    return this.call('GET', 'secrets', secretListAnswer(false), { query })
   }
 
   async getSecret(name: string, environment: string | undefined): Promise<Secret> {
-    return this.call<Secret>('GET', `secrets/${encodeURIComponent(name)}`, { query: { environment } })
+    return this.call('GET', `secrets/${encodeURIComponent(name)}`, secretAnswer, { query: { environment } })
   }
 
   /** Creates or replaces a secret (PUT). */
@@ -98,22 +82,26 @@ export class VaultApi {
     environment: string | undefined,
     options: WriteOptions = {},
   ): Promise<void> {
-    await this.call('DELETE', `secrets/${encodeURIComponent(name)}`, { ...options, query: { environment } })
+    await this.call('DELETE', `secrets/${encodeURIComponent(name)}`, ignored, {
+      ...options,
+      query: { environment },
+    })
   }
 
   async versions(name: string, environment: string | undefined): Promise<SecretVersion[]> {
     const path = `secrets/${encodeURIComponent(name)}/versions`
-    return (await this.call<{ versions: SecretVersion[] }>('GET', path, { query: { environment } })).versions
+    return this.call('GET', path, versionsAnswer, { query: { environment } })
   }
 
   async rollback(name: string, version: number, environment: string | undefined): Promise<SecretMetadata> {
     const path = `secrets/${encodeURIComponent(name)}/rollback`
-    return this.call<SecretMetadata>('POST', path, { query: { environment }, json: { version } })
+    return this.call('POST', path, secretMetadataAnswer, { query: { environment }, json: { version } })
   }
 
   /** The unauthenticated health endpoint. */
   async health(): Promise<Health> {
-    return (await this.session.anonymous<Health>({ method: 'GET', path: 'api/v1/health' })).body
+    const { body } = await this.session.anonymous({ method: 'GET', path: 'api/v1/health' })
+    return decodeAnswer('GET health', body, healthAnswer)
   }
 
   /** HTTP HEAD on the vault URL (the seed's connectivity check); returns the status. */
@@ -127,27 +115,35 @@ export class VaultApi {
     value: string,
     at: WriteOptions & { environment: string | undefined },
   ): Promise<SecretMetadata> {
-    return this.call<SecretMetadata>(method, `secrets/${encodeURIComponent(name)}`, {
+    return this.call(method, `secrets/${encodeURIComponent(name)}`, secretMetadataAnswer, {
       query: { environment: at.environment },
       json: { value },
       ifVersion: at.ifVersion,
     })
   }
 
-  private async call<T>(method: HttpMethod, path: string, request: ApiRequest = {}): Promise<T> {
+  private async call<T>(
+    method: HttpMethod,
+    path: string,
+    decoder: Decoder<T>,
+    request: ApiRequest = {},
+  ): Promise<T> {
     const { query = {}, json, ifVersion } = request
     const headers = ifVersion === undefined ? undefined : { 'if-match': `"${ifVersion}"` }
     const searchParams = { ...query, project: this.session.settings.projectId }
-    const response = await this.session.request<T>({
+    const response = await this.session.request<unknown>({
       method,
       path: `api/v1/${path}`,
       searchParams,
       json,
       headers,
     })
-    return response.body
+    return decodeAnswer(`${method} ${path.replace(/\/.*/, '/...')}`, response.body, decoder)
   }
 }
+
+/** The answer of a call whose body is not read (a DELETE). */
+const ignored: Decoder<undefined> = () => undefined
 
 /** What one call sends besides method and path: query parameters, a JSON body, the If-Match version. */
 interface ApiRequest extends WriteOptions {
