@@ -8,6 +8,7 @@ import {
   boolean,
   count,
   field,
+  nonEmptyString,
   object,
   oneOf,
   optional,
@@ -165,4 +166,25 @@ export const feedRefusalAnswer: Decoder<{ code?: string; message?: string }> = (
   const code = field(record, 'code', optional(string), where)
   const message = field(record, 'message', optional(string), where)
   return { ...(code === undefined ? {} : { code }), ...(message === undefined ? {} : { message }) }
+}
+
+/** The answer of a token request (`POST auth/token`) or a sign-in (`POST auth/signin`). */
+export interface TokenAnswer {
+  accessToken: string
+  /** Seconds the token lives (900 when the answer does not say). */
+  expiresIn: number
+  /** A human's role, for a sign-in. */
+  role?: string
+}
+
+export const tokenAnswer: Decoder<TokenAnswer> = (value, where) => {
+  const record = object(value, where)
+  const accessToken = field(record, 'access_token', nonEmptyString, where)
+  const user = field(record, 'user', optional(object), where)
+  const role = user && field(user, 'role', optional(string), where ? `${where}.user` : 'user')
+  return {
+    accessToken,
+    expiresIn: field(record, 'expires_in', optional(count), where) ?? 900,
+    ...(role === undefined ? {} : { role }),
+  }
 }

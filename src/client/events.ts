@@ -10,9 +10,11 @@ import { createParser } from 'eventsource-parser'
 import { IntegrityError, UnreachableError, VaultError } from '../errors.js'
 import { feedRefusalAnswer, secretChangeAnswer, type SecretChange } from './api-answers.js'
 import { httpStatusError } from './http-errors.js'
+import { maxErrorBodyBytes } from './http-send.js'
+import { maxJsonDepth, nestedDeeperThan } from './json-depth.js'
 import { createSession, type VaultSession } from './session.js'
 import { vaultBaseUrl, type ConnectionSettings } from './settings.js'
-import { answerError, decodeAnswer, type Decoder } from './vault-answer.js'
+import { answerError, decodeAnswer, redirectError, type Decoder } from './vault-answer.js'
 
 export type { SecretChange } from './api-answers.js'
 
@@ -30,6 +32,42 @@ export interface FollowOptions {
   backoff?: { initialMs: number; maxMs: number }
   /** Reconnect when nothing (not even a heartbeat) arrived for this long. */
   silenceMs?: number
+}
+
+/**
+ * The longest event of the feed, in characters (its lines up to the blank line that ends it). A change
+ * event is about 150 (a name of at most 256 characters, a version, a kind, a time) and an error event
+ * a line: a megabyte is thousands of times either, and is all the memory a feed that never ends its
+ * event (or its line) can take.
+ */
+const maxEventBytes = 1024 * 1024
+
+/**
+ * A check fed each chunk of the stream: false once more than `limit` characters arrived since the
+ * last blank line (the end of an event, or of a heartbeat comment), however the lines are split.
+ */
+function eventSizeGuard(limit: number): (chunk: string) => boolean {
+  let size = 0
+  let lineStart = true
+  let afterCr = false
+  return (chunk) => {
+    for (let index = 0; index < chunk.length; index++) {
+      const code = chunk.charCodeAt(index)
+      if (code === 0x0a && afterCr) {
+        afterCr = false
+        continue
+      }
+      afterCr = code === 0x0d
+      if (code === 0x0a || code === 0x0d) {
+        if (lineStart) size = 0
+        lineStart = true
+      } else {
+        lineStart = false
+        if (++size > limit) return false
+      }
+    }
+    return true
+  }
 }
 
 /** Refusals that retrying cannot fix. */
@@ -119,12 +157,23 @@ async function streamOnce(
     })
     request.on('response', (response) => {
       response.setEncoding('utf8')
-      if (response.statusCode !== 200) {
+      const status = response.statusCode ?? 0
+      if (status >= 300 && status < 400) {
+        response.resume()
+        return reject(redirectError('GET /api/v1/events', status, response.headers.location))
+      }
+      if (status !== 200) {
         let body = ''
-        response.on('data', (chunk: string) => (body += chunk.slice(0, 4096)))
-        response.on('end', () => reject(statusError(response.statusCode ?? 0, body, response.headers)))
+        response.on('data', (chunk: string) => {
+          body += chunk
+          if (body.length <= maxErrorBodyBytes) return
+          body = body.slice(0, maxErrorBodyBytes)
+          response.destroy()
+        })
+        response.on('close', () => reject(statusError(status, body, response.headers)))
         return
       }
+      const bounded = eventSizeGuard(maxEventBytes)
       const parser = createParser({
         onEvent(event) {
           if (refusal) return
@@ -146,6 +195,14 @@ async function streamOnce(
       quiet()
       response.on('data', (chunk: string) => {
         quiet()
+        if (refusal) return
+        if (!bounded(chunk)) {
+          refusal = answerError(
+            'GET /api/v1/events',
+            `an event is larger than ${maxEventBytes / 1024 / 1024} MiB`,
+          )
+          return void request.destroy()
+        }
         parser.feed(chunk)
       })
       response.on('close', () => {
@@ -165,13 +222,15 @@ function statusError(status: number, body: string, headers: Http.IncomingHttpHea
 
 /** The JSON data of a feed event, decoded (a VaultAnswerError when it is not JSON or not the shape). */
 function eventData<T>(data: string, decoder: Decoder<T>): T {
+  if (nestedDeeperThan(data))
+    throw answerError('GET /api/v1/events', `an event nested deeper than ${maxJsonDepth} levels`)
   let parsed: unknown
   try {
     parsed = JSON.parse(data)
   } catch {
-    throw answerError('GET events', 'an event whose data is not JSON')
+    throw answerError('GET /api/v1/events', 'an event whose data is not JSON')
   }
-  return decodeAnswer('GET events', parsed, decoder)
+  return decodeAnswer('GET /api/v1/events', parsed, decoder)
 }
 
 /** The refusal an `error` event carries (the server's code and message), as an HTTP-like error. */

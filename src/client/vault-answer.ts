@@ -40,6 +40,7 @@ export function answerError(what: string, problem: string): VaultAnswerError {
 }
 
 function describe(value: unknown): string {
+  if (value === undefined) return 'absent'
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
   if (typeof value === 'string') return `the string ${shownText(value)}`
@@ -82,6 +83,12 @@ export function object(value: unknown, where: string): Record<string, unknown> {
 
 export function string(value: unknown, where: string): string {
   if (typeof value !== 'string') throw wrong(where, 'a string', value)
+  return value
+}
+
+/** A string that is not empty (a token). */
+export function nonEmptyString(value: unknown, where: string): string {
+  if (typeof value !== 'string' || value === '') throw wrong(where, 'a non-empty string', value)
   return value
 }
 
@@ -136,6 +143,16 @@ export function secretName(value: unknown, where: string): string {
   throw new AnswerShapeError(
     `${shownPlace(where)} is the string ${shownText(value)}, not a secret name (${secretNamePattern.source}, at most 256 characters)`,
   )
+}
+
+/** The refusal of a redirect (any 3xx): the CLI follows none, so nothing is sent where the answer points. */
+export function redirectError(
+  what: string,
+  status: number,
+  location: string | string[] | undefined,
+): VaultAnswerError {
+  const target = typeof location === 'string' ? ` to ${shownText(location)}` : ''
+  return answerError(what, `a redirect (HTTP ${status})${target}; redirects are never followed`)
 }
 
 /** A list of items keyed by secret name, refusing a name given twice. */

@@ -49,13 +49,16 @@ export class VaultApi {
 
   /** Every secret of the environment, with values (one request). */
   async listSecrets(environment: string | undefined): Promise<Secret[]> {
-    return this.call('GET', 'secrets', secretListAnswer(true), { query: { environment } })
+    return this.call('GET', 'secrets', secretListAnswer(true), {
+      query: { environment },
+      maxBodyBytes: maxListBytes,
+    })
   }
 
   /** Every secret's metadata, without values. */
   async listSecretNames(environment: string | undefined): Promise<SecretMetadata[]> {
     const query = { environment, values: 'false' }
-    return this.call('GET', 'secrets', secretListAnswer(false), { query })
+    return this.call('GET', 'secrets', secretListAnswer(false), { query, maxBodyBytes: maxListBytes })
   }
 
   async getSecret(name: string, environment: string | undefined): Promise<Secret> {
@@ -90,7 +93,7 @@ export class VaultApi {
 
   async versions(name: string, environment: string | undefined): Promise<SecretVersion[]> {
     const path = `secrets/${encodeURIComponent(name)}/versions`
-    return this.call('GET', path, versionsAnswer, { query: { environment } })
+    return this.call('GET', path, versionsAnswer, { query: { environment }, maxBodyBytes: maxListBytes })
   }
 
   async rollback(name: string, version: number, environment: string | undefined): Promise<SecretMetadata> {
@@ -101,7 +104,7 @@ export class VaultApi {
   /** The unauthenticated health endpoint. */
   async health(): Promise<Health> {
     const { body } = await this.session.anonymous({ method: 'GET', path: 'api/v1/health' })
-    return decodeAnswer('GET health', body, healthAnswer)
+    return decodeAnswer('GET /api/v1/health', body, healthAnswer)
   }
 
   /** HTTP HEAD on the vault URL (the seed's connectivity check); returns the status. */
@@ -128,7 +131,7 @@ export class VaultApi {
     decoder: Decoder<T>,
     request: ApiRequest = {},
   ): Promise<T> {
-    const { query = {}, json, ifVersion } = request
+    const { query = {}, json, ifVersion, maxBodyBytes } = request
     const headers = ifVersion === undefined ? undefined : { 'if-match': `"${ifVersion}"` }
     const searchParams = { ...query, project: this.session.settings.projectId }
     const response = await this.session.request<unknown>({
@@ -137,8 +140,9 @@ export class VaultApi {
       searchParams,
       json,
       headers,
+      maxBodyBytes,
     })
-    return decodeAnswer(`${method} ${path.replace(/\/.*/, '/...')}`, response.body, decoder)
+    return decodeAnswer(`${method} /api/v1/${path.replace(/\/.*/, '/...')}`, response.body, decoder)
   }
 }
 
@@ -149,4 +153,12 @@ const ignored: Decoder<undefined> = () => undefined
 interface ApiRequest extends WriteOptions {
   query?: Record<string, string | undefined>
   json?: unknown
+  /** The longest answer read (default 1 MiB, http.ts). */
+  maxBodyBytes?: number
 }
+
+/**
+ * The longest list answer read (every secret of an environment with its value, a secret's versions):
+ * 64 MiB is thousands of times a real environment, and bounds what a hostile server costs.
+ */
+const maxListBytes = 64 * 1024 * 1024

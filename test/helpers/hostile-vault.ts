@@ -108,10 +108,11 @@ export function deep(levels: number, open = '[', close = ']'): Answer {
   return raw(`{"secrets":${open.repeat(levels)}${close.repeat(levels)}}`)
 }
 
-/** A redirect to `location`. */
-export function redirect(location: string, status = 307): Answer {
+/** A redirect to `location` (a function: read when the request comes). */
+export function redirect(location: string | (() => string), status = 307): Answer {
   return (_request, response) => {
-    response.writeHead(status, { location, 'content-type': 'application/json' })
+    const target = typeof location === 'function' ? location() : location
+    response.writeHead(status, { location: target, 'content-type': 'application/json' })
     response.end('{}')
   }
 }

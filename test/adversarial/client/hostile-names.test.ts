@@ -233,7 +233,7 @@ describe('the change feed names a secret outside the rule', () => {
         work,
       )
       try {
-        await watched.waitFor(/refusing the vault's answer to GET events/, 20_000)
+        await watched.waitFor(/refusing the vault's answer to GET \/api\/v1\/events/, 20_000)
         expect(watched.stderr()).not.toMatch(/TypeError|SyntaxError/)
       } finally {
         watched.child.kill('SIGKILL')
