@@ -11,10 +11,10 @@ import { IntegrityError, UnreachableError, VaultError } from '../errors.js'
 import { feedRefusalAnswer, secretChangeAnswer, type SecretChange } from './api-answers.js'
 import { httpStatusError } from './http-errors.js'
 import { maxErrorBodyBytes } from './http-send.js'
-import { maxJsonDepth, nestedDeeperThan } from './json-depth.js'
+import { jsonLimitExceeded } from './json-limits.js'
 import { createSession, type VaultSession } from './session.js'
 import { vaultBaseUrl, type ConnectionSettings } from './settings.js'
-import { answerError, decodeAnswer, redirectError, type Decoder } from './vault-answer.js'
+import { answerError, decodeAnswer, redirectError, shownText, type Decoder } from './vault-answer.js'
 
 export type { SecretChange } from './api-answers.js'
 
@@ -185,6 +185,14 @@ async function streamOnce(
             request.destroy()
             return
           }
+          // the id goes back as the Last-Event-ID header: the vault's are sequence numbers
+          if (event.id !== undefined && !/^\d{1,20}$/.test(event.id)) {
+            refusal = answerError(
+              'GET /api/v1/events',
+              `an event id ${shownText(event.id)} that is not a number`,
+            )
+            return void request.destroy()
+          }
           if (event.id !== undefined) cursor.lastEventId = event.id
           if (event.event === 'ready') {
             healthy = true
@@ -222,8 +230,8 @@ function statusError(status: number, body: string, headers: Http.IncomingHttpHea
 
 /** The JSON data of a feed event, decoded (a VaultAnswerError when it is not JSON or not the shape). */
 function eventData<T>(data: string, decoder: Decoder<T>): T {
-  if (nestedDeeperThan(data))
-    throw answerError('GET /api/v1/events', `an event nested deeper than ${maxJsonDepth} levels`)
+  const tooLarge = jsonLimitExceeded(data)
+  if (tooLarge) throw answerError('GET /api/v1/events', `an event: ${tooLarge}`)
   let parsed: unknown
   try {
     parsed = JSON.parse(data)

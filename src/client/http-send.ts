@@ -2,12 +2,14 @@
  * One HTTP exchange over node:http / node:https (TLS verified): the request with an overall timeout,
  * the whole response body as text, read up to a bound (an error answer at most 64 KiB, any other the
  * request's own bound): past it the exchange is abandoned while the body streams, so an endless answer
- * costs no more memory than the bound. Network failures surface as an error carrying a Node-style code
+ * costs no more memory than the bound; with `jsonLimits`, a JSON body nested too deep or holding too
+ * many objects is abandoned the same way, as soon as it crosses the bound. Network failures surface as an error carrying a Node-style code
  * (ECONNREFUSED, ETIMEDOUT, ...); a body still arriving at the deadline is an UnreachableError that
  * says so (not retried: the server is there, and answers too slowly). No retries and no
  * interpretation of the status here.
  */
 import { UnreachableError } from '../errors.js'
+import { jsonLimitGuard } from './json-limits.js'
 import { answerError } from './vault-answer.js'
 import type * as Http from 'node:http'
 import type { IncomingHttpHeaders } from 'node:http'
@@ -30,6 +32,8 @@ export interface SendOptions {
   signal?: AbortSignal
   /** The longest body of an answer below 400 read, in bytes (default 1 MiB). */
   maxBodyBytes?: number
+  /** Refuse a body past the JSON limits (json-limits.ts) as it streams, not after. */
+  jsonLimits?: boolean
 }
 
 /** The longest body of an error answer (400 and above) read: the vault's are a line of JSON. */
@@ -78,23 +82,32 @@ export async function sendOnce(url: URL, options: SendOptions): Promise<RawRespo
         const status = response.statusCode ?? 0
         const limit = status >= 400 ? maxErrorBodyBytes : (options.maxBodyBytes ?? defaultMaxBodyBytes)
         const chunks: Buffer[] = []
+        const structure = options.jsonLimits ? jsonLimitGuard() : undefined
         let size = 0
         response.on('data', (chunk: Buffer) => {
           size += chunk.length
-          if (size <= limit) return void chunks.push(chunk)
+          const problem = size > limit ? `its body is larger than ${bytes(limit)}` : structure?.(chunk)
+          if (problem === undefined) return void chunks.push(chunk)
           chunks.length = 0
-          reject(answerError(`${options.method} ${url.pathname}`, `its body is larger than ${bytes(limit)}`))
+          reject(answerError(`${options.method} ${url.pathname}`, problem))
           request.destroy()
         })
         response.on('error', failed)
         response.on('end', () =>
-          resolve({ status, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }),
+          resolve({ status, headers: response.headers, text: joined(chunks).toString('utf8') }),
         )
       },
     )
     request.on('error', failed)
     request.end(options.body)
   })
+}
+
+/** The chunks as one Buffer, emptying the list so they can be freed while the text is decoded. */
+function joined(chunks: Buffer[]): Buffer {
+  const body = Buffer.concat(chunks)
+  chunks.length = 0
+  return body
 }
 
 /** `limit` bytes for a message: `64 KiB`, `1 MiB`. */

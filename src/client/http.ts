@@ -10,9 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { UnreachableError, UsageError } from '../errors.js'
 import { httpStatusError, isGatewayFailure } from './http-errors.js'
 import { NetworkError, sendOnce, type RawResponse } from './http-send.js'
-import { maxJsonDepth, nestedDeeperThan } from './json-depth.js'
 import { loopbackOnlyLookup, notLoopbackCode } from './loopback.js'
-import { answerError, redirectError } from './vault-answer.js'
+import { redirectError } from './vault-answer.js'
 
 export { httpStatusError } from './http-errors.js'
 
@@ -96,6 +95,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           lookup,
           signal: options.signal,
           maxBodyBytes: request.maxBodyBytes,
+          jsonLimits: true,
         })
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error
@@ -131,8 +131,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (outcome.status >= 300) {
         throw redirectError(`${request.method} ${url.pathname}`, outcome.status, outcome.headers.location)
       }
-      const parsed = parseBody<T>(outcome.text, `${request.method} ${url.pathname}`)
-      return { status: outcome.status, body: parsed, headers: outcome.headers }
+      return { status: outcome.status, body: parseBody<T>(outcome.text), headers: outcome.headers }
     }
   }
 }
@@ -207,9 +206,8 @@ function encodeRequest(request: HttpRequest): { headers: Record<string, string>;
   return { headers: { ...headers, ...request.headers }, body }
 }
 
-function parseBody<T>(text: string, what: string): T {
+function parseBody<T>(text: string): T {
   if (text === '') return undefined as T
-  if (nestedDeeperThan(text)) throw answerError(what, `its JSON is nested deeper than ${maxJsonDepth} levels`)
   try {
     return JSON.parse(text) as T
   } catch {

@@ -87,6 +87,18 @@ export function huge(bytes: number, status = 200): Answer {
   }
 }
 
+/** A secrets list of about `bytes` bytes made of as many tiny secrets as fit (about 70 bytes each). */
+export function manySecrets(bytes: number): Answer {
+  const parts: string[] = []
+  let size = 16
+  for (let index = 0; size < bytes; index++) {
+    const part = JSON.stringify({ name: `A${index}`, value: '', version: 1, createdAt: '', updatedAt: '' })
+    parts.push(part)
+    size += part.length + 1
+  }
+  return raw(`{"secrets":[${parts.join(',')}]}`)
+}
+
 /** `text` sent one byte every `everyMs` milliseconds. */
 export function drip(text: string, everyMs: number): Answer {
   return (request, response) => {

@@ -20,6 +20,7 @@ import {
   feed,
   huge,
   json,
+  manySecrets,
   namedSecrets,
   raw,
   redirect,
@@ -144,6 +145,14 @@ describe('every answer is bounded (item 2)', () => {
     expect(result.peak).toBeLessThan(maxPeakBytes)
     expect(result.ms).toBeLessThan(20_000)
     expect(readdirSync(work)).not.toContain('child-ran')
+  })
+
+  it('a 63 MiB list of 900,000 empty secrets (under the byte bound) is refused before it is parsed', async () => {
+    vault.script({ secrets: manySecrets(63 * 1024 * 1024) })
+    const result = await measured(['export', '--env', 'dev'])
+    expectClearError(result, 8, /holds more than 100000 objects and arrays/)
+    expect(result.peak).toBeLessThan(maxPeakBytes)
+    expect(result.ms).toBeLessThan(20_000)
   })
 
   it('JSON nested 100,000 levels deep is refused before it is parsed', async () => {
@@ -326,8 +335,19 @@ describe('an answer of the wrong shape is a clear error (item 3)', () => {
     expect(readdirSync(work)).not.toContain('child-ran')
   })
 
-  it('a change-feed event of the wrong shape ends the watch with a clear line', async () => {
-    vault.script({ secrets: namedSecrets('GOOD'), events: feed([['secret', '[1]']]) })
+  it.each([
+    [
+      'a change-feed event of the wrong shape',
+      feed([['secret', '[1]']]),
+      /the answer is an array, not an object/,
+    ],
+    [
+      'a change-feed event id that is not a number (it goes back as a header)',
+      raw('id: 1\x1b[2J\nevent: ready\ndata: {}\n\n', 200, 'text/event-stream'),
+      /an event id "1\\u001b\[2J" that is not a number/,
+    ],
+  ])('%s ends the watch with a clear line', async (_attack, events, message) => {
+    vault.script({ secrets: namedSecrets('GOOD'), events })
     const child = execa(
       process.execPath,
       [runJs, 'inject', '--env', 'dev', '--watch', '-i', 'template.txt', '-o', join(work, 'out')],
@@ -348,9 +368,8 @@ describe('an answer of the wrong shape is a clear error (item 3)', () => {
     })
     child.kill('SIGTERM')
     await child
-    expect(stderr).toMatch(
-      /refusing the vault's answer to GET \/api\/v1\/events: the answer is an array, not an object/,
-    )
+    expect(stderr).toMatch(/refusing the vault's answer to GET \/api\/v1\/events/)
+    expect(stderr).toMatch(message)
   })
 })
 
