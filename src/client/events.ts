@@ -70,6 +70,27 @@ function eventSizeGuard(limit: number): (chunk: string) => boolean {
   }
 }
 
+/**
+ * The most different secrets one follow may name. A real environment holds hundreds; a feed naming
+ * thousands of made-up ones would otherwise grow every batch of changes, and every line naming them,
+ * without limit.
+ */
+const maxFeedNames = 10_000
+
+/** Where a follow is: the last event id seen, and the names its events have named. */
+interface FeedCursor {
+  lastEventId?: string
+  names: Set<string>
+}
+
+/** The change, once its name is counted among the follow's (a VaultAnswerError past maxFeedNames). */
+function newName(cursor: FeedCursor, change: SecretChange): SecretChange {
+  cursor.names.add(change.name)
+  if (cursor.names.size > maxFeedNames)
+    throw answerError('GET /api/v1/events', `its events name more than ${maxFeedNames} different secrets`)
+  return change
+}
+
 /** Refusals that retrying cannot fix. */
 const fatalStatuses = new Set([400, 403, 404])
 
@@ -80,7 +101,7 @@ export async function followChanges(settings: ConnectionSettings, options: Follo
   const url = new URL('api/v1/events', vaultBaseUrl(settings))
   if (options.environment) url.searchParams.set('environment', options.environment)
   const { initialMs, maxMs } = options.backoff ?? { initialMs: 500, maxMs: 30_000 }
-  const cursor: { lastEventId?: string } = {}
+  const cursor: FeedCursor = { names: new Set() }
   let failures = 0
   while (!options.signal.aborted) {
     try {
@@ -129,7 +150,7 @@ export class FeedError extends VaultError {
 async function streamOnce(
   session: VaultSession,
   url: URL,
-  cursor: { lastEventId?: string },
+  cursor: FeedCursor,
   options: FollowOptions,
 ): Promise<boolean> {
   const bearer = await session.bearer()
@@ -178,7 +199,8 @@ async function streamOnce(
         onEvent(event) {
           if (refusal) return
           try {
-            if (event.event === 'secret') options.onChange(eventData(event.data, secretChangeAnswer))
+            if (event.event === 'secret')
+              options.onChange(newName(cursor, eventData(event.data, secretChangeAnswer)))
             if (event.event === 'error') refusal = refusalOf(eventData(event.data, feedRefusalAnswer))
           } catch (error) {
             refusal = error as Error

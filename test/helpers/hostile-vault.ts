@@ -145,6 +145,28 @@ export function feed(events: [string, unknown][], options: { thenHold?: boolean 
   }
 }
 
+/** A change feed that sends the ready event and then changes of ever new made-up names, as fast as read. */
+export function floodFeed(): Answer {
+  return (request, response) => {
+    response.writeHead(200, { 'content-type': 'text/event-stream' })
+    response.write('id: 1\nevent: ready\ndata: {}\n\n')
+    let id = 2
+    let gone = false
+    request.socket.on('close', () => (gone = true))
+    const pump = () => {
+      while (!gone) {
+        let chunk = ''
+        for (let count = 0; count < 1000; count++, id++) {
+          const change = { name: `N${'X'.repeat(200)}${id}`, version: 1, change: 'updated', at: at }
+          chunk += `id: ${id}\nevent: secret\ndata: ${JSON.stringify(change)}\n\n`
+        }
+        if (!response.write(chunk)) return void response.once('drain', pump)
+      }
+    }
+    pump()
+  }
+}
+
 /** A change feed that sends the ready event and then one line that never ends, as fast as read. */
 export function endlessFeedLine(): Answer {
   return (request, response) => {
