@@ -7,18 +7,16 @@
  */
 import type * as Http from 'node:http'
 import { createParser } from 'eventsource-parser'
-import { UnreachableError, VaultError } from '../errors.js'
+import { IntegrityError, UnreachableError, VaultError } from '../errors.js'
+import { feedRefusalAnswer, secretChangeAnswer, type SecretChange } from './api-answers.js'
 import { httpStatusError } from './http-errors.js'
+import { maxErrorBodyBytes } from './http-send.js'
+import { jsonLimitExceeded } from './json-limits.js'
 import { createSession, type VaultSession } from './session.js'
 import { vaultBaseUrl, type ConnectionSettings } from './settings.js'
+import { answerError, decodeAnswer, redirectError, shownText, type Decoder } from './vault-answer.js'
 
-/** One changed secret, as the feed names it (never a value). */
-export interface SecretChange {
-  name: string
-  version: number
-  change: 'created' | 'updated' | 'deleted' | 'rolled_back'
-  at: string
-}
+export type { SecretChange } from './api-answers.js'
 
 export interface FollowOptions {
   environment?: string
@@ -36,6 +34,63 @@ export interface FollowOptions {
   silenceMs?: number
 }
 
+/**
+ * The longest event of the feed, in characters (its lines up to the blank line that ends it). A change
+ * event is about 150 (a name of at most 256 characters, a version, a kind, a time) and an error event
+ * a line: a megabyte is thousands of times either, and is all the memory a feed that never ends its
+ * event (or its line) can take.
+ */
+const maxEventBytes = 1024 * 1024
+
+/**
+ * A check fed each chunk of the stream: false once more than `limit` characters arrived since the
+ * last blank line (the end of an event, or of a heartbeat comment), however the lines are split.
+ */
+function eventSizeGuard(limit: number): (chunk: string) => boolean {
+  let size = 0
+  let lineStart = true
+  let afterCr = false
+  return (chunk) => {
+    for (let index = 0; index < chunk.length; index++) {
+      const code = chunk.charCodeAt(index)
+      if (code === 0x0a && afterCr) {
+        afterCr = false
+        continue
+      }
+      afterCr = code === 0x0d
+      if (code === 0x0a || code === 0x0d) {
+        if (lineStart) size = 0
+        lineStart = true
+      } else {
+        lineStart = false
+        if (++size > limit) return false
+      }
+    }
+    return true
+  }
+}
+
+/**
+ * The most different secrets one follow may name. A real environment holds hundreds; a feed naming
+ * thousands of made-up ones would otherwise grow every batch of changes, and every line naming them,
+ * without limit.
+ */
+const maxFeedNames = 10_000
+
+/** Where a follow is: the last event id seen, and the names its events have named. */
+interface FeedCursor {
+  lastEventId?: string
+  names: Set<string>
+}
+
+/** The change, once its name is counted among the follow's (a VaultAnswerError past maxFeedNames). */
+function newName(cursor: FeedCursor, change: SecretChange): SecretChange {
+  cursor.names.add(change.name)
+  if (cursor.names.size > maxFeedNames)
+    throw answerError('GET /api/v1/events', `its events name more than ${maxFeedNames} different secrets`)
+  return change
+}
+
 /** Refusals that retrying cannot fix. */
 const fatalStatuses = new Set([400, 403, 404])
 
@@ -46,7 +101,7 @@ export async function followChanges(settings: ConnectionSettings, options: Follo
   const url = new URL('api/v1/events', vaultBaseUrl(settings))
   if (options.environment) url.searchParams.set('environment', options.environment)
   const { initialMs, maxMs } = options.backoff ?? { initialMs: 500, maxMs: 30_000 }
-  const cursor: { lastEventId?: string } = {}
+  const cursor: FeedCursor = { names: new Set() }
   let failures = 0
   while (!options.signal.aborted) {
     try {
@@ -55,6 +110,8 @@ export async function followChanges(settings: ConnectionSettings, options: Follo
       if (options.signal.aborted) return
       const status = (error as { status?: number }).status
       if (status !== undefined && fatalStatuses.has(status)) throw error
+      // an answer no vault gives (a name outside the rule, a malformed event): reconnecting gets more
+      if (error instanceof IntegrityError) throw error
       if (status === 401) await session.login().catch(() => undefined)
       if (unreachable(error)) options.onUnreachable?.()
     }
@@ -93,7 +150,7 @@ export class FeedError extends VaultError {
 async function streamOnce(
   session: VaultSession,
   url: URL,
-  cursor: { lastEventId?: string },
+  cursor: FeedCursor,
   options: FollowOptions,
 ): Promise<boolean> {
   const bearer = await session.bearer()
@@ -115,31 +172,67 @@ async function streamOnce(
     }
     request.on('error', (error: NodeJS.ErrnoException) => {
       clearTimeout(silence)
-      if (healthy || options.signal.aborted) resolve(healthy)
+      if (refusal) reject(refusal)
+      else if (healthy || options.signal.aborted) resolve(healthy)
       else reject(new FeedError(`change feed: ${error.code ?? error.message}`))
     })
     request.on('response', (response) => {
       response.setEncoding('utf8')
-      if (response.statusCode !== 200) {
+      const status = response.statusCode ?? 0
+      if (status >= 300 && status < 400) {
+        response.resume()
+        return reject(redirectError('GET /api/v1/events', status, response.headers.location))
+      }
+      if (status !== 200) {
         let body = ''
-        response.on('data', (chunk: string) => (body += chunk.slice(0, 4096)))
-        response.on('end', () => reject(statusError(response.statusCode ?? 0, body, response.headers)))
+        response.on('data', (chunk: string) => {
+          body += chunk
+          if (body.length <= maxErrorBodyBytes) return
+          body = body.slice(0, maxErrorBodyBytes)
+          response.destroy()
+        })
+        response.on('close', () => reject(statusError(status, body, response.headers)))
         return
       }
+      const bounded = eventSizeGuard(maxEventBytes)
       const parser = createParser({
         onEvent(event) {
+          if (refusal) return
+          try {
+            if (event.event === 'secret')
+              options.onChange(newName(cursor, eventData(event.data, secretChangeAnswer)))
+            if (event.event === 'error') refusal = refusalOf(eventData(event.data, feedRefusalAnswer))
+          } catch (error) {
+            refusal = error as Error
+            request.destroy()
+            return
+          }
+          // the id goes back as the Last-Event-ID header: the vault's are sequence numbers
+          if (event.id !== undefined && !/^\d{1,20}$/.test(event.id)) {
+            refusal = answerError(
+              'GET /api/v1/events',
+              `an event id ${shownText(event.id)} that is not a number`,
+            )
+            return void request.destroy()
+          }
           if (event.id !== undefined) cursor.lastEventId = event.id
           if (event.event === 'ready') {
             healthy = true
             options.onReady?.()
           }
-          if (event.event === 'secret') options.onChange(JSON.parse(event.data) as SecretChange)
-          if (event.event === 'error') refusal = refusalOf(event.data)
         },
       })
       quiet()
       response.on('data', (chunk: string) => {
         quiet()
+        if (refusal) return
+        if (!bounded(chunk)) {
+          refusal = answerError(
+            'GET /api/v1/events',
+            `an event is larger than ${maxEventBytes / 1024 / 1024} MiB`,
+          )
+          return void request.destroy()
+        }
         parser.feed(chunk)
       })
       response.on('close', () => {
@@ -157,9 +250,21 @@ function statusError(status: number, body: string, headers: Http.IncomingHttpHea
   return Object.assign(httpStatusError(status, body, headers), { status })
 }
 
+/** The JSON data of a feed event, decoded (a VaultAnswerError when it is not JSON or not the shape). */
+function eventData<T>(data: string, decoder: Decoder<T>): T {
+  const tooLarge = jsonLimitExceeded(data)
+  if (tooLarge) throw answerError('GET /api/v1/events', `an event: ${tooLarge}`)
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(data)
+  } catch {
+    throw answerError('GET /api/v1/events', 'an event whose data is not JSON')
+  }
+  return decodeAnswer('GET /api/v1/events', parsed, decoder)
+}
+
 /** The refusal an `error` event carries (the server's code and message), as an HTTP-like error. */
-function refusalOf(data: string): Error {
-  const { code } = JSON.parse(data) as { code?: string }
+function refusalOf(refusal: { code?: string; message?: string }): Error {
   const statuses: Record<string, number> = { forbidden: 403, not_found: 404, unauthorized: 401 }
-  return statusError(statuses[code ?? ''] ?? 503, JSON.stringify({ error: JSON.parse(data) as unknown }))
+  return statusError(statuses[refusal.code ?? ''] ?? 503, JSON.stringify({ error: refusal }))
 }

@@ -2,7 +2,8 @@
  * The HTTP transport of the vault client: base URL, an overall timeout per attempt, retries of
  * idempotent requests (network errors, 408/502/503/504) and of any request refused with 429 or never
  * delivered (ECONNREFUSED), honouring Retry-After up to a limit, and the mapping of failures to the
- * typed errors of src/errors.ts. Debug lines (DEBUG=vault* or *) name the method, path and status
+ * typed errors of src/errors.ts. A redirect is never followed: it is refused (VaultAnswerError), so a
+ * request (its token, client secret or password) only ever goes to VAULT_DOMAIN. Debug lines (DEBUG=vault* or *) name the method, path and status
  * only: never headers or bodies.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -10,6 +11,7 @@ import { UnreachableError, UsageError } from '../errors.js'
 import { httpStatusError, isGatewayFailure } from './http-errors.js'
 import { NetworkError, sendOnce, type RawResponse } from './http-send.js'
 import { loopbackOnlyLookup, notLoopbackCode } from './loopback.js'
+import { redirectError } from './vault-answer.js'
 
 export { httpStatusError } from './http-errors.js'
 
@@ -24,6 +26,8 @@ export interface HttpRequest {
   form?: Record<string, string>
   headers?: Record<string, string>
   bearer?: string
+  /** The longest answer body read, in bytes (default 1 MiB; a secrets list asks for 64 MiB). */
+  maxBodyBytes?: number
 }
 
 export interface HttpResponse<T> {
@@ -90,6 +94,8 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           timeoutMs: options.timeoutMs ?? 30_000,
           lookup,
           signal: options.signal,
+          maxBodyBytes: request.maxBodyBytes,
+          jsonLimits: true,
         })
       } catch (error) {
         if (!(error instanceof NetworkError)) throw error
@@ -122,6 +128,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         })
       }
       if (outcome.status >= 400) throw httpStatusError(outcome.status, outcome.text, outcome.headers)
+      if (outcome.status >= 300) {
+        throw redirectError(`${request.method} ${url.pathname}`, outcome.status, outcome.headers.location)
+      }
       return { status: outcome.status, body: parseBody<T>(outcome.text), headers: outcome.headers }
     }
   }

@@ -2,7 +2,7 @@
  * `vault login` and `vault logout`: a fresh client-credentials exchange cached per (domain, client id),
  * and the removal (with revocation) of that cache entry.
  */
-import type { ConnectionSettings } from './settings.js'
+import { refuseStackDomainForPassword, type ConnectionSettings } from './settings.js'
 import { createSession } from './session.js'
 import type { TokenStoreKind } from './token-store.js'
 import { VaultApi } from './vault-api.js'
@@ -48,10 +48,17 @@ export interface HumanLoginResult {
   store: TokenStoreKind
 }
 
-/** Signs a human in with a password and caches the token per (domain, user); never returns the token. */
-export async function loginHuman(settings: ConnectionSettings, password: string): Promise<HumanLoginResult> {
+/**
+ * Signs a human in and caches the token per (domain, user); never returns the token. The password is
+ * asked for (`password`) only after the vault is known to be one the human named (not a stack file).
+ */
+export async function loginHuman(
+  settings: ConnectionSettings,
+  password: () => Promise<string>,
+): Promise<HumanLoginResult> {
+  refuseStackDomainForPassword(settings)
   const session = createSession(settings)
-  const outcome = await session.signIn(password)
+  const outcome = await session.signIn(await password())
   return {
     domain: settings.domain!,
     user: settings.user!,

@@ -6,7 +6,9 @@
  * user); when that session ends, the human signs in again.
  */
 import { AuthError, NotConfiguredError } from '../errors.js'
+import { tokenAnswer } from './api-answers.js'
 import { ciIdentityToken, hasCiToken } from './ci-token.js'
+import { decodeAnswer } from './vault-answer.js'
 import { createHttpClient, type HttpClient, type HttpRequest, type HttpResponse } from './http.js'
 import { needsLoopbackResolution, vaultBaseUrl, type ConnectionSettings } from './settings.js'
 import {
@@ -28,11 +30,6 @@ export interface LoginResult {
   store: TokenStoreKind
 }
 
-interface TokenResponse {
-  access_token?: unknown
-  expires_in?: unknown
-}
-
 /** A vault session: sends authenticated requests and owns the token's life cycle. */
 export class VaultSession {
   private token?: CachedToken
@@ -49,22 +46,23 @@ export class VaultSession {
    */
   async signIn(password: string): Promise<LoginResult & { role: string }> {
     const username = this.humanUser()!
-    const response = await this.http<TokenResponse & { user?: { role?: unknown } }>({
+    const response = await this.http<unknown>({
       method: 'POST',
       path: 'api/v1/auth/signin',
       json: { username, password },
     })
-    const accessToken = response.body?.access_token
-    if (typeof accessToken !== 'string' || accessToken === '')
-      throw new AuthError('the vault returned no access token')
-    const expiresIn = Number(response.body?.expires_in ?? 900)
+    const { accessToken, expiresIn, role } = decodeAnswer(
+      'POST /api/v1/auth/signin',
+      response.body,
+      tokenAnswer,
+    )
     this.token = { accessToken, expiresAt: Date.now() + expiresIn * 1000 }
     const store = await this.store()
     await store.set(this.cacheKey(), this.token)
     return {
       expiresAt: this.token.expiresAt,
       store: store.kind,
-      role: String(response.body?.user?.role ?? ''),
+      role: role ?? '',
     }
   }
 
@@ -87,7 +85,7 @@ export class VaultSession {
           client_id: clientId,
           assertion: await ciIdentityToken(ciToken!, this.settings.domain ?? ''),
         }
-    const response = await this.http<TokenResponse>({
+    const response = await this.http<unknown>({
       method: 'POST',
       path: 'api/v1/auth/token',
       form,
@@ -97,11 +95,7 @@ export class VaultSession {
         hint: `check the OIDC trust of ${clientId} (vault identity update) against the job's token`,
       })
     })
-    const accessToken = response.body?.access_token
-    const expiresIn = Number(response.body?.expires_in ?? 900)
-    if (typeof accessToken !== 'string' || accessToken === '') {
-      throw new AuthError('the vault returned no access token')
-    }
+    const { accessToken, expiresIn } = decodeAnswer('POST /api/v1/auth/token', response.body, tokenAnswer)
     this.token = { accessToken, expiresAt: Date.now() + expiresIn * 1000 }
     const store = await this.store()
     await store.set(this.cacheKey(), this.token)
@@ -206,6 +200,12 @@ export interface SessionOptions {
   signal?: AbortSignal
 }
 
+/** VAULT_HTTP_TIMEOUT: the seconds one request may take (default 30); a value that is not a positive number is ignored. */
+export function httpTimeoutMs(env: NodeJS.ProcessEnv): number | undefined {
+  const seconds = Number(env.VAULT_HTTP_TIMEOUT)
+  return env.VAULT_HTTP_TIMEOUT && Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined
+}
+
 /** A session for the settings, with the transport and token store of this machine. */
 export function createSession(
   settings: ConnectionSettings,
@@ -215,6 +215,7 @@ export function createSession(
   const baseUrl = vaultBaseUrl(settings)
   const http = createHttpClient({
     baseUrl,
+    timeoutMs: httpTimeoutMs(env),
     loopbackOnly: needsLoopbackResolution(baseUrl, settings),
     retryUnreachable: options.retryUnreachable,
     signal: options.signal,

@@ -36,6 +36,12 @@ export interface ConnectionSettings {
   stackEnvFile?: string
   /** The stack's credentials file when it exists. */
   credentialsFile?: string
+  /**
+   * The stack file (`.vault/credentials` or `.env`) that alone names the domain: neither --domain nor
+   * VAULT_DOMAIN in the environment does. A project directory from elsewhere can write it, so nothing
+   * of the user's own (a client secret from the environment, a password) is sent there.
+   */
+  domainOnlyFrom?: string
 }
 
 export interface ResolvedSettings {
@@ -58,15 +64,15 @@ export async function resolveSettings(
   const fromFile = await readStackEnv(stackEnvFile, env)
   const pick = (name: (typeof settingNames)[number]) =>
     nonEmpty(env[name]) ?? nonEmpty(fromCredentials?.values[name]) ?? nonEmpty(fromFile?.values[name])
-  refuseStackDomainForHostSecret({
-    flagDomain: nonEmpty(flags.domain),
-    env,
-    stackDomainFile: nonEmpty(fromCredentials?.values.VAULT_DOMAIN)
-      ? credentialsFile
-      : nonEmpty(fromFile?.values.VAULT_DOMAIN)
-        ? stackEnvFile
-        : undefined,
-  })
+  const domainOnlyFrom =
+    nonEmpty(flags.domain) || nonEmpty(env.VAULT_DOMAIN)
+      ? undefined
+      : nonEmpty(fromCredentials?.values.VAULT_DOMAIN)
+        ? credentialsFile
+        : nonEmpty(fromFile?.values.VAULT_DOMAIN)
+          ? stackEnvFile
+          : undefined
+  refuseStackDomainForHostSecret(domainOnlyFrom, env)
   const settings: ConnectionSettings = {
     domain: trimSlash(nonEmpty(flags.domain) ?? pick('VAULT_DOMAIN')),
     projectId: nonEmpty(flags.project) ?? pick('VAULT_PROJECT_ID'),
@@ -77,6 +83,7 @@ export async function resolveSettings(
     insecure: flags.insecure ?? false,
     stackEnvFile: fromFile ? stackEnvFile : undefined,
     credentialsFile: fromCredentials ? credentialsFile : undefined,
+    domainOnlyFrom,
   }
   const warnings: string[] = []
   if (fromCredentials) warnings.push(...(await fileWarnings(credentialsFile, fromCredentials.mode)))
@@ -111,22 +118,32 @@ function ciTokenSource(env: NodeJS.ProcessEnv): CiTokenSource | undefined {
  * token request. A domain from --domain or the environment, or a secret from the same files, is used
  * as before.
  */
-function refuseStackDomainForHostSecret(sources: {
-  flagDomain?: string
-  env: NodeJS.ProcessEnv
-  stackDomainFile?: string
-}): void {
-  const { flagDomain, env, stackDomainFile } = sources
+function refuseStackDomainForHostSecret(domainOnlyFrom: string | undefined, env: NodeJS.ProcessEnv): void {
   const secret = nonEmpty(env.VAULT_CLIENT_SECRET)
     ? 'VAULT_CLIENT_SECRET'
     : ciTokenSource(env)
       ? 'the OIDC token (VAULT_OIDC_TOKEN or ACTIONS_ID_TOKEN_REQUEST_*)'
       : undefined
-  if (flagDomain || nonEmpty(env.VAULT_DOMAIN) || !secret || !stackDomainFile) return
+  if (!domainOnlyFrom || !secret) return
   throw new UsageError(
-    `${secret} comes from the environment but VAULT_DOMAIN from ${stackDomainFile}: refusing to send the secret to a vault a project file names`,
+    `${secret} comes from the environment but VAULT_DOMAIN from ${domainOnlyFrom}: refusing to send the secret to a vault a project file names`,
     {
       hint: 'set VAULT_DOMAIN in the environment too (or pass --domain), or keep the secret in the same file as the domain',
+    },
+  )
+}
+
+/**
+ * Refuses a human's password for a vault that only a stack file names (`domainOnlyFrom`): the human
+ * names the vault they sign in to, with --domain or VAULT_DOMAIN, as for a client secret from the
+ * environment.
+ */
+export function refuseStackDomainForPassword(settings: ConnectionSettings): void {
+  if (!settings.domainOnlyFrom) return
+  throw new UsageError(
+    `VAULT_DOMAIN comes only from ${settings.domainOnlyFrom}: refusing to send a password to a vault a project file names`,
+    {
+      hint: `name the vault yourself: vault login --user NAME --domain ${shellWord(settings.domain ?? 'URL')} (or set VAULT_DOMAIN)`,
     },
   )
 }

@@ -15,7 +15,8 @@ export default class Login extends BaseCommand<typeof Login> {
     'signs in instead (password from a hidden prompt, or --password-stdin); the token is cached per ' +
     '(domain, user) and used by the other commands when VAULT_USER=NAME is set (with --project or ' +
     'VAULT_PROJECT_ID naming the project). It ends after 12 hours, 30 minutes without use, vault logout, ' +
-    'or a password change.'
+    'or a password change. The password goes only to a vault you name with --domain or VAULT_DOMAIN in ' +
+    "the environment, never to one only the stack's .vault/credentials or .env names (exit 2)."
   static override examples = [
     { command: '<%= config.bin %> <%= command.id %>', description: "log in with the stack's .env" },
     { command: '<%= config.bin %> <%= command.id %> --stack-dir ~/stack --json', description: 'as JSON' },
@@ -55,8 +56,7 @@ export default class Login extends BaseCommand<typeof Login> {
   }
 
   private async signIn(settings: Parameters<typeof loginHuman>[0]): Promise<HumanLoginResult> {
-    const password = await this.readPassword(settings.user!)
-    const result = await loginHuman(settings, password)
+    const result = await loginHuman(settings, () => this.readPassword(settings.user!, settings.domain))
     if (!this.jsonEnabled()) {
       this.note(
         fields`signed in to ${result.domain} as ${result.user} (${result.role}); token cached in the ` +
@@ -66,7 +66,7 @@ export default class Login extends BaseCommand<typeof Login> {
     return result
   }
 
-  private async readPassword(user: string): Promise<string> {
+  private async readPassword(user: string, domain = ''): Promise<string> {
     const { readPipedValue } = await import('../cli/read-secret.js')
     if (this.flags['password-stdin']) return readPipedValue()
     if (!process.stdin.isTTY)
@@ -74,7 +74,8 @@ export default class Login extends BaseCommand<typeof Login> {
         hint: 'printf %s "$PASSWORD" | vault login --user NAME --password-stdin',
       })
     const { password } = await import('@inquirer/prompts')
-    const value = await password({ message: `password of ${user}`, mask: true }, { output: process.stderr })
+    const message = fields`password of ${user} at ${domain}`
+    const value = await password({ message, mask: true }, { output: process.stderr })
     if (value === '') throw new UsageError('no password entered')
     return value
   }

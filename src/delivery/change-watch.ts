@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { SecretChange } from '../client/events.js'
 import type { ConnectionSettings } from '../client/settings.js'
+import { IntegrityError } from '../errors.js'
 import { createChangeBatcher } from './change-batch.js'
 
 export interface ChangeWatchOptions {
@@ -35,7 +36,8 @@ const stopSignals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
  * while following the feed. The feed is connected before `run` starts, so no change between the first
  * load and the subscription is missed; when it cannot connect within `connectWaitMs`, or no vault
  * answers its first attempt, the watcher starts anyway and says so. A stop while waiting ends the
- * command without starting the work. A refusal of the feed leaves the work running without --watch.
+ * command without starting the work. A refusal of the feed leaves the work running without --watch;
+ * an answer of the feed no vault gives (IntegrityError) before the work started ends the command.
  */
 export async function watchChanges<T>(
   options: ChangeWatchOptions,
@@ -62,9 +64,13 @@ export async function watchChanges<T>(
       onUnreachable: () => settle(false),
       note: options.note,
     })
-    const feedDone = following.catch((error: unknown) =>
-      options.note(`Warning: ${(error as Error).message}; the command keeps running without --watch`),
-    )
+    let started = false
+    let refusedBeforeStart: IntegrityError | undefined
+    const feedDone = following.catch((error: unknown) => {
+      // an answer no vault gives, before the work starts: the command does not start at all
+      if (error instanceof IntegrityError && !started) refusedBeforeStart = error
+      else options.note(`Warning: ${(error as Error).message}; the command keeps running without --watch`)
+    })
     try {
       const waited = await Promise.race([
         ready,
@@ -72,6 +78,8 @@ export async function watchChanges<T>(
         sleep(options.connectWaitMs ?? 5000, false, { ref: false }),
       ])
       if (stopping.signal.aborted) return watcher.stopped()
+      if (refusedBeforeStart) throw refusedBeforeStart
+      started = true
       if (!waited)
         options.note(
           'Warning: the change feed is not connected yet; changes made before it connects are missed',

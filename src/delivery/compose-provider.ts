@@ -3,23 +3,21 @@
  * provider and reads JSON messages from its stdout (docker/compose pkg/compose/plugins.go): each
  * `rawsetenv KEY=VALUE` reaches every service that depends on the provider service as KEY, each
  * `setenv KEY=VALUE` as <SERVICE>_KEY. This module turns an environment's secrets into those messages,
- * all of them or none: every name is checked (`^[A-Z_][A-Z0-9_]*$`, so compose's cut at the first `=`
- * gives the name back), and what `vault run` withholds is withheld here too (a name that controls a
+ * all of them or none: every name is checked against the server's own rule (src/text/secret-name.ts,
+ * so compose's cut at the first `=` gives the name back), and what `vault run` withholds is withheld here too (a name that controls a
  * process unless allowed, the stack's own credentials even when allowed, a value with a NUL byte).
  */
 import { AuthError, IntegrityError, NotConfiguredError, NotFoundError, UsageError } from '../errors.js'
 import { credentialSecretNames } from '../client/credentials-file.js'
 import { refuseHostVariables } from '../process/host-variables.js'
 import { isWithheld } from '../process/withheld-variables.js'
+import { isSecretName } from '../text/secret-name.js'
 
 /** A message of the provider protocol (compose's JsonMessage). */
 export interface ProviderMessage {
   type: 'info' | 'error' | 'setenv' | 'rawsetenv' | 'debug'
   message: string
 }
-
-/** A name compose can deliver unchanged and a shell or a container's environment reads as one word. */
-export const providerNamePattern = /^[A-Z_][A-Z0-9_]*$/
 
 /** Where the secrets come from (VaultApi.listSecrets, one request). */
 export interface ProviderSecretSource {
@@ -102,7 +100,7 @@ function requestedNames(secrets: readonly string[]): string[] | 'all' {
     if (secrets.length > 1) throw new UsageError('* stands for every secret: give it alone')
     return 'all'
   }
-  const invalid = secrets.filter((name) => !providerNamePattern.test(name))
+  const invalid = secrets.filter((name) => !isSecretName(name))
   if (invalid.length > 0) {
     throw new UsageError(`not a secret name: ${invalid.map((name) => JSON.stringify(name)).join(', ')}`, {
       hint: 'secret names are UPPER_SNAKE_CASE: letters A-Z, digits and _',
@@ -117,7 +115,7 @@ function secretsByName(answer: unknown): Map<string, string> {
   const byName = new Map<string, string>()
   for (const entry of answer as unknown[]) {
     const { name, value } = (entry ?? {}) as { name?: unknown; value?: unknown }
-    if (typeof name !== 'string' || !providerNamePattern.test(name) || typeof value !== 'string') {
+    if (typeof name !== 'string' || !isSecretName(name) || typeof value !== 'string') {
       const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 64)) : typeof name
       throw new IntegrityError(`the vault answered with a secret that cannot be delivered: name ${shown}`, {
         hint: 'secret names are UPPER_SNAKE_CASE; check the vault server',

@@ -3,7 +3,8 @@
  * `$XDG_STATE_HOME/vault/fallback/`, mode 600 in a mode-700 directory, written atomically. The
  * secrets are sealed with AES-256-GCM (node:crypto); the header (whose copy it is and when it was
  * saved) is authenticated as additional data, so a copy moved to another name or with its age
- * changed fails like a tampered one. Nothing in the file is a value in clear.
+ * changed fails like a tampered one. Nothing in the file is a value in clear. What a copy holds is
+ * checked like the vault's answer it was made from (secret names follow the server's rule).
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
 import { readdir, readFile, rm } from 'node:fs/promises'
@@ -12,6 +13,18 @@ import { dirname, join } from 'node:path'
 import { IntegrityError } from '../errors.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
 import { checkPrivateDirectory, ensurePrivateDirectory } from '../fs/private-directory.js'
+import {
+  arrayOf,
+  count,
+  decodeWith,
+  field,
+  object,
+  optional,
+  secretName,
+  string,
+  uniqueNames,
+  type Decoder,
+} from '../client/vault-answer.js'
 
 const format = 'vault-fallback/1'
 
@@ -121,6 +134,7 @@ export async function readCopy(
     throw refuse('belongs to another vault, project or environment')
   }
   if (!key) throw refuse('cannot be opened: its key is missing from the keychain and the key file')
+  let opened: unknown
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(file.iv, 'base64'))
     decipher.setAAD(additionalData(identity, file.savedAt))
@@ -129,13 +143,28 @@ export async function readCopy(
       decipher.update(Buffer.from(file.ciphertext, 'base64')),
       decipher.final(),
     ])
-    const secrets = (JSON.parse(plaintext.toString('utf8')) as { secrets: CopiedSecret[] }).secrets
+    opened = JSON.parse(plaintext.toString('utf8')) as unknown
     plaintext.fill(0)
-    return { identity, savedAt: Date.parse(file.savedAt), secrets }
   } catch {
     throw refuse('failed its integrity check (a wrong key, or the file was changed)')
   }
+  // a copy sealed by an older vault CLI holds what the server sent, unchecked
+  const secrets = decodeWith(opened, '', copiedSecrets, (problem) => refuse(`is not usable: ${problem}`))
+  return { identity, savedAt: Date.parse(file.savedAt), secrets }
 }
+
+const copiedSecret: Decoder<CopiedSecret> = (value, where) => {
+  const record = object(value, where)
+  const version = field(record, 'version', optional(count), where)
+  return {
+    name: field(record, 'name', secretName, where),
+    value: field(record, 'value', string, where),
+    ...(version === undefined ? {} : { version }),
+  }
+}
+
+const copiedSecrets: Decoder<CopiedSecret[]> = (value, where) =>
+  uniqueNames(field(object(value, where), 'secrets', arrayOf(copiedSecret), where), 'secrets')
 
 function parseCopyFile(text: string): CopyFile | undefined {
   try {

@@ -12,8 +12,9 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { UsageError } from '../errors.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
-import { isSecretName } from './stack-specs.js'
+import { looksLikeSecretName } from './stack-specs.js'
 import { templateOf } from './value-kinds.js'
+import { isSecretName } from '../text/secret-name.js'
 
 /** What import needs of the vault client. */
 export interface ImportWriter {
@@ -72,8 +73,6 @@ export interface ImportOptions {
   usersOf: (names: string[]) => Promise<Record<string, string[]>>
 }
 
-const secretName = /^[A-Z][A-Z0-9_]*$/
-
 /** Imports FILE into the environment; nothing is written with `dryRun`. */
 export async function importSecrets(writer: ImportWriter, options: ImportOptions): Promise<ImportResult> {
   const text = await readFile(options.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
@@ -103,7 +102,7 @@ export async function importSecrets(writer: ImportWriter, options: ImportOptions
   const stored = await writer.listSecrets(options.environment)
   const existing = new Map(stored.map((s) => [s.name, s.value]))
   const writable = chosen.filter(
-    (name) => !name.startsWith('VAULT_') && !bare.has(name) && secretName.test(name),
+    (name) => !name.startsWith('VAULT_') && !bare.has(name) && isSecretName(name),
   )
   const after = Object.fromEntries(
     writable.map((name) => [
@@ -125,7 +124,7 @@ export async function importSecrets(writer: ImportWriter, options: ImportOptions
     if (name.startsWith('VAULT_'))
       skip('a vault setting: it belongs in .vault/credentials (vault doctor --fix)')
     else if (bare.has(name)) skip('no value of its own (a bare name, filled from the environment)')
-    else if (!secretName.test(name)) skip('not a secret name (UPPER_SNAKE_CASE)')
+    else if (!isSecretName(name)) skip('not a secret name (UPPER_SNAKE_CASE)')
     else if (value === undefined) skip('no value')
     else if (existing.get(name) === value) secrets.push({ name, action: 'unchanged', services, ...about })
     else if (existing.has(name) && !options.force)
@@ -188,7 +187,7 @@ function heldValues(
   for (const name of chosen) if (after[name] !== undefined) sources.set(name, after[name])
   const rank = (name: string) => (/PASSWORD$/.test(name) ? 0 : 1)
   const candidates = [...sources]
-    .filter(([name, value]) => isSecretName(name) && value.length >= minimumHeldLength)
+    .filter(([name, value]) => looksLikeSecretName(name) && value.length >= minimumHeldLength)
     .sort(([a, av], [b, bv]) => bv.length - av.length || rank(a) - rank(b) || (a < b ? -1 : 1))
   const found = new Map<string, { of: string; template: string }>()
   for (const name of chosen) {

@@ -14,7 +14,7 @@ import { baseSecrets, type BaseSecretSpec } from './base-secrets.js'
 import { isPublishedPlaceholder, notASecretValue, templateOf, urlPassword } from './value-kinds.js'
 
 /** True when a name marks a value as a secret to generate. */
-export function isSecretName(name: string): boolean {
+export function looksLikeSecretName(name: string): boolean {
   if (/(^|_)(PUBLIC_KEY|TLS_KEY|SSL_KEY|PRIVATE_KEY)$/.test(name)) return false
   if (/(^|_)ACCESS_KEY$/.test(name) && !/SECRET_ACCESS_KEY$/.test(name)) return false
   return (
@@ -44,7 +44,7 @@ export function specsForStack(project: ComposeProject, listVariables: ListVariab
       skipped.push({ name, reason: 'a vault or compose setting' })
     } else if (project.origins[name] === 'env-file') {
       const value = project.variables[name] ?? ''
-      const placeholder = isSecretName(name) && isPublishedPlaceholder(value)
+      const placeholder = looksLikeSecretName(name) && isPublishedPlaceholder(value)
       skipped.push({
         name,
         reason: placeholder
@@ -53,7 +53,7 @@ export function specsForStack(project: ComposeProject, listVariables: ListVariab
       })
     } else if (preset?.source === 'input' && defaultValue === undefined) {
       specs.push({ ...preset, reason: preset.required ? 'required: an input' : 'optional input' })
-    } else if (isSecretName(name) && preset?.source !== 'input' && kind === undefined) {
+    } else if (looksLikeSecretName(name) && preset?.source !== 'input' && kind === undefined) {
       const shape = valueShapeFor(name)
       const summary = shape === 'hex32' ? '32-byte random value, hex' : 'generated password'
       const why =

@@ -10,12 +10,11 @@ import { ApiError, readJsonObject } from '../http/http.js'
 import type { Resource } from '../http/router.js'
 import type { Preconditions } from '../http/preconditions.js'
 import * as secrets from '../secrets/secrets.js'
-
-const namePattern = /^[A-Z][A-Z0-9_]*$/
+import { isSecretName } from '../../text/secret-name.js'
 
 /** A secret name, or a 400 naming the rule (UPPER_SNAKE_CASE, at most 256 characters). */
 export function checkedName(name: string): string {
-  if (!namePattern.test(name) || name.length > 256) {
+  if (!isSecretName(name)) {
     throw new ApiError(400, 'invalid_name', 'secret names match ^[A-Z][A-Z0-9_]*$ (UPPER_SNAKE_CASE)')
   }
   return name

@@ -66,7 +66,9 @@ function hostileVault(request: IncomingMessage, response: ServerResponse): void 
   if (path === '/api/v1/secrets') {
     const at = `2026-01-01${payload}`
     return answer(response, 200, {
-      secrets: [{ name: `NAME${payload}`, version: 1, createdAt: at, updatedAt: at, value: `v${payload}` }],
+      // a name outside the rule is refused (test/adversarial/client/hostile-names.test.ts): the
+      // timestamps and the value carry the payload
+      secrets: [{ name: 'NAME', version: 1, createdAt: at, updatedAt: at, value: `v${payload}` }],
     })
   }
   if (path === '/api/v1/secrets/A') {
@@ -144,7 +146,7 @@ describe('no control byte from hostile text reaches the terminal', () => {
   it.each<[string, () => string[], () => Record<string, string>]>([
     ['audit list: an audit row edited in the database itself', () => ['audit', 'list'], admin],
     [
-      'secrets list: a hostile server names a secret with escapes',
+      'secrets list: a hostile server dates a secret with escapes',
       () => ['secrets', 'list', '--env', 'dev'],
       client,
     ],
@@ -169,7 +171,7 @@ describe('no control byte from hostile text reaches the terminal', () => {
 
   it.each<[string, () => string[]]>([
     [
-      'secrets list --json: names with C1 and bidi controls',
+      'secrets list --json: dates with C1 and bidi controls',
       () => ['secrets', 'list', '--env', 'dev', '--json'],
     ],
     [
