@@ -16,6 +16,7 @@ import { containerEnvironmentReader } from './container-environment.js'
 import { UnsafeHeadError } from './request-head.js'
 import { chooseRuleSet } from './rule-choice.js'
 import { bodyLengthOf, framingProblem } from './framing.js'
+import { bodyRefusal } from './guard-endpoints.js'
 import { decideTarget, type Rule } from './rules.js'
 
 function sendMessage(res: http.ServerResponse, status: number, message: string, close: boolean): void {
@@ -110,6 +111,12 @@ export function handleRequest(
   if (unmaskable !== undefined) {
     sendMessage(res, 403, refusalMessage(method, path, unmaskable), bodyLength !== 0 || expectsContinue)
     record({ path, status: 403, decision: 'deny', reason: unmaskable })
+    return
+  }
+  const bodyRefused = bodyLength === 0 ? undefined : bodyRefusal(method, path)
+  if (bodyRefused !== undefined) {
+    sendMessage(res, 403, refusalMessage(method, path, bodyRefused), true)
+    record({ path, status: 403, decision: 'deny', reason: bodyRefused })
     return
   }
   forward(

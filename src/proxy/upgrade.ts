@@ -26,6 +26,7 @@ import {
 } from './headers.js'
 import { chooseRuleSet } from './rule-choice.js'
 import { framingProblem } from './framing.js'
+import { bodyRefusal } from './guard-endpoints.js'
 import { environmentRefusal } from './env-refusal.js'
 import { answerIsMasked } from './inspect-redact.js'
 import { decideTarget } from './rules.js'
@@ -169,6 +170,11 @@ export async function handleUpgrade(
     const reason = 'an upgrade request needs a Content-Length body of at most 1 MB'
     refuse(socket, 400, refusalMessage(method, path, reason))
     return record({ path, status: 400, decision: 'invalid', reason })
+  }
+  const bodyRefused = length === 0 ? undefined : bodyRefusal(method, path)
+  if (bodyRefused !== undefined) {
+    refuse(socket, 403, refusalMessage(method, path, bodyRefused))
+    return record({ path, status: 403, decision: 'deny', reason: bodyRefused })
   }
   const headers = [
     ...endToEndHeaders(req.rawHeaders),
