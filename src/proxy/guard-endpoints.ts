@@ -1,10 +1,13 @@
 /**
- * Which requests carry a body the proxy must look at, by endpoint (pure), read on the canonical path as
- * the engine's router reads it (engine-routes.ts):
+ * Which requests carry a body or query the proxy must look at, by endpoint (pure), read on the canonical
+ * path as the engine's router reads it (engine-routes.ts):
  * - endpoints that take no body: container (and libpod pod) start, stop, restart, kill, pause, unpause.
  *   API versions below 1.24 apply a HostConfig sent to start (privileged, host mounts) and nothing ever
  *   needs a body there, so any body on them is refused at every version;
- * - the API version of the path: below 1.24 a write request is guarded as a whole.
+ * - the guard kind of an endpoint whose body or query can reach the host (body-guard.ts reads it), or
+ *   `refused` where the guard cannot read what reaches the host (plugin installs, swarm init and join,
+ *   libpod's own container and pod specs, BuildKit sessions);
+ * - the API version of the path: below 1.24 any other write with a body is guarded as a create body.
  */
 import { anyContainer, anyName, enginePath } from './engine-routes.js'
 
@@ -59,7 +62,53 @@ export function isLegacyApiVersion(canonicalPath: string): boolean {
 export function bodyRefusal(method: string, canonicalPath: string): string | undefined {
   if (takesNoBody(method, canonicalPath))
     return 'this endpoint takes no body, and a body here is refused (API versions below 1.24 apply a HostConfig sent with start)'
-  if (method !== 'GET' && method !== 'HEAD' && isLegacyApiVersion(canonicalPath))
-    return 'a request body under an API version below 1.24 is refused (those versions apply fields newer ones ignore)'
+  return undefined
+}
+
+/** What the guard reads of a request, by endpoint. */
+export type GuardKind =
+  | 'container-create'
+  | 'container-update'
+  | 'exec-create'
+  | 'archive-upload'
+  | 'service'
+  | 'volume-create'
+  | 'libpod-volume-create'
+  | 'build'
+  | 'image-load'
+  | 'image-create'
+  | 'refused'
+  /** A write with a body under an API version below 1.24: read as a create body. */
+  | 'legacy'
+
+const guardedEndpoints: readonly [method: string, path: RegExp, kind: GuardKind][] = [
+  ['POST', enginePath('/containers/create'), 'container-create'],
+  ['POST', enginePath(`/containers/${anyName}/update`), 'container-update'],
+  ['POST', enginePath(`${anyContainer}/exec`), 'exec-create'],
+  ['PUT', enginePath(`${anyContainer}/archive`), 'archive-upload'],
+  ['POST', enginePath(`/services/(?:create|${anyName}/update)`), 'service'],
+  ['POST', enginePath('/volumes/create'), 'volume-create'],
+  ['POST', enginePath('/libpod/volumes/create'), 'libpod-volume-create'],
+  ['POST', enginePath('/build'), 'build'],
+  ['POST', enginePath('(?:(?:/libpod)?/images/load|/libpod/images/import)'), 'image-load'],
+  ['POST', enginePath('/images/create'), 'image-create'],
+  ['POST', enginePath(`/plugins/(?:pull|create|${anyName}/(?:enable|upgrade|set))`), 'refused'],
+  ['POST', enginePath('/swarm/(?:init|join)'), 'refused'],
+  ['POST', enginePath('/libpod/(?:containers|pods)/create'), 'refused'],
+  ['POST', enginePath(`/libpod/containers/${anyName}/(?:update|restore)`), 'refused'],
+  ['POST', enginePath('/libpod/(?:play/kube|kube/play|build|containers/import)'), 'refused'],
+  ['POST', enginePath('/(?:session|grpc)'), 'refused'],
+]
+
+/** Why a `refused` endpoint is refused. */
+export const unguardableReason =
+  'the host-escape guard cannot check what this endpoint brings onto the host (plugin privileges, swarm membership, libpod specs, BuildKit entitlements); --guard off allows it'
+
+/** The guard kind of `method` on `canonicalPath`, or undefined when the guard has nothing to read. */
+export function guardKindOf(method: string, canonicalPath: string): GuardKind | undefined {
+  for (const [endpointMethod, path, kind] of guardedEndpoints) {
+    if (method === endpointMethod && path.test(canonicalPath)) return kind
+  }
+  if (method !== 'GET' && method !== 'HEAD' && isLegacyApiVersion(canonicalPath)) return 'legacy'
   return undefined
 }

@@ -22,6 +22,8 @@ import { handleRequest } from './forward.js'
 import { rawJsonResponse, refusalMessage } from './headers.js'
 import type { ProxyLogger } from './log.js'
 import { everyoneSetName, type RuleSetConfig } from './rule-sets.js'
+import { defaultGuardSettings } from './guard-settings.js'
+import type { GuardSettings } from './guard.js'
 import type { Rule } from './rules.js'
 import { admitConnections } from './admission.js'
 import { oneAtATime } from './in-order.js'
@@ -42,6 +44,8 @@ export interface ProxyServerOptions {
   maxConnections?: number
   /** Shorter timeouts for tests; `defaultTimeouts` otherwise. */
   timeouts?: ProxyTimeouts
+  /** The host-escape guard; on with its defaults unless given. */
+  guard?: GuardSettings
 }
 
 /** The default connection cap (each open connection costs a few KB; 1,024 stay well under 64 MB). */
@@ -75,6 +79,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     timeouts,
     backend: options.backend,
     logger: options.logger,
+    guard: options.guard ?? defaultGuardSettings,
     tunnels: new Set(),
     shuttingDown: false,
   }

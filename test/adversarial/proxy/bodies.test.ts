@@ -110,8 +110,8 @@ const refused: BodyCase[] = [
     raw: request('POST', '/v1.23/containers/create?name=CANARY', withLength(hostConfig), hostConfig),
   },
   {
-    name: 'an update under API 1.0',
-    raw: request('POST', '/v1.0/containers/CANARYx/update', withLength(hostConfig), hostConfig),
+    name: 'another write with a body under API 1.0 (read as a create body by the guard)',
+    raw: request('POST', '/v1.0/containers/CANARYx/attach', withLength(hostConfig), hostConfig),
   },
 ]
 
@@ -123,7 +123,7 @@ describe('bodies on endpoints that take none', () => {
       const outcome = await rawExchange(port, [row.raw], 1)
       expect(outcome.responses.map((response) => response.status)).toEqual([403])
       const message = (JSON.parse(outcome.responses[0]!.body) as { message: string }).message
-      expect(message).toMatch(/^vault proxy refused POST \S+: .*(takes no body|below 1\.24)/)
+      expect(message).toMatch(/^vault proxy refused POST \S+: .*(takes no body|host-escape guard)/)
       expect(engine.raw()).not.toContain('CANARY')
       expect(engine.seen).toEqual([])
     },
@@ -149,6 +149,104 @@ describe('bodies on endpoints that take none', () => {
     await rawExchange(port, [starts('/v1.23/containers/web/start')[0]!.raw], 1)
     expect(logLines.join('')).toMatch(
       /decision=deny client=127\.0\.0\.1:\d+ .*reason="this endpoint takes no body/,
+    )
+  })
+})
+
+/** Create bodies the host-escape guard refuses (issue 34, section 2): none may reach the engine. */
+const createRow = (name: string, body: string | Buffer, headers?: string) => {
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body)
+  const head = request(
+    'POST',
+    '/v1.41/containers/create?name=CANARY',
+    headers ?? `${json}Content-Length: ${bytes.length}\r\n`,
+  )
+  return { name, raw: Buffer.concat([Buffer.from(head), bytes]) }
+}
+const big = `{"Image":"x","Labels":{"a":"${'x'.repeat(1 << 20)}"},"HostConfig":{"Privileged":true}}`
+
+const guarded = [
+  createRow('lower-case keys', '{"hostconfig":{"privileged":true}}'),
+  createRow('a case variant after a falsy default', '{"HostConfig":{"Privileged":false,"privileged":true}}'),
+  createRow('an exact repeat', '{"HostConfig":{"Privileged":true,"Privileged":false}}'),
+  createRow('Privileged at the top level', '{"Image":"x","Privileged":true}'),
+  createRow('a Kelvin sign in NetworkMode', '{"HostConfig":{"Networ\u212aMode":"host"}}'),
+  createRow('an escaped key', '{"HostConfig":{"Privil\\u0065ged":true}}'),
+  createRow('CapAdd as one string', '{"HostConfig":{"CapAdd":"SYS_ADMIN"}}'),
+  createRow('not JSON', '{"HostConfig":{"Privileged":true}'),
+  createRow(
+    'text/plain',
+    '{"HostConfig":{"Privileged":true}}',
+    'Content-Type: text/plain\r\nContent-Length: 34\r\n',
+  ),
+  createRow('no Content-Type', '{"HostConfig":{"Privileged":true}}', 'Content-Length: 34\r\n'),
+  createRow('a UTF-8 BOM', '\ufeff{"HostConfig":{"Privileged":true}}'),
+  createRow(
+    'invalid UTF-8',
+    Buffer.from([...Buffer.from('{"HostConfig":{"Privileged":true,"x":"'), 0xff, ...Buffer.from('"}}')]),
+  ),
+  createRow('a body over 1 MiB (Content-Length)', big),
+  createRow('a body over 1 MiB (chunked)', chunked(big), `${json}Transfer-Encoding: chunked\r\n`),
+  createRow(
+    'a chunked privileged body',
+    chunked('{"HostConfig":{"Privileged":true}}'),
+    `${json}Transfer-Encoding: chunked\r\n`,
+  ),
+  {
+    name: 'a privileged create with upgrade headers',
+    raw: Buffer.from(
+      request(
+        'POST',
+        '/v1.41/containers/create?name=CANARY',
+        `Connection: Upgrade\r\nUpgrade: tcp\r\n${withLength('{"HostConfig":{"Privileged":true}}')}`,
+        '{"HostConfig":{"Privileged":true}}',
+      ),
+    ),
+  },
+]
+
+describe('the host-escape guard in front of the engine', () => {
+  it.each(guarded.map((row) => [row.name, row] as const))(
+    '%s: 403 naming the field, the engine never sees the request',
+    async (_name, row) => {
+      engine.reset()
+      const outcome = await rawExchange(port, [row.raw], 1)
+      expect(outcome.responses.map((response) => response.status)).toEqual([403])
+      expect((JSON.parse(outcome.responses[0]!.body) as { message: string }).message).toMatch(
+        /^vault proxy refused POST \/v1\.41\/containers\/create: host-escape guard: /,
+      )
+      expect(engine.raw()).not.toContain('CANARY')
+      expect(engine.seen).toEqual([])
+    },
+  )
+
+  it('a body cut before its Content-Length never reaches the engine', async () => {
+    engine.reset()
+    const body = '{"Image":"x","HostConfig":{"Privileged":false}}'
+    const head = request(
+      'POST',
+      '/v1.41/containers/create?name=CANARY',
+      `${json}Content-Length: ${body.length + 10}\r\n`,
+    )
+    const outcome = await rawExchange(port, [head + body], 1, 300)
+    expect(outcome.responses).toEqual([])
+    expect(engine.seen).toEqual([])
+  })
+
+  it('forwards a benign create as the exact bytes sent, and logs a refusal with the rule set and the field', async () => {
+    engine.reset()
+    const body = '{"Image":"x", "HostConfig": {"Privileged": false, "CapAdd": null, "Binds": []}}'
+    const outcome = await rawExchange(
+      port,
+      [request('POST', '/v1.41/containers/create', withLength(body), body)],
+      1,
+    )
+    expect(outcome.responses.map((response) => response.status)).toEqual([200])
+    expect(JSON.parse(outcome.responses[0]!.body)).toMatchObject({ body })
+    logLines.length = 0
+    await rawExchange(port, [guarded[0]!.raw], 1)
+    expect(logLines.join('')).toMatch(
+      /decision=deny client=127\.0\.0\.1:\d+ .*ruleSet=\* field=HostConfig\.Privileged/,
     )
   })
 })
