@@ -72,18 +72,37 @@ export function foldKey(key: string): string | undefined {
   return folded
 }
 
-/** Folded names of each struct shape's fields, computed once per shape. */
-const foldedFields = new WeakMap<object, Map<string, string>>()
+/** Folded names of each struct shape's fields, and its fields in order, computed once per shape. */
+interface StructIndex {
+  byFold: Map<string, string>
+  fields: [string, GoShape][]
+  /** Keys already looked up (bodies repeat the same few hundred keys), bounded. */
+  seen: Map<string, string | undefined>
+}
+const structIndexes = new WeakMap<object, StructIndex>()
 
-function fieldOf(shape: { fields: Readonly<Record<string, GoShape>> }, key: string): string | undefined {
-  let byFold = foldedFields.get(shape)
-  if (!byFold) {
-    byFold = new Map(Object.keys(shape.fields).map((name) => [name.toLowerCase(), name]))
-    foldedFields.set(shape, byFold)
+function indexOf(shape: Extract<GoShape, { kind: 'struct' }>): StructIndex {
+  let index = structIndexes.get(shape)
+  if (!index) {
+    const fields = Object.entries(shape.fields)
+    index = { byFold: new Map(fields.map(([name]) => [name.toLowerCase(), name])), fields, seen: new Map() }
+    structIndexes.set(shape, index)
   }
-  if (Object.hasOwn(shape.fields, key)) return key
-  const folded = foldKey(key)
-  return folded === undefined ? undefined : byFold.get(folded)
+  return index
+}
+
+/** Printable ASCII: lower-casing folds it exactly as Go does (the common case, no rune walk). */
+const printableAscii = /^[\x20-\x7e]*$/
+
+const maxSeenKeys = 4096
+
+function fieldOf(shape: Extract<GoShape, { kind: 'struct' }>, key: string): string | undefined {
+  const { byFold, seen } = indexOf(shape)
+  if (seen.has(key)) return seen.get(key)
+  const folded = printableAscii.test(key) ? key.toLowerCase() : foldKey(key)
+  const name = folded === undefined ? undefined : byFold.get(folded)
+  if (seen.size < maxSeenKeys && key.length <= 64) seen.set(key, name)
+  return name
 }
 
 /** The zero value of a shape (an embedded, non-pointer struct has its fields at their zero values). */
@@ -96,7 +115,7 @@ function zero(shape: GoShape): GoValue {
 
 function zeroStruct(shape: Extract<GoShape, { kind: 'struct' }>): GoStruct {
   const value: GoStruct = {}
-  for (const [name, field] of Object.entries(shape.fields)) value[name] = zero(field)
+  for (const [name, field] of indexOf(shape).fields) value[name] = zero(field)
   return value
 }
 
@@ -180,30 +199,32 @@ function decodeFields(
   }
 }
 
-/** Object keys in the text (a string token followed by `:`), counted on text JSON.parse accepted. */
-const stringToken = /"(?:[^"\\]|\\[\s\S])*"([ \t\n\r]*:)?/g
+/** The string tokens of a JSON text. */
+const stringToken = /"(?:[^"\\]|\\[\s\S])*"/g
+
+/** Properties of every object in a parsed value. */
+function propertyCount(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0
+  let count = 0
+  if (Array.isArray(value)) {
+    for (const item of value) count += propertyCount(item)
+    return count
+  }
+  for (const key in value) count += 1 + propertyCount((value as Record<string, unknown>)[key])
+  return count
+}
 
 /**
  * True when some object of the text has a key written twice exactly. On text JSON.parse accepted,
- * every `"` outside a string opens one, so the global match above visits exactly the string tokens,
- * and a key is a string token whose next non-blank character is `:`. Each object of the parsed value
- * keeps one property per distinct key: fewer properties than keys means a key was repeated.
+ * every `"` outside a string opens one, so the global match visits exactly the string tokens; with them
+ * removed, every `:` left separates one key from its value. Each object of the parsed value keeps one
+ * property per distinct key: fewer properties than colons means a key was repeated.
  */
 function hasRepeatedKey(text: string, parsed: unknown): boolean {
+  const structure = text.replace(stringToken, '')
   let keys = 0
-  for (const match of text.matchAll(stringToken)) if (match[1] !== undefined) keys++
-  let properties = 0
-  const pending: unknown[] = [parsed]
-  while (pending.length > 0) {
-    const value = pending.pop()
-    if (Array.isArray(value)) pending.push(...(value as unknown[]))
-    else if (isObject(value)) {
-      const own = Object.keys(value)
-      properties += own.length
-      for (const key of own) pending.push(value[key])
-    }
-  }
-  return keys !== properties
+  for (let at = structure.indexOf(':'); at !== -1; at = structure.indexOf(':', at + 1)) keys++
+  return keys !== propertyCount(parsed)
 }
 
 /**
