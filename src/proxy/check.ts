@@ -15,6 +15,9 @@ import { defaultFrontendAddr, resolveRuleSetConfig, type ProxySettings } from '.
 import { environmentRefusal } from './env-refusal.js'
 import { needsEnvMasking, needsProcessListMasking } from './inspect-redact.js'
 import { describeRule, decideTarget } from './rules.js'
+import { bodyRefusal } from './guard-endpoints.js'
+import { judgeBody, planGuard } from './guard.js'
+import { resolveGuardSettings } from './guard-settings.js'
 
 export interface ProxyCheckResult {
   decision: 'allow' | 'deny'
@@ -25,6 +28,8 @@ export interface ProxyCheckResult {
   reason?: string
   /** The rule set that decided (a section or preset name; `*` when every client gets the same). */
   ruleSet?: string
+  /** The body or query field the host-escape guard refused the request for. */
+  field?: string
   /**
    * Whether container environment values in the answer to this request would be masked (an answer that
    * carries the environment, or a container's process list).
@@ -65,13 +70,48 @@ export function clientIdentity(options: readonly string[], settings: ProxySettin
   return identity
 }
 
-/** Decides METHOD and raw PATH against the rule set the settings choose for `client` (`kind=value`s). */
+/** A request body for `vault proxy check --body`. */
+export interface CheckedBody {
+  bytes: Buffer
+  contentType?: string
+}
+
+/** Why the body checks or the host-escape guard refuse an allowed request, or undefined. */
+function guardRefusal(
+  settings: ProxySettings,
+  request: { method: string; path: string; query: string },
+  body: CheckedBody | undefined,
+): { field: string; reason: string } | undefined {
+  const hasBody = body !== undefined && body.bytes.length > 0
+  const refused = hasBody ? bodyRefusal(request.method, request.path) : undefined
+  if (refused !== undefined) return { field: 'body', reason: refused }
+  const backend = settings.backendAddr?.startsWith('unix://') ? settings.backendAddr.slice(7) : undefined
+  const guard = resolveGuardSettings(settings, backend)
+  const plan = planGuard(guard, { ...request, hasBody })
+  const refusal =
+    plan.action === 'refuse'
+      ? plan.refusal
+      : plan.action === 'read-body'
+        ? judgeBody(
+            plan.kind,
+            { query: request.query, contentType: body!.contentType, body: body!.bytes },
+            guard,
+          )
+        : null
+  return refusal ? { field: refusal.field, reason: `host-escape guard: ${refusal.reason}` } : undefined
+}
+
+/**
+ * Decides METHOD and raw PATH (with a body, when given) against the rule set the settings choose for
+ * `client` (`kind=value`s), the host-escape guard included.
+ */
 export function checkRequest(
   settings: ProxySettings,
   method: string,
   rawPath: string,
-  client: readonly string[] = [],
+  options: { client?: readonly string[]; body?: CheckedBody } = {},
 ): ProxyCheckResult {
+  const { client = [], body } = options
   const config = resolveRuleSetConfig(settings)
   let ruleSet = config.everyone
   if (!ruleSet) {
@@ -91,6 +131,20 @@ export function checkRequest(
   const decision = decideTarget(ruleSet.rules, method, rawPath)
   const base = { method, path: rawPath, ruleSet: ruleSet.name }
   if (!decision.valid) return { ...base, decision: 'deny', reason: decision.reason, envMasked: false }
+  const guarded = decision.allowed
+    ? guardRefusal(settings, { method, path: decision.canonicalPath, query: decision.query }, body)
+    : undefined
+  if (guarded !== undefined) {
+    return {
+      ...base,
+      decision: 'deny',
+      canonicalPath: decision.canonicalPath,
+      rule: decision.rule ? describeRule(decision.rule) : undefined,
+      reason: guarded.reason,
+      field: guarded.field,
+      envMasked: false,
+    }
+  }
   const unmaskable = decision.allowed
     ? environmentRefusal(ruleSet, method, decision.canonicalPath, decision.query)
     : undefined

@@ -10,9 +10,15 @@ import type { LogFormat } from './log.js'
 import { frontendKey, parseClientsSetting } from './client-rules.js'
 import { resolveRuleSets, type RuleSetConfig, type RuleText } from './rule-sets.js'
 import { RuleSyntaxError, type Rule } from './rules.js'
+import type { GuardSettings } from './guard.js'
+import { resolveGuardSettings } from './guard-settings.js'
 
 /** Settings as the user gave them; each is declared (flag, PROXY_* variable, help) in settings.ts. */
 export interface ProxySettings {
+  allowBindFrom?: string[]
+  allowCap?: string[]
+  allowImageLoad?: boolean
+  guard?: string
   backendAddr?: string
   backendTlsCa?: string
   backendTlsCert?: string
@@ -56,6 +62,7 @@ export interface ProxyConfig {
   ruleSets: RuleSetConfig
   shutdownGraceMs: number
   maxConnections: number
+  guard: GuardSettings
 }
 
 const tcpAddress = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[a-zA-Z0-9.-]*):([0-9]{1,5})$/
@@ -259,5 +266,6 @@ export function resolveProxyConfig(settings: ProxySettings): ProxyConfig {
     ruleSets,
     shutdownGraceMs: Math.round(Number(grace) * 1000),
     maxConnections: Number(maxConnections),
+    guard: resolveGuardSettings(settings, backend.kind === 'unix' ? backend.path : undefined),
   }
 }

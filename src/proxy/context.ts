@@ -4,6 +4,7 @@
  */
 import type net from 'node:net'
 import type { Backend } from './backend.js'
+import type { GuardSettings } from './guard.js'
 import type { HeldBudget } from './held-budget.js'
 import type { MaskedSlots } from './masked-slots.js'
 import type { ProxyLogger } from './log.js'
@@ -35,6 +36,8 @@ export interface ProxyContext {
   timeouts: ProxyTimeouts
   backend: Backend
   logger: ProxyLogger
+  /** The host-escape guard (guard.ts). */
+  guard: GuardSettings
   /** Engine-side sockets of open upgrade tunnels (closed at the end of the shutdown grace period). */
   tunnels: Set<net.Socket>
   /** The bytes of masked answers held whole (collected, or sent and not yet read by their client). */
@@ -54,6 +57,10 @@ export interface RequestRecord {
   startedAt: number
   rule?: Rule
   reason?: string
+  /** The rule set that decided, named on refusals by the guard and the body checks. */
+  ruleSet?: string
+  /** The body or query field the guard refused the request for. */
+  field?: string
 }
 
 /**
@@ -92,5 +99,7 @@ export function logRequest(context: ProxyContext, record: RequestRecord): void {
     ms: Math.round((clockMs() - record.startedAt) * 1000) / 1000,
     rule: record.rule ? `${record.rule.source}:${record.rule.line}` : undefined,
     reason: record.reason,
+    ruleSet: record.ruleSet,
+    field: record.field,
   })
 }

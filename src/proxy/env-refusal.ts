@@ -52,7 +52,7 @@ const riskyParameters: readonly RiskyParameter[] = [
 ]
 
 /** The query's pairs as the engine (Go's url.ParseQuery) decodes them; undefined for a bad escape. */
-function queryPairs(query: string): [string, string][] | undefined {
+export function queryPairs(query: string): [string, string][] | undefined {
   const pairs: [string, string][] = []
   const decode = (text: string) => decodeURIComponent(text.replaceAll('+', ' '))
   for (const pair of query.replace(/^\?/, '').split(/[&;]/)) {

@@ -7,6 +7,7 @@
  * answer reaches the client through `relayResponse`, the one place a response transform plugs in.
  */
 import type http from 'node:http'
+import { Readable } from 'node:stream'
 import { clientOf, clockMs, logRequest, type ProxyContext, type RequestRecord } from './context.js'
 import type { ExchangeHandlers, Exchange } from './exchange.js'
 import { endToEndHeaders, framedLength, messageBody, refusalMessage, unreachableReason } from './headers.js'
@@ -17,6 +18,9 @@ import { containerReader } from './container-environment.js'
 import { UnsafeHeadError } from './request-head.js'
 import { chooseRuleSet } from './rule-choice.js'
 import { bodyLengthOf, framingProblem } from './framing.js'
+import { bodyRefusal } from './guard-endpoints.js'
+import { guardBodyLimit, judgeBody, planGuard, type Refusal } from './guard.js'
+import { readWholeBody } from './read-body.js'
 import { decideTarget, type Rule } from './rules.js'
 
 function sendMessage(res: http.ServerResponse, status: number, message: string, close: boolean): void {
@@ -113,18 +117,61 @@ export function handleRequest(
     record({ path, status: 403, decision: 'deny', reason: unmaskable })
     return
   }
-  forward(
-    context,
-    { req, res },
-    {
+  const ruleSet = choice.ruleSet.name
+  const bodyRefused = bodyLength === 0 ? undefined : bodyRefusal(method, path)
+  if (bodyRefused !== undefined) {
+    sendMessage(res, 403, refusalMessage(method, path, bodyRefused), true)
+    record({ path, status: 403, decision: 'deny', reason: bodyRefused, ruleSet, field: 'body' })
+    return
+  }
+  const refuseForGuard = (refusal: Refusal, close: boolean) => {
+    const reason = `host-escape guard: ${refusal.reason}`
+    sendMessage(res, 403, refusalMessage(method, path, reason), close)
+    record({
       path,
-      target: decision.forwardTarget,
+      status: 403,
+      decision: 'deny',
+      reason,
+      ruleSet,
+      field: refusal.field,
       rule: decision.rule,
-      bodyLength,
-      maskEnv: choice.ruleSet.redactEnv,
-    },
-    record,
-  )
+    })
+  }
+  const plan = planGuard(context.guard, { method, path, query: decision.query, hasBody: bodyLength !== 0 })
+  if (plan.action === 'refuse') return refuseForGuard(plan.refusal, bodyLength !== 0 || expectsContinue)
+  const forwarded = {
+    path,
+    target: decision.forwardTarget,
+    rule: decision.rule,
+    bodyLength,
+    maskEnv: choice.ruleSet.redactEnv,
+  }
+  if (plan.action === 'read-body') {
+    if (expectsContinue) res.writeContinue()
+    void readWholeBody(req, guardBodyLimit, context.timeouts.bodyStallMs).then((read) => {
+      if (read.kind === 'gone') return
+      if (read.kind === 'too-large')
+        return refuseForGuard(
+          { field: 'body', reason: `the body is larger than ${guardBodyLimit} bytes` },
+          true,
+        )
+      const contentType = req.headers['content-type']
+      const refusal = judgeBody(
+        plan.kind,
+        { query: decision.query, contentType, body: read.body },
+        context.guard,
+      )
+      if (refusal) return refuseForGuard(refusal, false)
+      forward(
+        context,
+        { req, res },
+        { ...forwarded, bodyLength: read.body.length, buffered: read.body },
+        record,
+      )
+    })
+    return
+  }
+  forward(context, { req, res }, forwarded, record)
   if (expectsContinue && !res.headersSent) res.writeContinue()
 }
 
@@ -135,6 +182,8 @@ interface Forwarded {
   bodyLength: number | 'chunked'
   /** Whether answers carrying container environment are masked (the rule set's choice). */
   maskEnv: boolean
+  /** The whole body, already read (for the guard): forwarded as these exact bytes. */
+  buffered?: Buffer
 }
 
 function forward(
@@ -145,7 +194,9 @@ function forward(
 ): void {
   const { req, res } = client
   const { path, rule, bodyLength } = forwarded
-  const body = bodyLength === 0 ? undefined : req
+  const buffered = forwarded.buffered
+  const body =
+    bodyLength === 0 ? undefined : buffered ? Readable.from([buffered], { objectMode: false }) : req
   const onHeadSent = (status: number) => {
     if (context.logger.enabled('debug')) record({ path, status, decision: 'allow', rule })
   }
@@ -218,7 +269,7 @@ function forward(
   res.on('close', () => {
     if (!res.writableFinished) exchange.abort()
   })
-  if (!body) {
+  if (!body || buffered) {
     req.resume()
     return
   }

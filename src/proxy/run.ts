@@ -55,6 +55,7 @@ export async function runProxy(config: ProxyConfig, logger: ProxyLogger) {
       logger,
       tls: config.frontendTls,
       maxConnections: config.maxConnections,
+      guard: config.guard,
     })
     proxy.server.on('error', (error) => logger.log('error', 'server error', { reason: error.message }))
     await listen(proxy, frontend)
@@ -66,6 +67,11 @@ export async function runProxy(config: ProxyConfig, logger: ProxyLogger) {
       ruleSets: describeRuleSets(config.ruleSets),
     })
   }
+  if (!config.guard.enabled)
+    logger.log('warning', 'THE HOST-ESCAPE GUARD IS OFF', {
+      detail:
+        'any client a rule allows to create containers, execs, services or volumes can take the host (privileged, host mounts, the engine socket); PROXY_GUARD=on restores the guard',
+    })
   for (const set of allRuleSets(config.ruleSets)) {
     for (const warning of exposureWarnings(set.rules, set.redactEnv))
       logger.log('warning', 'rules expose', { ruleSet: set.name, detail: warning })

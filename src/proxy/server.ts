@@ -22,6 +22,8 @@ import { handleRequest } from './forward.js'
 import { rawJsonResponse, refusalMessage } from './headers.js'
 import type { ProxyLogger } from './log.js'
 import { everyoneSetName, type RuleSetConfig } from './rule-sets.js'
+import { defaultGuardSettings } from './guard-settings.js'
+import type { GuardSettings } from './guard.js'
 import type { Rule } from './rules.js'
 import { admitConnections } from './admission.js'
 import { fullCollection } from './exposed-gc.js'
@@ -50,6 +52,8 @@ export interface ProxyServerOptions {
   budgets?: { headBytes: number; heldAnswerBytes: number }
   /** Shorter timeouts for tests; `defaultTimeouts` otherwise. */
   timeouts?: ProxyTimeouts
+  /** The host-escape guard; on with its defaults unless given. */
+  guard?: GuardSettings
 }
 
 /** The default connection cap (each open connection costs a few KB; 1,024 stay well under 64 MB). */
@@ -98,6 +102,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     timeouts,
     backend: options.backend,
     logger: options.logger,
+    guard: options.guard ?? defaultGuardSettings,
     tunnels: new Set(),
     heldAnswers: createHeldBudget(options.budgets?.heldAnswerBytes ?? heldAnswerBudgetBytes, {
       collect: fullCollection,

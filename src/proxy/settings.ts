@@ -26,6 +26,28 @@ export interface SettingSpec {
 /** Every setting of `vault proxy serve`, in help order. */
 export const proxySettingSpecs: readonly SettingSpec[] = [
   {
+    key: 'allowBindFrom',
+    flag: 'allow-bind-from',
+    env: 'PROXY_ALLOW_BIND_FROM',
+    kind: 'list',
+    summary:
+      'host directories containers may bind-mount from, repeatable or comma-separated (the engine socket never; default: none)',
+  },
+  {
+    key: 'allowCap',
+    flag: 'allow-cap',
+    env: 'PROXY_ALLOW_CAP',
+    kind: 'list',
+    summary: "capabilities allowed in CapAdd besides Docker's default set, repeatable or comma-separated",
+  },
+  {
+    key: 'allowImageLoad',
+    flag: 'allow-image-load',
+    env: 'PROXY_ALLOW_IMAGE_LOAD',
+    kind: 'boolean',
+    summary: 'allow image loads and imports (refused by the host-escape guard by default)',
+  },
+  {
     key: 'backendAddr',
     flag: 'backend-addr',
     env: 'PROXY_BACKEND_ADDR',
@@ -90,6 +112,16 @@ export const proxySettingSpecs: readonly SettingSpec[] = [
     env: 'PROXY_FRONTEND_TLS_KEY',
     kind: 'file',
     summary: 'server key',
+  },
+  {
+    key: 'guard',
+    flag: 'guard',
+    env: 'PROXY_GUARD',
+    kind: 'option',
+    options: ['on', 'off'],
+    summary:
+      'the host-escape guard: refuse request bodies that reach the host (privileged, host mounts and namespaces, capabilities, devices, ...); off only with a warning',
+    default: 'on',
   },
   {
     key: 'logFormat',

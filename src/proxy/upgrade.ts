@@ -26,6 +26,8 @@ import {
 } from './headers.js'
 import { chooseRuleSet } from './rule-choice.js'
 import { framingProblem } from './framing.js'
+import { bodyRefusal } from './guard-endpoints.js'
+import { planGuard } from './guard.js'
 import { environmentRefusal } from './env-refusal.js'
 import { answerIsMasked } from './inspect-redact.js'
 import { decideTarget } from './rules.js'
@@ -169,6 +171,35 @@ export async function handleUpgrade(
     const reason = 'an upgrade request needs a Content-Length body of at most 1 MB'
     refuse(socket, 400, refusalMessage(method, path, reason))
     return record({ path, status: 400, decision: 'invalid', reason })
+  }
+  const bodyRefused = length === 0 ? undefined : bodyRefusal(method, path)
+  if (bodyRefused !== undefined) {
+    refuse(socket, 403, refusalMessage(method, path, bodyRefused))
+    return record({
+      path,
+      status: 403,
+      decision: 'deny',
+      reason: bodyRefused,
+      ruleSet: choice.ruleSet.name,
+      field: 'body',
+    })
+  }
+  const plan = planGuard(context.guard, { method, path, query: decision.query, hasBody: length > 0 })
+  if (plan.action !== 'pass') {
+    const refusal =
+      plan.action === 'refuse'
+        ? plan.refusal
+        : { field: 'body', reason: 'a body the guard reads is refused on a request that asks for an upgrade' }
+    const reason = `host-escape guard: ${refusal.reason}`
+    refuse(socket, 403, refusalMessage(method, path, reason))
+    return record({
+      path,
+      status: 403,
+      decision: 'deny',
+      reason,
+      ruleSet: choice.ruleSet.name,
+      field: refusal.field,
+    })
   }
   const headers = [
     ...endToEndHeaders(req.rawHeaders),

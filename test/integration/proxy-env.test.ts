@@ -272,6 +272,72 @@ cases.PROXY_BACKEND_TLS_CACERT = backendTls
 cases.PROXY_BACKEND_TLS_CERT = backendTls
 cases.PROXY_BACKEND_TLS_KEY = backendTls
 
+/** A POST with a JSON body (or none) through the proxy at `port`; its status. */
+function post(port: number, path: string, body?: object): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const text = body === undefined ? undefined : JSON.stringify(body)
+    const request = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path,
+        headers: text ? { 'Content-Type': 'application/json' } : {},
+      },
+      (res) => {
+        res.resume()
+        res.on('end', () => resolve(res.statusCode!))
+      },
+    )
+    request.on('error', reject)
+    request.end(text)
+  })
+}
+const guardRules = 'POST,GET %API_PREFIX_CONTAINERS%(/.*)?\nPOST %API_PREFIX_IMAGES%/load'
+const privileged = { Image: 'x', HostConfig: { Privileged: true } }
+const allowedByFlags = [
+  { Image: 'x', HostConfig: { CapAdd: ['NET_ADMIN'] } },
+  { Image: 'x', HostConfig: { Binds: ['/srv/app:/app'] } },
+]
+async function guardFromEnv(): Promise<void> {
+  for (const [env, allowed] of [
+    [{}, false],
+    [{ PROXY_ALLOW_CAP: 'NET_ADMIN', PROXY_ALLOW_BIND_FROM: '/srv', PROXY_ALLOW_IMAGE_LOAD: '1' }, true],
+  ] as const) {
+    const port = await freePort()
+    const served = await serveFromEnv({
+      PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port}`,
+      PROXY_RULES: guardRules,
+      ...env,
+    })
+    try {
+      expect(await post(port, '/v1.41/containers/create', privileged)).toBe(403)
+      for (const body of allowedByFlags)
+        expect(await post(port, '/v1.41/containers/create', body)).toBe(allowed ? 200 : 403)
+      expect(await post(port, '/v1.41/images/load')).toBe(allowed ? 200 : 403)
+    } finally {
+      await served.stop()
+    }
+    expect(served.log()).toContain('field=HostConfig.Privileged')
+  }
+  const port = await freePort()
+  const off = await serveFromEnv({
+    PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port}`,
+    PROXY_RULES: guardRules,
+    PROXY_GUARD: 'off',
+  })
+  try {
+    expect(await post(port, '/v1.41/containers/create', privileged)).toBe(200)
+  } finally {
+    await off.stop()
+  }
+  expect(off.log()).toContain('THE HOST-ESCAPE GUARD IS OFF')
+}
+cases.PROXY_GUARD = guardFromEnv
+cases.PROXY_ALLOW_CAP = guardFromEnv
+cases.PROXY_ALLOW_BIND_FROM = guardFromEnv
+cases.PROXY_ALLOW_IMAGE_LOAD = guardFromEnv
+
 beforeAll(async () => {
   makeCertificates()
   engine = await startRecordingEngine()

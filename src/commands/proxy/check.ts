@@ -1,8 +1,9 @@
+import { readFileSync } from 'node:fs'
 import * as Args from '@oclif/core/args'
 import * as Flags from '@oclif/core/flags'
 import { BaseCommand } from '../../cli/base-command.js'
 import { settingFlags } from '../../cli/setting-flags.js'
-import { ExitCode } from '../../errors.js'
+import { ExitCode, UsageError } from '../../errors.js'
 import { fields } from '../../text/terminal-text.js'
 import { checkRequest, type ProxyCheckResult } from '../../proxy/check.js'
 import type { ProxySettings } from '../../proxy/config.js'
@@ -10,8 +11,12 @@ import { proxySettingSpecs, settingsFromEnv } from '../../proxy/settings.js'
 
 /** The settings that choose and make the rule sets. */
 const ruleSettingKeys = new Set<keyof ProxySettings>([
+  'allowBindFrom',
+  'allowCap',
+  'allowImageLoad',
   'clients',
   'frontendAddrs',
+  'guard',
   'noBuiltinRules',
   'preset',
   'redactEnv',
@@ -23,12 +28,23 @@ const ruleSettingSpecs = proxySettingSpecs.filter(
   (spec) => ruleSettingKeys.has(spec.key) && spec.key !== 'frontendAddrs',
 )
 
+function readBody(file: string): Buffer {
+  try {
+    return readFileSync(file)
+  } catch (error) {
+    throw new UsageError(
+      `--body "${file}" cannot be read: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+    )
+  }
+}
+
 export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
   static override summary = 'show whether the proxy would allow a request, and which rule decides'
   static override description =
     'Decides exactly as `vault proxy serve` does: the path is percent-decoded once and cleaned, the query ' +
     'is ignored, built-in rules come first, and the first matching rule wins. With rule sets chosen per ' +
-    'client, --client says who asks. Exit 0 allow, 10 deny.'
+    'client, --client says who asks. With --body FILE the host-escape guard reads the body as the proxy ' +
+    'would (application/json unless --content-type says otherwise) and names the field it refuses. Exit 0 allow, 10 deny.'
   static override examples = [
     {
       command: '<%= config.bin %> <%= command.id %> GET /v1.41/containers/json',
@@ -38,6 +54,10 @@ export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
       command:
         "<%= config.bin %> <%= command.id %> --preset read-only POST '/v1.41/containers/x/%2e%2e/create'",
       description: 'a dot-segment trick, decided on the canonical path',
+    },
+    {
+      command: '<%= config.bin %> <%= command.id %> POST /v1.41/containers/create --body create.json',
+      description: 'whether the guard lets this create through, and which field it refuses',
     },
     {
       command:
@@ -52,6 +72,11 @@ export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
   static override enableJsonFlag = true
   static override flags = {
     ...settingFlags(ruleSettingSpecs),
+    body: Flags.string({ summary: 'a file holding a request body to check with the host-escape guard' }),
+    'content-type': Flags.string({
+      summary: 'the Content-Type sent with --body',
+      default: 'application/json',
+    }),
     client: Flags.string({
       multiple: true,
       multipleNonGreedy: true,
@@ -71,12 +96,18 @@ export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
         ? value.flatMap((item: string) => item.split(/[\s,]+/).filter(Boolean))
         : value
     }
-    const result = checkRequest(settings, args.method, args.path, flags.client ?? [])
+    const body =
+      flags.body === undefined
+        ? undefined
+        : { bytes: readBody(flags.body), contentType: flags['content-type'] }
+    const result = checkRequest(settings, args.method, args.path, { client: flags.client ?? [], body })
     if (!this.jsonEnabled()) {
       this.out(fields`${result.decision} ${result.method} ${result.canonicalPath ?? result.path}`)
       if (result.ruleSet !== undefined && result.ruleSet !== '*')
         this.note(fields`rule set: ${result.ruleSet}`)
-      this.note(result.rule ? fields`rule: ${result.rule}` : fields`reason: ${result.reason}`)
+      if (result.rule) this.note(fields`rule: ${result.rule}`)
+      if (result.field) this.note(fields`field: ${result.field}`)
+      if (!result.rule || result.decision === 'deny') this.note(fields`reason: ${result.reason}`)
       if (result.envMasked) this.note('container environment values in the answer are masked')
     }
     if (result.decision === 'deny') process.exitCode = ExitCode.findings

@@ -602,8 +602,10 @@ describe('configuration as users write it', () => {
       clients: 'source 127.0.0.2 monitoring',
     }
     const { port } = await serve(settings.rules, {})
-    expect(checkRequest(settings, 'GET', '/only-narrow', ['source=127.0.0.2']).ruleSet).toBe('narrow')
-    expect(checkRequest(settings, 'GET', '/only-wide', ['source=127.0.0.3']).ruleSet).toBe('wide')
+    expect(checkRequest(settings, 'GET', '/only-narrow', { client: ['source=127.0.0.2'] }).ruleSet).toBe(
+      'narrow',
+    )
+    expect(checkRequest(settings, 'GET', '/only-wide', { client: ['source=127.0.0.3'] }).ruleSet).toBe('wide')
     expect(await statusFrom(port, '127.0.0.2', '/only-narrow')).toBe(200)
     expect(await statusFrom(port, '127.0.0.2', '/only-wide')).toBe(403)
     expect(await statusFrom(port, '127.0.0.3', '/only-wide')).toBe(200)

@@ -24,13 +24,13 @@ describe('checkRequest', () => {
     [['cert=cn=evil,CN=updater'], 'POST', '/v1.47/containers/db/stop', 'deny', undefined, false],
     [['cert=cn=updater'], 'POST', '/v1.47/containers/db/stop', 'allow', 'updater', false],
   ] as const)('%j %s %s: %s by %s (env masked: %s)', (client, method, path, decision, ruleSet, envMasked) => {
-    const result = checkRequest({ rulesFile }, method, path, client)
+    const result = checkRequest({ rulesFile }, method, path, { client })
     expect(result).toMatchObject({ decision, envMasked })
     expect(result.ruleSet).toBe(ruleSet)
   })
 
   it('names the client that no rule set takes', () => {
-    expect(checkRequest({ rulesFile }, 'GET', '/_ping', ['source=127.0.0.9']).reason).toBe(
+    expect(checkRequest({ rulesFile }, 'GET', '/_ping', { client: ['source=127.0.0.9'] }).reason).toBe(
       'no rule set for this client (source 127.0.0.9, frontend tcp://:2375)',
     )
   })

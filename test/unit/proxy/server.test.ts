@@ -122,11 +122,26 @@ describe('forwarding', () => {
     expect(JSON.parse(plain.body).body).toBe('{"Image":"x"}')
     const chunked = await request(
       'POST',
-      '/v1.41/containers/create',
+      '/v1.41/exec/abc/start',
       { 'Transfer-Encoding': 'chunked' },
       'chunked-body',
     )
     expect(JSON.parse(chunked.body).body).toBe('chunked-body')
+  })
+
+  it('forwards a guarded body as the exact bytes it read, chunked or not', async () => {
+    const text =
+      '{ "Image" : "x",\n "HostConfig": {"Privileged": false, "CapAdd": null}, "Labels": {"é": "\\u00e9"} }'
+    for (const headers of [{}, { 'Transfer-Encoding': 'chunked' }] as Record<string, string>[]) {
+      const answer = await request(
+        'POST',
+        '/v1.41/containers/create',
+        { 'Content-Type': 'application/json', ...headers },
+        text,
+      )
+      expect(answer.status).toBe(200)
+      expect(JSON.parse(answer.body).body).toBe(text)
+    }
   })
 
   it('accepts heads up to 64 KiB (docker build sends large X-Registry-Config headers), 431 beyond', async () => {

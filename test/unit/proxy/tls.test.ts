@@ -117,7 +117,7 @@ describe.skipIf(!hasOpenssl)('engine behind mutual TLS (tcp:// backend with clie
             host: '127.0.0.1',
             port: frontPort,
             method,
-            path: '/v1.41/containers/create',
+            path: '/v1.41/exec/abc/start',
             headers,
             agent: false,
           },
@@ -131,7 +131,7 @@ describe.skipIf(!hasOpenssl)('engine behind mutual TLS (tcp:// backend with clie
         req.end(body)
       })
       const chunked = headers?.['Transfer-Encoding'] ? 'chunked' : '-'
-      expect(answer).toBe(`200 ${method} /v1.41/containers/create ${chunked} ${body ?? ''}`)
+      expect(answer).toBe(`200 ${method} /v1.41/exec/abc/start ${chunked} ${body ?? ''}`)
     } finally {
       await front.shutdown(100)
       tlsEngine.close()
