@@ -76,7 +76,10 @@ export default class Render extends BaseCommand<typeof Render> {
     }),
     'project-name': Flags.string({ char: 'p', summary: 'project name', env: 'COMPOSE_PROJECT_NAME' }),
     variables: Flags.boolean({ summary: 'list the referenced variables with defaults and required flags' }),
-    'who-uses': Flags.string({ summary: 'list the services and places that reference this variable' }),
+    'who-uses': Flags.string({
+      summary:
+        'list the services and places that use this variable (with --env, also through the templates naming it)',
+    }),
   }
 
   async run(): Promise<RenderResult> {

@@ -6,7 +6,7 @@ import { checkProject, type CheckResult } from './check.js'
 import { loadComposeProject, type LoadComposeOptions } from './load.js'
 import { composeV2Model } from './normalize-v2.js'
 import { formatModel, type RenderFormat } from './output.js'
-import { findReferences, listVariables, type ReferenceLocation, type VariableSummary } from './references.js'
+import { listVariables, usersOf, type ReferenceLocation, type VariableSummary } from './references.js'
 import type { SecretLayer } from './secret-layer.js'
 import type { ComposeProblem, ComposeProject } from './types.js'
 
@@ -45,6 +45,7 @@ export interface StackVariables {
 export interface VariableUsers {
   kind: 'who-uses'
   variable: string
+  /** Its own references and, with --env, those of the templates naming it (`through`). */
   references: ReferenceLocation[]
 }
 
@@ -59,10 +60,14 @@ export async function renderStack(request: RenderRequest, secretLayer?: SecretLa
     request.vaultEnvironment !== undefined && secretLayer
       ? await secretLayer.load(request.vaultEnvironment)
       : request.secrets
-  return renderLoaded({ ...request, secrets })
+  const through =
+    request.mode === 'who-uses' && request.vaultEnvironment !== undefined
+      ? (secretLayer?.templatesNaming?.(request.vaultEnvironment, request.variable ?? '') ?? [])
+      : []
+  return renderLoaded({ ...request, secrets }, through)
 }
 
-function renderLoaded(request: RenderRequest): RenderResult {
+function renderLoaded(request: RenderRequest, through: readonly string[]): RenderResult {
   const collecting = request.mode !== 'config'
   const interpolating = request.mode === 'check' ? true : request.interpolate
   const project = loadComposeProject({
@@ -81,7 +86,7 @@ function renderLoaded(request: RenderRequest): RenderResult {
       return {
         kind: 'who-uses',
         variable: request.variable ?? '',
-        references: findReferences(project, request.variable ?? ''),
+        references: usersOf(project, request.variable ?? '', through),
       }
     case 'config': {
       const text = formatModel(

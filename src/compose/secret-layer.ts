@@ -7,6 +7,11 @@
 export interface SecretLayer {
   /** All secrets of `environment` as name -> value. */
   load(environment: string): Promise<Record<string, string>>
+  /**
+   * The secrets of `environment` stored as templates whose value changes with `name` (directly or
+   * through other templates), sorted; after `load`. Absent or empty when the layer knows none.
+   */
+  templatesNaming?(environment: string, name: string): string[]
 }
 
 /** A layer over fixed values, for tests and for embedding render without a vault. */
