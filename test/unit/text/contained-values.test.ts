@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest'
+import { containersOf, holdsValue, urlPassword } from '../../../src/text/contained-values.js'
+
+describe('urlPassword', () => {
+  it.each([
+    ['postgresql://app:s3cret-pass@db:5432/app', 's3cret-pass'],
+    ['redis://:p%40ss%2Fword@cache:6379', 'p@ss/word'],
+    ['mysql://user@db/app', undefined],
+    ['s3://key:secret@', 'secret'],
+    ['postgresql://app:bad%zzescape@db/app', undefined],
+    ['not a url: app:pw@host', undefined],
+    ['http://host/path?x=a:b@c', undefined],
+  ])('%s -> %s', (value, expected) => {
+    expect(urlPassword(value)).toBe(expected)
+  })
+})
+
+describe('containersOf', () => {
+  const values = {
+    POSTGRES_PASSWORD: 'canary-pg-p@ss/1',
+    DATABASE_URL: 'postgresql://app:canary-pg-p%40ss%2F1@db/app',
+    COPY: 'canary-pg-p@ss/1',
+    EMBEDDED: 'prefix canary-pg-p@ss/1 suffix',
+    TEMPLATED: 'postgresql://app:canary-pg-p@ss/1@db/app',
+    SHORT: 'abc1234',
+    SHORT_COPY: 'xxabc1234xx',
+    OTHER: 'unrelated-value',
+  }
+
+  it('finds substrings and percent-decoded URL passwords, sorted, not the secret itself', () => {
+    expect(containersOf(values, 'POSTGRES_PASSWORD')).toEqual([
+      'COPY',
+      'DATABASE_URL',
+      'EMBEDDED',
+      'TEMPLATED',
+    ])
+  })
+
+  it('leaves out the allowed holders (the templates that reference the secret)', () => {
+    expect(containersOf(values, 'POSTGRES_PASSWORD', new Set(['TEMPLATED', 'COPY']))).toEqual([
+      'DATABASE_URL',
+      'EMBEDDED',
+    ])
+  })
+
+  it('does not look for values shorter than 8 characters, nor for unknown names', () => {
+    expect(containersOf(values, 'SHORT')).toEqual([])
+    expect(containersOf(values, 'NOPE')).toEqual([])
+    expect(containersOf(values, '__proto__')).toEqual([])
+    expect(
+      containersOf({ ...values, constructor: 'canary-pg-p@ss/1' } as Record<string, string>, 'COPY'),
+    ).toContain('constructor')
+  })
+
+  it('an empty value is never contained', () => {
+    expect(holdsValue('anything', 'anything')).toBe(true)
+    expect(containersOf({ A: '', B: 'x' }, 'A')).toEqual([])
+  })
+})
