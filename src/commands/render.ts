@@ -5,7 +5,7 @@ import { formatRenderReport } from '../compose/report.js'
 import type { SecretLayer } from '../compose/secret-layer.js'
 import { renderStack, type RenderMode, type RenderResult } from '../compose/render.js'
 import { ExitCode } from '../errors.js'
-import { hostEnvironment } from '../process/withheld-variables.js'
+import { hostEnvironment, serverSettingValues } from '../process/withheld-variables.js'
 
 export type { RenderResult }
 
@@ -109,6 +109,7 @@ export default class Render extends BaseCommand<typeof Render> {
         variable: flags['who-uses'],
         composeClient,
         environment: hostEnvironment(process.env, flags['allow-env']),
+        serverSettings: flags.check ? serverSettingValues(process.env) : undefined,
       },
       secretLayer,
     )

@@ -21,6 +21,8 @@ export interface RenderRequest extends LoadComposeOptions {
   vaultEnvironment?: string
   /** The compose client that will run the stack; with `v1`, `--check` reports the keys it refuses. */
   composeClient?: 'v1' | 'v2'
+  /** `--check`: the values of the vault server's settings on this host, which no stack may hold. */
+  serverSettings?: readonly string[]
 }
 
 export interface RenderedConfig {
@@ -60,14 +62,16 @@ export async function renderStack(request: RenderRequest, secretLayer?: SecretLa
     request.vaultEnvironment !== undefined && secretLayer
       ? await secretLayer.load(request.vaultEnvironment)
       : request.secrets
-  const through =
-    request.mode === 'who-uses' && request.vaultEnvironment !== undefined
-      ? (secretLayer?.templatesNaming?.(request.vaultEnvironment, request.variable ?? '') ?? [])
-      : []
-  return renderLoaded({ ...request, secrets }, through)
+  const environment = request.vaultEnvironment
+  const templatesNaming = (name: string) =>
+    environment !== undefined ? (secretLayer?.templatesNaming?.(environment, name) ?? []) : []
+  return renderLoaded({ ...request, secrets }, templatesNaming)
 }
 
-function renderLoaded(request: RenderRequest, through: readonly string[]): RenderResult {
+function renderLoaded(
+  request: RenderRequest,
+  templatesNaming: (name: string) => readonly string[],
+): RenderResult {
   const collecting = request.mode !== 'config'
   const interpolating = request.mode === 'check' ? true : request.interpolate
   const project = loadComposeProject({
@@ -79,14 +83,17 @@ function renderLoaded(request: RenderRequest, through: readonly string[]): Rende
   })
   switch (request.mode) {
     case 'check':
-      return { kind: 'check', ...checkProject(project) }
+      return {
+        kind: 'check',
+        ...checkProject(project, { serverSettings: request.serverSettings, templatesNaming }),
+      }
     case 'variables':
       return { kind: 'variables', variables: listVariables(project.references, project.origins) }
     case 'who-uses':
       return {
         kind: 'who-uses',
         variable: request.variable ?? '',
-        references: usersOf(project, request.variable ?? '', through),
+        references: usersOf(project, request.variable ?? '', templatesNaming(request.variable ?? '')),
       }
     case 'config': {
       const text = formatModel(

@@ -41,3 +41,16 @@ export function hostEnvironment(
   }
   return kept
 }
+
+/** The vault server's settings, under their names and their earlier ones: no stack should hold their values. */
+export const serverSettingVariables = [
+  'VAULT_ENCRYPTION_KEY',
+  'VAULT_JWT_SECRET',
+  'VAULT_DB_URL',
+  ...serverKeyVariables,
+] as const
+
+/** The non-empty values of the vault server's settings in `host`, for comparison only (never printed). */
+export function serverSettingValues(host: NodeJS.ProcessEnv): string[] {
+  return serverSettingVariables.map((name) => host[name] ?? '').filter((value) => value !== '')
+}
