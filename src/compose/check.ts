@@ -8,6 +8,7 @@ import { commandLineSecrets } from './command-line-secrets.js'
 import { fileSecretHints } from './file-secret-hints.js'
 import { holdsReference } from './interpolate.js'
 import { secretOriginProblems, type SecretOriginContext } from './secret-origins.js'
+import { unsetSecretSources } from './secret-sources.js'
 import type { ComposeProblem, ComposeProject, ProblemLevel } from './types.js'
 
 /** What `vault render --check --json` prints. */
@@ -84,6 +85,7 @@ export function checkProject(project: ComposeProject, context: SecretOriginConte
   const problems: ComposeProblem[] = [
     ...project.problems,
     ...secretOriginProblems(project, context),
+    ...unsetSecretSources(project),
     ...credentialLeaks(project),
     ...fileSecretHints(project),
     ...commandLineSecrets(project),

@@ -7,7 +7,7 @@
  * (src/process/compose-secret-files.ts).
  */
 import { asRecord } from './interpolate-model.js'
-import type { ReferenceSite } from './types.js'
+import type { ComposeProblem, ComposeProject, ReferenceSite } from './types.js'
 
 /** The variable behind each top-level secret with an `environment:` source. */
 export function secretEnvironmentSources(model: Record<string, unknown>): Map<string, string> {
@@ -49,4 +49,23 @@ export function secretSourceSites(
     })
   }
   return sites
+}
+
+/**
+ * An error per secret with an `environment:` source that a service mounts and whose variable has no
+ * value: `vault run` refuses to start such a stack (compose-secret-files.ts), so `render --check` and
+ * doctor's required variables say so first.
+ */
+export function unsetSecretSources(project: ComposeProject): ComposeProblem[] {
+  const mounted = new Set(
+    project.references.filter((site) => site.field.startsWith('secrets.')).map((site) => site.name),
+  )
+  return [...secretEnvironmentSources(project.model)]
+    .filter(([, variable]) => mounted.has(variable) && !Object.hasOwn(project.variables, variable))
+    .map(([secret, variable]) => ({
+      level: 'error',
+      code: 'required_variable',
+      message: `compose secret ${secret} takes its value from ${variable}, which is not set: vault secrets set ${variable}`,
+      variable,
+    }))
 }

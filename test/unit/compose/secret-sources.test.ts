@@ -66,6 +66,24 @@ describe('compose secrets with an environment: source', () => {
     expect(result.ok).toBe(true)
   })
 
+  it('an unset source variable is an error of render --check (vault run would refuse the stack)', async () => {
+    const cwd = writeStack({ 'compose.yaml': sourced, 'tls.pem': 'x' })
+    const layer = staticSecretLayer({ dev: { DB_PASSWORD: 'canary-db-password-1' } })
+    const result = (await renderStack(
+      { mode: 'check', cwd, environment: {}, vaultEnvironment: 'dev', composeClient: 'v2' },
+      layer,
+    )) as CheckedStack
+    expect(result.problems).toEqual([
+      {
+        level: 'error',
+        code: 'required_variable',
+        message:
+          'compose secret api_key takes its value from API_KEY, which is not set: vault secrets set API_KEY',
+        variable: 'API_KEY',
+      },
+    ])
+  })
+
   it('a secret of another name is still an unknown key for v1', async () => {
     const cwd = writeStack({
       'compose.yaml': 'services:\n  a:\n    image: a\nsecrets:\n  s:\n    environment: S\n    bogus: 1\n',
@@ -137,5 +155,48 @@ describe('render --who-uses through templates', () => {
     )) as VariableUsers
     expect(servicesOf(result.references)).toEqual(['db'])
     expect(formatRenderReport(result, cwd)).not.toContain('THROUGH')
+  })
+})
+
+describe('render --who-uses and rotate recreate the same services', () => {
+  const stack = [
+    'services:',
+    '  db:',
+    '    image: postgres',
+    '    secrets: [db_password]',
+    '  app:',
+    '    image: app',
+    '    environment:',
+    '      DATABASE_URL: ${DATABASE_URL}',
+    '  jobs:',
+    '    image: jobs',
+    '    env_file: jobs.env',
+    '  idle:',
+    '    image: idle',
+    'secrets:',
+    '  db_password:',
+    '    environment: POSTGRES_PASSWORD',
+  ].join('\n')
+  const templates: Record<string, string[]> = {
+    POSTGRES_PASSWORD: ['DATABASE_URL', 'JOBS_URL'],
+    DATABASE_URL: [],
+    JOBS_URL: [],
+  }
+  const layer: SecretLayer = {
+    ...staticSecretLayer({ dev: {} }),
+    templatesNaming: (_environment, name) => templates[name] ?? [],
+  }
+
+  it.each(Object.keys(templates))('%s', async (name) => {
+    const { planRestart } = await import('../../../src/rotate/restart.js')
+    const stackDir = writeStack({ 'compose.yaml': stack, 'jobs.env': 'JOBS_URL\n' })
+    const secrets = { POSTGRES_PASSWORD: 'p', DATABASE_URL: 'u', JOBS_URL: 'j' }
+    const plan = await planRestart({ name, through: templates[name], secrets, stackDir })
+    const users = (await renderStack(
+      { mode: 'who-uses', cwd: stackDir, environment: {}, vaultEnvironment: 'dev', variable: name },
+      layer,
+    )) as VariableUsers
+    expect(plan.services).toEqual(servicesOf(users.references))
+    if (name === 'POSTGRES_PASSWORD') expect(plan.services).toEqual(['app', 'db', 'jobs'])
   })
 })
