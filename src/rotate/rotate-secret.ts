@@ -98,6 +98,10 @@ export async function rotateSecret(api: VaultApi, options: RotateOptions): Promi
         allowEnv: options.allowEnv,
       })
     : undefined
+  if (plan && templates.length > 0)
+    options.note(
+      `${options.name} is named by the template${templates.length === 1 ? '' : 's'} ${templates.join(', ')}: their services are recreated too (vault render --who-uses ${options.name}${options.environment ? ` --env ${options.environment}` : ''} lists them)`,
+    )
   for (const service of plan?.literalUsers ?? [])
     options.note(
       `Warning: ${service} receives ${options.name} as a literal value (an env_file line), not from the vault: it keeps the old value; move it with vault secrets import FILE --only ${options.name} --move`,

@@ -199,6 +199,9 @@ describe('rotateSecret and copies of the value in other secrets', () => {
       '--force: DATABASE_URL, S3_SECRET still hold the old value of POSTGRES_PASSWORD',
     )
     expect(notes.join('\n')).not.toContain('canary')
+    expect(notes).toContain(
+      'POSTGRES_PASSWORD is named by the templates TEMPLATED_URL, THROUGH: their services are recreated too (vault render --who-uses POSTGRES_PASSWORD --env dev lists them)',
+    )
   })
 
   it('a value shorter than 8 characters is not compared, and the rotation says so', async () => {

@@ -57,3 +57,14 @@ describe('containersOf', () => {
     expect(containersOf({ A: '', B: 'x' }, 'A')).toEqual([])
   })
 })
+
+describe('containersOf on hostile values', () => {
+  it('a 1 MiB value and 200 others, one a URL-looking megabyte, are compared without a regular expression blowing up', () => {
+    const values: Record<string, string> = { BIG: 'x'.repeat(1024 * 1024) }
+    for (let index = 0; index < 200; index++) values[`S${index}`] = `s${index}-`.repeat(100)
+    values.URLISH = `a${'+'.repeat(1024 * 1024)}://${':'.repeat(1024 * 1024)}`
+    values.HOLDER = `postgresql://u:${values.S7}@h/db`
+    expect(containersOf(values, 'S7')).toEqual(['HOLDER'])
+    expect(containersOf(values, 'BIG')).toEqual([])
+  })
+})
