@@ -6,9 +6,11 @@
  * whose value is copied inside another (not a template referencing it) is a warning: rotating it leaves
  * the copy behind. Values are compared, never printed.
  */
-import { containersOf, minContainedLength, urlPassword } from '../text/contained-values.js'
+import { containersOf, looksSecret, minContainedLength } from '../text/contained-values.js'
 import { listVariables } from './references.js'
 import type { ComposeProblem, ComposeProject } from './types.js'
+
+export { looksSecret }
 
 /** What the check needs besides the project; absent parts are not checked. */
 export interface SecretOriginContext {
@@ -18,21 +20,8 @@ export interface SecretOriginContext {
   templatesNaming?: (name: string) => readonly string[]
 }
 
-const secretSuffix = /(PASSWORD|SECRET|TOKEN|SALT|AUTH|KEY|(^|_)PASS|(^|_)PW)$/i
-
 /** The vault server's settings under their names: its own stack may hold them (with --allow-env). */
 const serverSettingNames = /^(VAULT_)?(ENCRYPTION_KEY|JWT_SECRET|DB_URL)$/
-
-/**
- * Whether a variable holds a secret by its name (ending in PASSWORD, SECRET, TOKEN, SALT, AUTH or KEY,
- * or in _PASS or _PW as in awesome-compose's POSTGRES_PW; not a path: a value starting with `/` or
- * `./`, a name ending in _FILE or _PATH) or by its value (a URL with a password).
- */
-export function looksSecret(name: string, value: string): boolean {
-  if (urlPassword(value) !== undefined) return true
-  if (/_(FILE|PATH)$/i.test(name) || value.startsWith('/') || value.startsWith('./')) return false
-  return secretSuffix.test(name)
-}
 
 /** Where a value came from instead of the vault, and how to move it there. */
 const notFromVault = {

@@ -19,7 +19,10 @@ describe('containersOf', () => {
   const values = {
     POSTGRES_PASSWORD: 'canary-pg-p@ss/1',
     DATABASE_URL: 'postgresql://app:canary-pg-p%40ss%2F1@db/app',
-    COPY: 'canary-pg-p@ss/1',
+    COPY_SECRET: 'canary-pg-p@ss/1',
+    DB_USERNAME: 'canary-pg-p@ss/1',
+    GLUED: 'xcanary-pg-p@ss/1',
+    DATA_DIR: './canary-pg-p@ss/1',
     EMBEDDED: 'prefix canary-pg-p@ss/1 suffix',
     TEMPLATED: 'postgresql://app:canary-pg-p@ss/1@db/app',
     SHORT: 'abc1234',
@@ -27,9 +30,9 @@ describe('containersOf', () => {
     OTHER: 'unrelated-value',
   }
 
-  it('finds substrings and percent-decoded URL passwords, sorted, not the secret itself', () => {
+  it('finds whole-word copies, percent-decoded URL passwords and equal secret-looking values, sorted; not a username, a path or a glued word', () => {
     expect(containersOf(values, 'POSTGRES_PASSWORD')).toEqual([
-      'COPY',
+      'COPY_SECRET',
       'DATABASE_URL',
       'EMBEDDED',
       'TEMPLATED',
@@ -37,7 +40,7 @@ describe('containersOf', () => {
   })
 
   it('leaves out the allowed holders (the templates that reference the secret)', () => {
-    expect(containersOf(values, 'POSTGRES_PASSWORD', new Set(['TEMPLATED', 'COPY']))).toEqual([
+    expect(containersOf(values, 'POSTGRES_PASSWORD', new Set(['TEMPLATED', 'COPY_SECRET']))).toEqual([
       'DATABASE_URL',
       'EMBEDDED',
     ])
@@ -48,13 +51,25 @@ describe('containersOf', () => {
     expect(containersOf(values, 'NOPE')).toEqual([])
     expect(containersOf(values, '__proto__')).toEqual([])
     expect(
-      containersOf({ ...values, constructor: 'canary-pg-p@ss/1' } as Record<string, string>, 'COPY'),
+      containersOf({ ...values, constructor: 'x canary-pg-p@ss/1' } as Record<string, string>, 'COPY_SECRET'),
     ).toContain('constructor')
   })
 
   it('an empty value is never contained', () => {
-    expect(holdsValue('anything', 'anything')).toBe(true)
+    expect(holdsValue('API_TOKEN', 'anything', 'anything')).toBe(true)
+    expect(holdsValue('API_TOKEN', 'anything', '')).toBe(false)
     expect(containersOf({ A: '', B: 'x' }, 'A')).toEqual([])
+  })
+
+  it.each([
+    ['MYSQL_ROOT_PASSWORD', 'somewordpress', 'wordpress', false],
+    ['DB_DATA_LOCATION', './postgres', 'postgres', false],
+    ['DB_USERNAME', 'postgres', 'postgres', false],
+    ['S3_SECRET_KEY', 'minio-secret-1', 'minio-secret-1', true],
+    ['APP_CONFIG', '{"password":"minio-secret-1"}', 'minio-secret-1', true],
+    ['DATABASE_URL', 'postgresql://u:p%40ss-word-9@h/db', 'p@ss-word-9', true],
+  ])('%s = %s holds %s: %s', (name, container, value, expected) => {
+    expect(holdsValue(name, container, value)).toBe(expected)
   })
 })
 
