@@ -5,7 +5,7 @@ import { formatRenderReport } from '../compose/report.js'
 import type { SecretLayer } from '../compose/secret-layer.js'
 import { renderStack, type RenderMode, type RenderResult } from '../compose/render.js'
 import { ExitCode } from '../errors.js'
-import { hostEnvironment } from '../process/withheld-variables.js'
+import { hostEnvironment, serverSettingValues } from '../process/withheld-variables.js'
 
 export type { RenderResult }
 
@@ -76,7 +76,10 @@ export default class Render extends BaseCommand<typeof Render> {
     }),
     'project-name': Flags.string({ char: 'p', summary: 'project name', env: 'COMPOSE_PROJECT_NAME' }),
     variables: Flags.boolean({ summary: 'list the referenced variables with defaults and required flags' }),
-    'who-uses': Flags.string({ summary: 'list the services and places that reference this variable' }),
+    'who-uses': Flags.string({
+      summary:
+        'list the services and places that use this variable (with --env, also through the templates naming it)',
+    }),
   }
 
   async run(): Promise<RenderResult> {
@@ -106,6 +109,7 @@ export default class Render extends BaseCommand<typeof Render> {
         variable: flags['who-uses'],
         composeClient,
         environment: hostEnvironment(process.env, flags['allow-env']),
+        serverSettings: flags.check ? serverSettingValues(process.env) : undefined,
       },
       secretLayer,
     )

@@ -26,7 +26,8 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
     'one), through --rotator-url or the database client inside --rotator-service. --hook runs a command of ' +
     'your own first with the new value on stdin; when it or the rotator fails nothing changes (a failing hook ' +
     'exits 10). A secret whose name controls the host (DOCKER_HOST, COMPOSE_*, ...) is refused as by vault run ' +
-    '(exit 4) unless --allow-env names it. --due lists ' +
+    '(exit 4) unless --allow-env names it. When another secret holds a copy of the value (DATABASE_URL with the ' +
+    'password written in, not a template) nothing changes (exit 6) unless --force. --due lists ' +
     'secrets older than the recommended ages and exits 10 when one is due.'
   static override examples = [
     {
@@ -75,6 +76,9 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
       multiple: true,
     }),
     profile: profileFlag,
+    force: Flags.boolean({
+      summary: 'rotate even when other secrets hold a copy of the value (they keep the old one)',
+    }),
     hook: Flags.string({
       summary: 'shell command run first with the new value on stdin; nothing changes if it fails',
     }),
@@ -154,6 +158,7 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
       waitSeconds: flags.wait,
       stableSeconds: flags.stable,
       rollback: flags.rollback,
+      force: flags.force,
       note: (line) => this.note(line),
     })
     const { stackScope, stacksSharing } = await import('../rotate/other-stacks.js')

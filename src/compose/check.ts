@@ -1,12 +1,14 @@
 /**
  * Preflight (`vault render --check`): every problem of a stack at once, errors first. Required
  * variables without a value, malformed references, unset references, vault secrets nothing uses,
- * values holding a `$` that compose would interpolate again if written to an env file, and vault
- * secrets written into a command line.
+ * values holding a `$` that compose would interpolate again if written to an env file, vault
+ * secrets written into a command line, and secrets not from the vault or copied (secret-origins.ts).
  */
 import { commandLineSecrets } from './command-line-secrets.js'
 import { fileSecretHints } from './file-secret-hints.js'
 import { holdsReference } from './interpolate.js'
+import { secretOriginProblems, type SecretOriginContext } from './secret-origins.js'
+import { unsetSecretSources } from './secret-sources.js'
 import type { ComposeProblem, ComposeProject, ProblemLevel } from './types.js'
 
 /** What `vault render --check --json` prints. */
@@ -80,9 +82,11 @@ const vaultCredentialNames = new Set([
 ])
 
 /** The findings of a project loaded with `collectProblems: true`. */
-export function checkProject(project: ComposeProject): CheckResult {
+export function checkProject(project: ComposeProject, context: SecretOriginContext = {}): CheckResult {
   const problems: ComposeProblem[] = [
     ...project.problems,
+    ...secretOriginProblems(project, context),
+    ...unsetSecretSources(project),
     ...credentialLeaks(project),
     ...fileSecretHints(project),
     ...commandLineSecrets(project),

@@ -21,7 +21,14 @@ export {
   type EnvFileResult,
 } from './env-file.js'
 export { loadComposeProject, discoverComposeFiles, type LoadComposeOptions } from './load.js'
-export { findReferences, listVariables, type ReferenceLocation, type VariableSummary } from './references.js'
+export {
+  findReferences,
+  listVariables,
+  servicesOf,
+  usersOf,
+  type ReferenceLocation,
+  type VariableSummary,
+} from './references.js'
 export { checkProject, type CheckResult } from './check.js'
 export { formatModel, escapeDollars, type RenderFormat } from './output.js'
 export { maskText } from '../text/mask-text.js'

@@ -13,6 +13,7 @@ import { loadFileSet, servicesOf, type LoadSession } from './file-set.js'
 import { setEntry } from './interpolate-model.js'
 import { normalizeService, sortKeys } from './normalize.js'
 import { normalizeResources } from './normalize-fields.js'
+import { secretSourceSites } from './secret-sources.js'
 import { activeProfiles, selectServices } from './profiles.js'
 import type { ComposeProblem, ComposeProject } from './types.js'
 import { validateProject } from './validate.js'
@@ -214,7 +215,10 @@ export function loadComposeProject(options: LoadComposeOptions = {}): ComposePro
   const model: Record<string, unknown> = { name, services, ...topLevelSections(merged) }
   normalizeResources(model)
   const references = session.indexing
-    ? session.references.filter((site) => site.service === '' || Object.hasOwn(enabled, site.service))
+    ? [
+        ...session.references.filter((site) => site.service === '' || Object.hasOwn(enabled, site.service)),
+        ...secretSourceSites(model, locate),
+      ]
     : []
   return {
     name,

@@ -10,6 +10,8 @@ export interface ReferenceLocation {
   field: string
   file: string
   line?: number
+  /** The vault template (naming the variable, directly or through others) referenced here instead. */
+  through?: string
 }
 
 /** One referenced variable, as `vault render --variables` prints it (never its value). */
@@ -53,6 +55,31 @@ export function findReferences(
     locations.push(location)
   }
   return locations.sort(compareSites)
+}
+
+/**
+ * Every place that uses `name`: its own references and those of `through`, the vault templates whose
+ * value changes with it (src/client/resolve-templates.ts dependentTemplates). `render --who-uses` prints
+ * these; `rotate` recreates exactly their services (servicesOf).
+ */
+export function usersOf(
+  project: Pick<ComposeProject, 'references'>,
+  name: string,
+  through: readonly string[] = [],
+): ReferenceLocation[] {
+  return [
+    ...findReferences(project, name),
+    ...through
+      .filter((template) => template !== name)
+      .flatMap((template) =>
+        findReferences(project, template).map((location) => ({ ...location, through: template })),
+      ),
+  ].sort(compareSites)
+}
+
+/** The services (sorted, each once) of some reference locations; top-level places have none. */
+export function servicesOf(locations: readonly ReferenceLocation[]): string[] {
+  return [...new Set(locations.map((location) => location.service).filter(Boolean))].sort()
 }
 
 /**

@@ -6,7 +6,7 @@ import { checkProject, type CheckResult } from './check.js'
 import { loadComposeProject, type LoadComposeOptions } from './load.js'
 import { composeV2Model } from './normalize-v2.js'
 import { formatModel, type RenderFormat } from './output.js'
-import { findReferences, listVariables, type ReferenceLocation, type VariableSummary } from './references.js'
+import { listVariables, usersOf, type ReferenceLocation, type VariableSummary } from './references.js'
 import type { SecretLayer } from './secret-layer.js'
 import type { ComposeProblem, ComposeProject } from './types.js'
 
@@ -21,6 +21,8 @@ export interface RenderRequest extends LoadComposeOptions {
   vaultEnvironment?: string
   /** The compose client that will run the stack; with `v1`, `--check` reports the keys it refuses. */
   composeClient?: 'v1' | 'v2'
+  /** `--check`: the values of the vault server's settings on this host, which no stack may hold. */
+  serverSettings?: readonly string[]
 }
 
 export interface RenderedConfig {
@@ -45,6 +47,7 @@ export interface StackVariables {
 export interface VariableUsers {
   kind: 'who-uses'
   variable: string
+  /** Its own references and, with --env, those of the templates naming it (`through`). */
   references: ReferenceLocation[]
 }
 
@@ -58,10 +61,16 @@ export async function renderStack(request: RenderRequest, secretLayer?: SecretLa
   const vault = request.vaultEnvironment !== undefined && secretLayer ? secretLayer : undefined
   const secrets = vault ? await vault.load(request.vaultEnvironment!) : request.secrets
   const plainNames = vault?.plainNames?.(request.vaultEnvironment!) ?? request.plainNames
-  return renderLoaded({ ...request, secrets, plainNames })
+  const environment = request.vaultEnvironment
+  const templatesNaming = (name: string) =>
+    environment !== undefined ? (secretLayer?.templatesNaming?.(environment, name) ?? []) : []
+  return renderLoaded({ ...request, secrets, plainNames }, templatesNaming)
 }
 
-function renderLoaded(request: RenderRequest): RenderResult {
+function renderLoaded(
+  request: RenderRequest,
+  templatesNaming: (name: string) => readonly string[],
+): RenderResult {
   const collecting = request.mode !== 'config'
   const interpolating = request.mode === 'check' ? true : request.interpolate
   const project = loadComposeProject({
@@ -73,14 +82,17 @@ function renderLoaded(request: RenderRequest): RenderResult {
   })
   switch (request.mode) {
     case 'check':
-      return { kind: 'check', ...checkProject(project) }
+      return {
+        kind: 'check',
+        ...checkProject(project, { serverSettings: request.serverSettings, templatesNaming }),
+      }
     case 'variables':
       return { kind: 'variables', variables: listVariables(project.references, project.origins) }
     case 'who-uses':
       return {
         kind: 'who-uses',
         variable: request.variable ?? '',
-        references: findReferences(project, request.variable ?? ''),
+        references: usersOf(project, request.variable ?? '', templatesNaming(request.variable ?? '')),
       }
     case 'config': {
       const text = formatModel(

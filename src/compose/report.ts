@@ -42,12 +42,15 @@ export function formatRenderReport(result: RenderResult, cwd: string): string {
     }
     case 'who-uses': {
       if (result.references.length === 0) return `no service references ${result.variable}\n`
+      const through = result.references.some((site) => site.through !== undefined)
       const rows = result.references.map((site) => [
         site.service || '-',
         site.field,
         place(site.file, site.line, cwd),
+        ...(through ? [site.through ?? '-'] : []),
       ])
-      return `${formatColumns(rows, ['SERVICE', 'FIELD', 'LOCATION'])}\n`
+      const headers = ['SERVICE', 'FIELD', 'LOCATION', ...(through ? ['THROUGH TEMPLATE'] : [])]
+      return `${formatColumns(rows, headers)}\n`
     }
   }
 }

@@ -9,6 +9,11 @@ export interface SecretLayer {
   load(environment: string): Promise<Record<string, string>>
   /** After `load`: the names of its values that are not secrets (`secrets set --plain`), never masked. */
   plainNames?(environment: string): ReadonlySet<string>
+  /**
+   * The secrets of `environment` stored as templates whose value changes with `name` (directly or
+   * through other templates), sorted; after `load`. Absent or empty when the layer knows none.
+   */
+  templatesNaming?(environment: string, name: string): string[]
 }
 
 /** A layer over fixed values, for tests and for embedding render without a vault. */

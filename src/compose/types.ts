@@ -37,6 +37,10 @@ export interface ComposeProblem {
     | 'shadowed_by_vault'
     | 'secret_in_environment'
     | 'secret_in_command_line'
+    | 'secret_not_from_vault'
+    | 'server_setting_in_stack'
+    | 'copied_secret'
+    | 'copy_not_checked'
   message: string
   variable?: string
   service?: string

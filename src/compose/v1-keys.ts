@@ -3,7 +3,8 @@
  * (`compose/config/compose_spec.json` of 1.29.2) knows neither compose v2's newer keys (top-level
  * `name` and `include`, `depends_on.*.required`, `develop`, `gpus`, long `env_file`, a port's
  * `host_ip`, ...) nor anything outside its lists. `render --check` reports each with its file and
- * line when the client found is v1, so `rotate` does not fail at `up`.
+ * line when the client found is v1, so `rotate` does not fail at `up`. A secret's `environment:` source
+ * is accepted: the stack runs through `vault run`, which rewrites it for v1.
  */
 import { located } from './errors.js'
 import { childPath } from './fast-yaml.js'
@@ -39,7 +40,8 @@ const allowed: Record<string, Set<string>> = Object.fromEntries(
     logging: 'driver options',
     network: 'attachable driver driver_opts enable_ipv6 external internal ipam labels name',
     namedVolume: 'driver driver_opts external labels name',
-    secret: 'driver driver_opts external file labels name template_driver',
+    // `environment` is compose v2's; `vault run` hands it to v1 as a `file:` source (compose-secret-files.ts).
+    secret: 'driver driver_opts environment external file labels name template_driver',
     config: 'external file labels name template_driver',
   }).map(([kind, keys]) => [kind, new Set(keys.split(' '))]),
 )

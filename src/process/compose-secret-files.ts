@@ -321,17 +321,3 @@ export async function composeV1Args(
   const plan = invocation ? await prepareSecretFiles(invocation, cwd, env) : undefined
   return plan ? plan.args : args
 }
-
-/** The services of a loaded compose model that mount a secret whose `environment:` source is `variable`. */
-export function servicesUsingSecretSource(model: Record<string, unknown>, variable: string): string[] {
-  const secrets = (model.secrets ?? {}) as Record<string, { environment?: unknown }>
-  const sourced = new Set(Object.keys(secrets).filter((name) => secrets[name]?.environment === variable))
-  if (sourced.size === 0) return []
-  const services = (model.services ?? {}) as Record<string, { secrets?: unknown }>
-  return Object.keys(services).filter((service) => {
-    const mounted = Array.isArray(services[service]?.secrets) ? (services[service]!.secrets as unknown[]) : []
-    return mounted.some((entry) =>
-      sourced.has(typeof entry === 'string' ? entry : String((entry as { source?: unknown })?.source)),
-    )
-  })
-}

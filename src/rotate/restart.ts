@@ -45,7 +45,7 @@ export async function planRestart(options: {
   /** Secrets whose names control the host that may still reach compose (`--allow-env NAME`). */
   allowEnv?: readonly string[]
 }): Promise<RestartPlan> {
-  const { findReferences, loadComposeProject } = await import('../compose/index.js')
+  const { loadComposeProject, servicesOf, usersOf } = await import('../compose/index.js')
   const env = buildChildEnvironment(process.env, options.secrets, { allowEnv: options.allowEnv })
   const project = loadComposeProject({
     cwd: options.stackDir,
@@ -55,17 +55,7 @@ export async function planRestart(options: {
     environment: env,
     collectProblems: true,
   })
-  const { servicesUsingSecretSource } = await import('../process/compose-secret-files.js')
-  const services = [
-    ...new Set([
-      ...[options.name, ...(options.through ?? [])].flatMap((name) => [
-        ...findReferences(project, name)
-          .map((site) => site.service)
-          .filter(Boolean),
-        ...servicesUsingSecretSource(project.model, name),
-      ]),
-    ]),
-  ].sort()
+  const services = servicesOf(usersOf(project, options.name, options.through))
   const { serviceEnvironments } = await import('../stack/stack-users.js')
   const literalUsers = Object.entries(serviceEnvironments(project))
     .filter(

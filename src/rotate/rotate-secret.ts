@@ -1,6 +1,6 @@
 /**
  * `vault rotate NAME`: read the current version and plan the restart (so a broken stack fails before
- * anything changes), make a new value, change it inside the database (a built-in rotator, which checks a
+ * anything changes; other secrets holding a copy of the value refuse it: copies.ts), make a new value, change it inside the database (a built-in rotator, which checks a
  * fresh login) or run the hook, both before the vault changes, PATCH with If-Match on the version read,
  * then recreate exactly the compose services that use NAME and wait until they are ready. When they are
  * not, roll back by default: the vault gets the previous value back (as a new version; when it refuses,
@@ -14,6 +14,7 @@ import { HookFailedError, runHook } from '../process/hook.js'
 import type { DatabaseRotator } from './rotators/rotator.js'
 import { newValueFor } from '../crypto/new-value.js'
 import { UsageError } from '../errors.js'
+import { refuseCopies } from './copies.js'
 import { executeRestart, planRestart, type RestartPlan, type ServiceReport } from './restart.js'
 
 export interface RotateOptions {
@@ -39,6 +40,8 @@ export interface RotateOptions {
   stableSeconds: number
   /** Roll back when the services do not come back (default true). */
   rollback: boolean
+  /** Rotate even when other secrets hold a copy of the value (they keep the old one). */
+  force?: boolean
   note: (line: string) => void
 }
 
@@ -77,6 +80,13 @@ export async function rotateSecret(api: VaultApi, options: RotateOptions): Promi
     })
   }
   const templates = dependentTemplates(stored, options.name)
+  refuseCopies({
+    name: options.name,
+    values: secrets,
+    templates,
+    force: options.force === true,
+    note: options.note,
+  })
   const plan: RestartPlan | undefined = options.restart
     ? await planRestart({
         name: options.name,
@@ -88,6 +98,10 @@ export async function rotateSecret(api: VaultApi, options: RotateOptions): Promi
         allowEnv: options.allowEnv,
       })
     : undefined
+  if (plan && templates.length > 0)
+    options.note(
+      `${options.name} is named by the template${templates.length === 1 ? '' : 's'} ${templates.join(', ')}: their services are recreated too (vault render --who-uses ${options.name}${options.environment ? ` --env ${options.environment}` : ''} lists them)`,
+    )
   for (const service of plan?.literalUsers ?? [])
     options.note(
       `Warning: ${service} receives ${options.name} as a literal value (an env_file line), not from the vault: it keeps the old value; move it with vault secrets import FILE --only ${options.name} --move`,

@@ -1,17 +1,18 @@
 /**
  * Which compose services use a variable: those that interpolate it (`${NAME}`, a bare `environment`
- * entry, a bare key in an env_file) and those whose container environment has it under that name
+ * entry, a bare key in an env_file), those that mount a compose secret with it as `environment:`
+ * source (the same users rotate recreates: usersOf), and those whose container environment has it under that name
  * (for instance every key of an `env_file: .env`). Used by `secrets import`, `secrets init` and rotation.
  */
 import type { ComposeProject } from '../compose/index.js'
+import { servicesOf, usersOf } from '../compose/references.js'
 
 /** The services (sorted) that use each of `names` in a loaded project. */
 export function servicesUsing(project: ComposeProject, names: readonly string[]): Record<string, string[]> {
   const wanted = new Set(names)
-  const users = new Map<string, Set<string>>(names.map((name) => [name, new Set<string>()]))
-  for (const site of project.references) {
-    if (site.service !== '' && wanted.has(site.name)) users.get(site.name)!.add(site.service)
-  }
+  const users = new Map<string, Set<string>>(
+    names.map((name) => [name, new Set(servicesOf(usersOf(project, name)))]),
+  )
   for (const [service, environment] of Object.entries(serviceEnvironments(project))) {
     for (const name of Object.keys(environment)) if (wanted.has(name)) users.get(name)!.add(service)
   }

@@ -95,14 +95,31 @@ describe('vault render --check', () => {
     ])
   })
 
-  it('exits 0 when every required variable has a value', async () => {
+  it('exits 0 when every required variable has a value, warning for the secrets from the shell', async () => {
     const result = await runCli(['render', '--check'], {
       cwd: writeStack(files),
       env: { TAG: '1', DB_PASSWORD: 'p', API_KEY: 'k' },
     })
     expect(result.exitCode).toBe(0)
-    expect(result.stdout).toBe('0 error(s), 0 warning(s), 0 info\n')
+    expect(result.stdout).toMatch(/^warning +API_KEY .*resolves to the shell's value, not the vault/m)
+    expect(result.stdout).toMatch(/^warning +DB_PASSWORD .*resolves to the shell's value, not the vault/m)
+    expect(result.stdout).toMatch(/0 error\(s\), 2 warning\(s\), 0 info\n$/)
   })
+
+  it.each(['VAULT_ENCRYPTION_KEY', 'ENCRYPTION_KEY', 'VAULT_JWT_SECRET', 'DB_URL'])(
+    "is an error when a stack's secret holds the host's %s, without printing it",
+    async (setting) => {
+      const canary = 'canary-vault-server-setting-5e1d'
+      const result = await runCli(['render', '--check', '--json'], {
+        cwd: writeStack(files),
+        env: { TAG: '1', DB_PASSWORD: canary, API_KEY: 'key-of-the-app', [setting]: canary },
+      })
+      expect(result.exitCode).toBe(10)
+      expect(result.stdout).toContain('"server_setting_in_stack"')
+      expect(JSON.parse(result.stdout).problems[0]).toMatchObject({ level: 'error', variable: 'DB_PASSWORD' })
+      expect(result.stdout + result.stderr).not.toContain(canary)
+    },
+  )
 })
 
 describe('vault render: bad input is one line with file and line, an exit code, nothing on stdout', () => {

@@ -24,6 +24,8 @@ const canaries = {
   ENCRYPTION_KEY: 'canary-encryption-key-7f3a',
   JWT_SECRET: 'canary-jwt-secret-7f3a',
   DB_URL: 'postgres://vault:canary-db-7f3a@db/vault',
+  VAULT_ENCRYPTION_KEY: 'canary-vault-encryption-key-7f3a',
+  VAULT_JWT_SECRET: 'canary-vault-jwt-secret-7f3a',
 }
 const sawCanary = (text: string) => /canary-[a-z-]+7f3a/.test(text)
 
@@ -56,6 +58,8 @@ beforeAll(async () => {
       '      ENCRYPTION_KEY: ${ENCRYPTION_KEY:-unset}',
       '      JWT_SECRET: ${JWT_SECRET:-unset}',
       '      DB_URL: ${DB_URL:-unset}',
+      '      KEY_COPY: ${VAULT_ENCRYPTION_KEY:-unset}',
+      '      JWT_COPY: ${VAULT_JWT_SECRET:-unset}',
       '      APP_TOKEN: ${APP_TOKEN}',
       '',
     ].join('\n'),

@@ -24,6 +24,7 @@ import { confirmPage, csrfField, layout, notice, table } from './layout.js'
 import { actorLabels, postButton, whereOf } from './environment-page.js'
 import { paths } from './paths.js'
 import { actorOf, sessionPage } from './respond.js'
+import { resolveForReveal, type ResolvedTemplate } from './template-value.js'
 import { formValue, versionOf } from './values.js'
 
 function target(request: ApiRequest) {
@@ -107,8 +108,16 @@ async function historyPage(context: VaultContext, request: ApiRequest, session: 
 async function revealPage(context: VaultContext, request: ApiRequest, session: HumanSession) {
   const form = await checkedForm(request, session)
   const where = target(request)
-  const revealed = await inEnvironmentAs(actorOf(context, request, session), where, (at) =>
-    form.version ? readVersion(at, where.name, versionOf(form.version)) : getSecret(at, where.name),
+  const { revealed, resolved } = await inEnvironmentAs(
+    actorOf(context, request, session),
+    where,
+    async (at) => {
+      const revealed = form.version
+        ? await readVersion(at, where.name, versionOf(form.version))
+        : await getSecret(at, where.name)
+      const resolved = revealed.template ? await resolveForReveal(at, where.name, revealed.value) : undefined
+      return { revealed, resolved }
+    },
   )
   return pageResponse(
     200,
@@ -119,13 +128,27 @@ async function revealPage(context: VaultContext, request: ApiRequest, session: H
       body: html`<p class="notice">
           This reveal is recorded in the audit log. The page is not cached; close it when done.
         </p>
-        <pre class="value" id="revealed-value">${revealed.value}</pre>
+        ${resolved ? templateReveal(revealed.value, resolved) : html`<pre class="value" id="revealed-value">${revealed.value}</pre>`}
         <p>
           <a href="${paths.secret(where.project, where.environment, where.name)}">History of ${where.name}</a>
         </p>`,
     }),
     { 'cache-control': 'no-store', pragma: 'no-cache' },
   )
+}
+
+/** A template's reveal: as written, then resolved from the environment's current values (or why not). */
+function templateReveal(template: string, resolved: ResolvedTemplate) {
+  return html`<h2>Template, as written</h2>
+    <pre class="value" id="template-value">${template}</pre>
+    <h2>Resolved from the current values of this environment</h2>
+    ${
+      'value' in resolved
+        ? html`<pre class="value" id="revealed-value">${resolved.value}</pre>`
+        : html`<p class="notice" id="template-problem">
+            This template cannot be resolved: ${resolved.problem}
+          </p>`
+    }`
 }
 
 const currentTag = (form: Record<string, string>) => ({ ifMatch: `"${versionOf(form.current)}"` })

@@ -65,21 +65,30 @@ export async function audit({ context, tx, scope }: InTransaction<SecretScope>, 
 
 /** Opens the value of one version (404 for a tombstone; IntegrityError when tampered with). */
 export async function readValue(
+  at: InTransaction<SecretScope>,
+  version: { secretId: string; name: string; version: number },
+): Promise<string> {
+  return (await readContent(at, version)).value
+}
+
+/** Opens one version: its value and whether it is a template (404 for a tombstone). */
+export async function readContent(
   { context, tx, scope }: InTransaction<SecretScope>,
   at: { secretId: string; name: string; version: number },
-): Promise<string> {
+): Promise<{ value: string; template: boolean }> {
   const { secretId, name, version } = at
-  const [row] = await tx.all<{ ciphertext: string | null; key_version: number | null }>(
-    `SELECT ciphertext, key_version FROM secret_versions WHERE secret_id = ? AND version = ?`,
+  const [row] = await tx.all<{ ciphertext: string | null; key_version: number | null; template: number }>(
+    `SELECT ciphertext, key_version, template FROM secret_versions WHERE secret_id = ? AND version = ?`,
     [secretId, version],
   )
   if (!row?.ciphertext) throw new ApiError(404, 'not_found', `version ${version} of ${name} holds no value`)
-  return context.keyring.openValue(
+  const value = await context.keyring.openValue(
     tx,
     { projectId: scope.projectId, environment: scope.environment, name, version },
     row.ciphertext,
     Number(row.key_version),
   )
+  return { value, template: Number(row.template) === 1 }
 }
 
 /** The secret row, locked for the rest of the transaction, or undefined. */

@@ -15,6 +15,7 @@ import {
   lockSecret,
   metadata,
   notFound,
+  readContent,
   readValue,
   requireSecretRow,
   type SecretRow,
@@ -41,6 +42,8 @@ export interface SecretMetadata {
 
 export interface SecretWithValue extends SecretMetadata {
   value: string
+  /** Present when the value is a template (`${OTHER}` references, resolved by the CLI). */
+  template?: true
 }
 
 export type WriteMode = 'create' | 'update' | 'upsert'
@@ -121,10 +124,10 @@ async function readListing(at: InScope, withValues: boolean): Promise<Listed[]> 
 export async function getSecret(at: InScope, name: string): Promise<SecretWithValue> {
   const row = await requireSecretRow(at.tx, at.scope, name)
   if (Number(row.deleted)) throw notFound(name, at.scope.environment)
-  const value = await readValue(at, { secretId: row.id, name, version: Number(row.version) })
+  const { value, template } = await readContent(at, { secretId: row.id, name, version: Number(row.version) })
   await audit(at, { action: 'secret.read', target: name })
   const { version, createdAt, updatedAt } = metadata(row)
-  return { name, value, version, createdAt, updatedAt }
+  return { name, value, version, createdAt, updatedAt, ...(template ? { template: true as const } : {}) }
 }
 
 /** Creates (POST, 409 when live), updates (PATCH, 404 when absent) or upserts (PUT) a secret. */
@@ -216,9 +219,9 @@ export async function readVersion(at: InScope, name: string, version: number) {
   const createdAt = await versionCreatedAt(at.tx, secret.id, version)
   if (createdAt === undefined)
     throw new ApiError(404, 'not_found', `secret ${name} has no version ${version}`)
-  const value = await readValue(at, { secretId: secret.id, name, version })
+  const { value, template } = await readContent(at, { secretId: secret.id, name, version })
   await audit(at, { action: 'secret.read', target: name, detail: `version ${version}` })
-  return { name, value, version, createdAt }
+  return { name, value, version, createdAt, ...(template ? { template: true as const } : {}) }
 }
 
 /** Writes a new version holding the value of `rollback.version`. */

@@ -43,6 +43,7 @@ describe('checkProject', () => {
       ['warning', 'dollar_in_value', 'HAS_DOLLAR', undefined, undefined],
       ['warning', 'unset_variable', 'TAG', 'web', 3],
       ['info', 'unused_secret', 'HAS_DOLLAR', undefined, undefined],
+      ['info', 'copy_not_checked', 'UNUSED_SECRET', undefined, undefined],
       ['info', 'unused_secret', 'UNUSED_SECRET', undefined, undefined],
     ])
     expect(result.problems[0]!.message).toMatch(
@@ -57,7 +58,7 @@ describe('checkProject', () => {
       loadComposeProject({
         cwd,
         environment: { TAG: '1' },
-        secrets: { DB_PASSWORD: 'p', API_KEY: 'k' },
+        secrets: { DB_PASSWORD: 'password-long-enough', API_KEY: 'key-long-enough' },
         collectProblems: true,
       }),
     )

@@ -132,3 +132,90 @@ describe('rotateSecret', () => {
     expect(result).toMatchObject({ outcome: 'rotated', vaultVersion: 2, vaultHolds: 'new', healthy: true })
   })
 })
+
+describe('rotateSecret and copies of the value in other secrets', () => {
+  const canary = 'canary-old-pg-password-3f9a'
+  function copyingApi(others: { name: string; value: string; template?: boolean }[]) {
+    const calls: string[] = []
+    const api = {
+      listSecrets: async () => [{ name: 'POSTGRES_PASSWORD', value: canary }, ...others],
+      getSecret: async () => ({ name: 'POSTGRES_PASSWORD', value: canary, version: 1 }),
+      patchSecret: async () => {
+        calls.push('patch')
+        return { version: 2 }
+      },
+      rollback: async () => {
+        calls.push('rollback')
+        return { version: 3 }
+      },
+    }
+    return { api: api as unknown as VaultApi, calls }
+  }
+  const copies = [
+    { name: 'DATABASE_URL', value: `postgresql://app:${encodeURIComponent(canary)}@db:5432/app` },
+    { name: 'S3_SECRET', value: canary },
+    { name: 'TEMPLATED_URL', value: 'postgresql://app:${POSTGRES_PASSWORD}@db/app', template: true },
+    { name: 'THROUGH', value: 'x=${TEMPLATED_URL}', template: true },
+  ]
+
+  it('refuses with exit 6, names the copies (never a value) and changes nothing', async () => {
+    const { api, calls } = copyingApi(copies)
+    const database = fakeRotator()
+    const notes: string[] = []
+    const error = await rotateSecret(api, {
+      ...base,
+      name: 'POSTGRES_PASSWORD',
+      value: undefined,
+      rotator: database.rotator,
+      hook: 'touch /tmp/never-run',
+      rollback: true,
+      note: (line) => notes.push(line),
+    }).catch((caught: unknown) => caught)
+    expect(error).toMatchObject({ code: 'ERR_CONFLICT', exitCode: 6 })
+    const message = `${(error as Error).message} ${(error as { hint?: string }).hint}`
+    expect(message).toContain('DATABASE_URL, S3_SECRET hold a copy of the value of POSTGRES_PASSWORD')
+    expect(message).toContain('vault secrets set DATABASE_URL --template')
+    expect(message).not.toMatch(/TEMPLATED_URL|THROUGH/)
+    expect(`${message} ${notes.join('\n')} ${JSON.stringify(error)}`).not.toContain('canary')
+    expect(calls).toEqual([])
+    expect(database.calls).toEqual([])
+    expect(restartSecrets).toEqual([])
+  })
+
+  it('--force rotates and warns by name', async () => {
+    const { api, calls } = copyingApi(copies)
+    const notes: string[] = []
+    restarts.push(up)
+    const result = await rotateSecret(api, {
+      ...base,
+      name: 'POSTGRES_PASSWORD',
+      rollback: true,
+      force: true,
+      note: (line) => notes.push(line),
+    })
+    expect(result.outcome).toBe('rotated')
+    expect(calls).toEqual(['patch'])
+    expect(notes.join('\n')).toContain(
+      '--force: DATABASE_URL, S3_SECRET still hold the old value of POSTGRES_PASSWORD',
+    )
+    expect(notes.join('\n')).not.toContain('canary')
+    expect(notes).toContain(
+      'POSTGRES_PASSWORD is named by the templates TEMPLATED_URL, THROUGH: their services are recreated too (vault render --who-uses POSTGRES_PASSWORD --env dev lists them)',
+    )
+  })
+
+  it('a value shorter than 8 characters is not compared, and the rotation says so', async () => {
+    const notes: string[] = []
+    const api = {
+      listSecrets: async () => [
+        { name: 'PIN', value: 'x1y2z3' },
+        { name: 'HOLDER', value: 'has x1y2z3 inside' },
+      ],
+      getSecret: async () => ({ name: 'PIN', value: 'x1y2z3', version: 1 }),
+      patchSecret: async () => ({ version: 2 }),
+    } as unknown as VaultApi
+    restarts.push(up)
+    await rotateSecret(api, { ...base, name: 'PIN', rollback: true, note: (line) => notes.push(line) })
+    expect(notes).toContain('PIN is shorter than 8 characters: not checked for copies inside other secrets')
+  })
+})

@@ -27,3 +27,22 @@ describe('openapi.yaml and the route table', () => {
     expect(Object.fromEntries(documented)).toEqual(Object.fromEntries(served))
   })
 })
+
+describe('openapi.yaml and secret templates', () => {
+  type Node = { [key: string]: Node } & { type?: string }
+  const document = parse(readFileSync(new URL('../../../openapi.yaml', import.meta.url), 'utf8')) as Node
+  const template = { $ref: '#/components/schemas/Template' }
+
+  it('documents the template field wherever the server reads or writes it', () => {
+    const json = (body: Node) => body.content!['application/json']!.schema!
+    const { schemas, requestBodies } = document.components!
+    expect(schemas!.Template!.type).toBe('boolean')
+    expect(schemas!.SecretMetadata!.properties!.template).toEqual(template)
+    expect(json(requestBodies!.Value!).properties!.template).toEqual(template)
+    expect(json(document.paths!['/api/v1/secrets']!.post!.requestBody!).properties!.template).toEqual(
+      template,
+    )
+    const version = document.paths!['/api/v1/secrets/{name}/versions/{version}']!.get!.responses!['200']!
+    expect(json(version).properties!.template).toEqual(template)
+  })
+})
