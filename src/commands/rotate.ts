@@ -7,11 +7,12 @@ import type { VaultApi } from '../client/vault-api.js'
 import { ExitCode, UsageError } from '../errors.js'
 import { dueSecrets, type DueResult } from '../rotate/due.js'
 import { isDatabasePassword } from '../rotate/policy.js'
-import { rotatorNames } from '../rotate/rotators/index.js'
+import type { RotatorChoice } from '../rotate/rotators/index.js'
 import type { OtherStack } from '../rotate/other-stacks.js'
 import type { RotateResult } from '../rotate/rotate-secret.js'
 import { formatDueReport, formatRotateReport } from '../rotate/report.js'
 import { readSecretValue } from '../cli/read-secret.js'
+import { rotatorChoice, rotatorFlags } from '../cli/rotator-flags.js'
 
 export default class Rotate extends BaseCommand<typeof Rotate> {
   static override summary = 'rotate a secret and recreate exactly the services that use it'
@@ -93,19 +94,7 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
       allowNo: true,
       default: true,
     }),
-    rotator: Flags.option({ options: rotatorNames })({
-      summary: 'change the password inside the database first (PostgreSQL, MySQL/MariaDB)',
-    }),
-    'rotator-service': Flags.string({
-      summary: 'compose service whose own database client the rotator runs (exec -T)',
-    }),
-    'rotator-url': Flags.string({
-      summary:
-        'database URL the rotator connects to (user, host, port, database; the password comes from the vault)',
-    }),
-    'rotator-user': Flags.string({
-      summary: 'database user with --rotator-service (default: postgres / root)',
-    }),
+    ...rotatorFlags('change the password inside the database first (PostgreSQL, MySQL/MariaDB)'),
     stable: Flags.integer({
       summary: 'seconds a service without a health check must run without a restart to count as ready',
       default: 10,
@@ -142,7 +131,8 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
       ? await readSecretValue({ name, warn: (line) => this.note(line) })
       : undefined
     const { rotateSecret } = await import('../rotate/rotate-secret.js')
-    const rotator = flags.rotator ? await this.rotator(flags.rotator, api) : undefined
+    const choice = rotatorChoice(flags)
+    const rotator = choice ? await this.rotator(choice, api) : undefined
     const result = await rotateSecret(api, {
       name,
       environment: flags.env,
@@ -173,22 +163,14 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
     return { ...result, otherStacks: others }
   }
 
-  private async rotator(name: (typeof rotatorNames)[number], api: VaultApi) {
+  private async rotator(choice: RotatorChoice, api: VaultApi) {
     const { flags } = this
-    const { createRotator } = await import('../rotate/rotators/index.js')
-    return createRotator(
-      { name, url: flags['rotator-url'], service: flags['rotator-service'], user: flags['rotator-user'] },
-      async () => {
-        const { serviceExec } = await import('../rotate/service-exec.js')
-        const { resolveTemplates } = await import('../client/resolve-templates.js')
-        const secrets = resolveTemplates(await api.listSecrets(flags.env))
-        return serviceExec({
-          stackDir: flags['stack-dir'],
-          composeFiles: flags.file,
-          allowEnv: flags['allow-env'],
-          secrets: Object.fromEntries(secrets.map((secret) => [secret.name, secret.value])),
-        })
-      },
-    )
+    const { stackRotator } = await import('../rotate/rotators/stack-rotator.js')
+    return stackRotator(choice, api, {
+      environment: flags.env,
+      stackDir: flags['stack-dir'],
+      composeFiles: flags.file,
+      allowEnv: flags['allow-env'],
+    })
   }
 }

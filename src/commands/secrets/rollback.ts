@@ -4,7 +4,7 @@ import { BaseCommand, connectionFlags, envFlag } from '../../cli/base-command.js
 import { connect } from '../../client/connect.js'
 import { secretMetadata, type SecretMetadata } from '../../client/vault-api.js'
 import { isDatabasePassword, rotatorHintFor } from '../../rotate/policy.js'
-import { rotatorNames } from '../../rotate/rotators/index.js'
+import { rotatorChoice, rotatorFlags } from '../../cli/rotator-flags.js'
 
 export default class SecretsRollback extends BaseCommand<typeof SecretsRollback> {
   static override summary = "write a new version holding an earlier version's value"
@@ -45,42 +45,24 @@ export default class SecretsRollback extends BaseCommand<typeof SecretsRollback>
       summary: 'compose file for --rotator-service (repeatable; default: discovery in --stack-dir)',
       multiple: true,
     }),
-    rotator: Flags.option({ options: rotatorNames })({
-      summary: 'set the password inside the database to the earlier value first (PostgreSQL, MySQL/MariaDB)',
-    }),
-    'rotator-service': Flags.string({
-      summary: 'compose service whose own database client the rotator runs (exec -T)',
-    }),
-    'rotator-url': Flags.string({
-      summary:
-        'database URL the rotator connects to (user, host, port, database; the password comes from the vault)',
-    }),
-    'rotator-user': Flags.string({
-      summary: 'database user with --rotator-service (default: postgres / root)',
-    }),
+    ...rotatorFlags(
+      'set the password inside the database to the earlier value first (PostgreSQL, MySQL/MariaDB)',
+    ),
   }
 
   async run(): Promise<SecretMetadata> {
     const { flags, args } = this
     const { api } = await connect(flags, (line) => this.note(line))
     let result: SecretMetadata
-    if (flags.rotator) {
+    const choice = rotatorChoice(flags)
+    if (choice) {
       const { stackRotator } = await import('../../rotate/rotators/stack-rotator.js')
-      const rotator = await stackRotator(
-        {
-          name: flags.rotator,
-          url: flags['rotator-url'],
-          service: flags['rotator-service'],
-          user: flags['rotator-user'],
-        },
-        api,
-        {
-          environment: flags.env,
-          stackDir: flags['stack-dir'],
-          composeFiles: flags.file,
-          allowEnv: flags['allow-env'],
-        },
-      )
+      const rotator = await stackRotator(choice, api, {
+        environment: flags.env,
+        stackDir: flags['stack-dir'],
+        composeFiles: flags.file,
+        allowEnv: flags['allow-env'],
+      })
       const { rollbackWithRotator } = await import('../../rotate/rotators/rollback-database.js')
       result = await rollbackWithRotator(api, {
         name: args.name,
