@@ -51,6 +51,8 @@ export interface HttpClientOptions {
   retryUnreachable?: boolean
   /** Longest Retry-After honoured, in milliseconds (default 30 s); a longer one fails at once. */
   maxRetryAfterMs?: number
+  /** The first retry's wait in milliseconds, doubled for each later one up to 10x (default 1 s; tests give less). */
+  backoffBaseMs?: number
   /** Connect only to loopback addresses of the host's resolution (plain http:// to `*.localhost`). */
   loopbackOnly?: boolean
   /** The resolver behind `loopbackOnly` (tests); dns.lookup by default. */
@@ -109,7 +111,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         (options.retryUnreachable === false && unreachable(outcome))
       const delay = giveUp
         ? undefined
-        : retryDelay(request.method, outcome, attempt, options.maxRetryAfterMs ?? 30_000)
+        : retryDelay(request.method, outcome, {
+            attempt,
+            maxRetryAfterMs: options.maxRetryAfterMs ?? 30_000,
+            backoffBaseMs: options.backoffBaseMs ?? 1000,
+          })
       if (delay !== undefined) {
         await sleep(delay, undefined, { signal: options.signal }).catch(() => undefined)
         continue
@@ -152,10 +158,15 @@ function unreachable(outcome: RawResponse | NetworkError): boolean {
 function retryDelay(
   method: string,
   outcome: RawResponse | NetworkError,
-  attempt: number,
-  maxRetryAfterMs: number,
+  {
+    attempt,
+    maxRetryAfterMs,
+    backoffBaseMs,
+  }: { attempt: number; maxRetryAfterMs: number; backoffBaseMs: number },
 ): number | undefined {
-  const backoff = Math.min(2 ** (attempt - 1) * 1000, 10_000) + Math.floor(Math.random() * 100)
+  const backoff =
+    Math.min(2 ** (attempt - 1) * backoffBaseMs, 10 * backoffBaseMs) +
+    Math.floor(Math.random() * (backoffBaseMs / 10))
   if (outcome instanceof NetworkError) {
     if (!retriedNetworkCodes.has(outcome.reason)) return undefined
     return outcome.reason === 'ECONNREFUSED' || idempotent.has(method) ? backoff : undefined
