@@ -51,8 +51,10 @@ function wrong(where: string, expected: string, value: unknown): Error {
   return new AnswerShapeError(`${shownPlace(where)} is ${describe(value)}, not ${expected}`)
 }
 
-/** A shape failure before its request is known; decodeAnswer names the request. */
-class AnswerShapeError extends Error {}
+/** A shape failure before its request is known; decodeAnswer names the request (a VaultAnswerError). */
+export class AnswerShapeError extends VaultAnswerError {
+  override name = 'AnswerShapeError'
+}
 
 /** Decodes `body`, the answer to `what` (e.g. `GET secrets`), or throws a VaultAnswerError. */
 export function decodeAnswer<T>(what: string, body: unknown, decoder: Decoder<T>): T {
