@@ -33,6 +33,15 @@ export interface Secret extends SecretMetadata {
   value: string
 }
 
+/** One version of a secret with its value (`GET secrets/NAME/versions/N`). */
+export interface SecretVersionValue {
+  name: string
+  version: number
+  createdAt: string
+  value: string
+  template?: boolean
+}
+
 export interface SecretVersion {
   version: number
   createdAt: string
@@ -85,6 +94,18 @@ export const secretAnswer: Decoder<Secret> = (value, where) => ({
   ...secretMetadataAnswer(value, where),
   value: field(object(value, where), 'value', string, where),
 })
+
+export const versionValueAnswer: Decoder<SecretVersionValue> = (value, where) => {
+  const record = object(value, where)
+  const template = field(record, 'template', optional(boolean), where)
+  return {
+    name: field(record, 'name', secretName, where),
+    version: field(record, 'version', count, where),
+    createdAt: field(record, 'createdAt', string, where),
+    value: field(record, 'value', string, where),
+    ...(template === true ? { template } : {}),
+  }
+}
 
 /** `{ secrets: [...] }` with values (`withValues`) or metadata alone; a name given twice is refused. */
 export function secretListAnswer(withValues: true): Decoder<Secret[]>

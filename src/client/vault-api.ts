@@ -11,19 +11,29 @@ import {
   secretListAnswer,
   secretMetadataAnswer,
   versionsAnswer,
+  versionValueAnswer,
   whoAmIAnswer,
   type Environment,
   type Health,
   type Secret,
   type SecretMetadata,
   type SecretVersion,
+  type SecretVersionValue,
   type WhoAmI,
 } from './api-answers.js'
 import type { HttpMethod } from './http.js'
 import type { VaultSession } from './session.js'
 import { decodeAnswer, type Decoder } from './vault-answer.js'
 
-export type { Environment, Health, Secret, SecretMetadata, SecretVersion, WhoAmI } from './api-answers.js'
+export type {
+  Environment,
+  Health,
+  Secret,
+  SecretMetadata,
+  SecretVersion,
+  SecretVersionValue,
+  WhoAmI,
+} from './api-answers.js'
 
 /** The metadata fields alone (what the API returned may carry more, such as the value). */
 export function secretMetadata({
@@ -113,9 +123,13 @@ export class VaultApi {
   }
 
   /** The value of one version of a secret (an old one too). */
-  async secretVersion(name: string, version: number, environment: string | undefined): Promise<Secret> {
+  async secretVersion(
+    name: string,
+    version: number,
+    environment: string | undefined,
+  ): Promise<SecretVersionValue> {
     const path = `secrets/${encodeURIComponent(name)}/versions/${version}`
-    return this.call('GET', path, secretAnswer, { query: { environment } })
+    return this.call('GET', path, versionValueAnswer, { query: { environment } })
   }
 
   /** A new version holding `version`'s value; `ifVersion` makes it conditional on the current version. */
