@@ -15,6 +15,7 @@ import { VaultApi } from '../../src/client/vault-api.js'
 import { initialiseVault } from '../../src/server/bootstrap.js'
 import type { VaultLimits } from '../../src/server/context.js'
 import { createIdentity, parsePermissions, type PermissionMap } from '../../src/server/identities.js'
+import { defaultConnectionLimits } from '../../src/server/http/connection-limits.js'
 import { startVault, type RunningVault } from '../../src/server/server.js'
 
 export interface ClientCredentials {
@@ -59,6 +60,12 @@ export interface StartVaultServerOptions {
   behindProxy?: boolean
 }
 
+/**
+ * The per-source connection cap of test servers: every test client comes from 127.0.0.1, as their
+ * raised request limits already assume; test/integration/server-connections.test.ts sets its own.
+ */
+const testConnectionsPerSource = 4096
+
 /** Starts an initialised vault server in this process. */
 export async function startVaultServer(options: StartVaultServerOptions = {}): Promise<TestVault> {
   const dataDir = mkdtempSync(join(tmpdir(), 'vault-test-'))
@@ -76,6 +83,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
       behindProxy: Boolean(options.behindProxy),
       allowPrivateWebhooks: options.allowPrivateWebhooks,
       trustedProxies: options.trustedProxies,
+      connections: { ...defaultConnectionLimits, connectionsPerSource: testConnectionsPerSource },
     },
     { tokenRequestsPerMinute: 100_000, requestsPerMinute: 1_000_000, ...options.limits },
   )
@@ -189,6 +197,8 @@ export async function spawnVaultProcess(env: {
       VAULT_HOST: '127.0.0.1',
       VAULT_PORT: '0',
       VAULT_REQUESTS_PER_MINUTE: '1000000',
+      // every test client comes from 127.0.0.1: the per-source cap (64 by default) is a test's to set
+      VAULT_CONNECTIONS_PER_SOURCE: String(testConnectionsPerSource),
       ...env.settings,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
