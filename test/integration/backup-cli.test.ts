@@ -99,7 +99,7 @@ describe('vault backup', () => {
       await seedVersions(seed, (await seedProject(seed)).projectId, 400, 'padding')
       await seed.close()
       const result = await runCli(['backup', '--output', join(small, 'vault.jsonl.gz')], {
-        env: env({ DB_URL: paddedUrl }),
+        env: { VAULT_DB_URL: paddedUrl, VAULT_ENCRYPTION_KEY: keyHex },
       })
       expect(result.exitCode).toBe(9)
       expect(result.stderr).toMatch(
