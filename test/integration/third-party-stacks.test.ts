@@ -46,6 +46,8 @@ interface StackCase {
   /** The secrets moved from .env into the vault. */
   secrets: string[]
   rotate: { name: string; rotator: 'postgres' | 'mysql'; user: string; services: string[] }
+  /** Other secrets the published .env gives the same value: rotate refuses (exit 6) until --force. */
+  copies?: string[]
 }
 
 const stacks: StackCase[] = [
@@ -71,6 +73,8 @@ const stacks: StackCase[] = [
     composeFile: 'compose.yaml',
     secrets: ['POSTGRES_PW', 'PGADMIN_PW'],
     rotate: { name: 'POSTGRES_PW', rotator: 'postgres', user: 'yourUser', services: ['postgres'] },
+    // the published .env gives both passwords `changeit`
+    copies: ['PGADMIN_PW'],
   },
   {
     dir: 'immich',
@@ -412,7 +416,7 @@ describe.skipIf(!engine || mariadbMissing)(
         const old = parseEnvFile(readFileSync(join(fixtures, stack.dir, '.env'), 'utf8'), () => undefined)[
           stack.rotate.name
         ]!
-        const rotated = await vault(stack, [
+        const rotateArgs = [
           'rotate',
           stack.rotate.name,
           '--env',
@@ -424,7 +428,16 @@ describe.skipIf(!engine || mariadbMissing)(
           '--stable',
           '1',
           '--json',
-        ])
+        ]
+        if (stack.copies) {
+          const refused = await vault(stack, rotateArgs)
+          expect(refused.exitCode, refused.stderr).toBe(6)
+          for (const copy of stack.copies) expect(refused.stdout + refused.stderr).toContain(copy)
+          expect(refused.stdout + refused.stderr).not.toContain(old)
+          const held = await vault(stack, ['secrets', 'get', stack.rotate.name, '--env', 'dev'])
+          expect(held.stdout.trim()).toBe(old)
+        }
+        const rotated = await vault(stack, stack.copies ? [...rotateArgs, '--force'] : rotateArgs)
         expect(rotated.exitCode, rotated.stderr).toBe(0)
         const result = JSON.parse(rotated.stdout)
         expect(result).toMatchObject({
