@@ -63,7 +63,7 @@ export default defineConfig({
             'test/adversarial/server/prototype-names.test.ts',
           ],
           globalSetup: ['test/harness/global-setup.ts'],
-          maxWorkers: Math.min(workers, Number(process.env.VAULT_TEST_INTEGRATION_WORKERS ?? 2)),
+          maxWorkers: Math.min(workers, Number(process.env.VAULT_TEST_INTEGRATION_WORKERS ?? 3)),
           // a group of its own (vitest runs groups one after another): it shares one engine and one
           // PostgreSQL, so it gets fewer workers than the projects before it
           sequence: { groupOrder: 1 },
