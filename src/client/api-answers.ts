@@ -86,6 +86,17 @@ export const secretAnswer: Decoder<Secret> = (value, where) => ({
   value: field(object(value, where), 'value', string, where),
 })
 
+/**
+ * One version of a secret (`GET secrets/NAME/versions/N`): a version is never updated, so the server
+ * sends its createdAt alone; updatedAt, when absent, is that createdAt.
+ */
+export const secretVersionAnswer: Decoder<Secret> = (value, where) => {
+  const record = object(value, where)
+  const createdAt = field(record, 'createdAt', string, where)
+  const updatedAt = field(record, 'updatedAt', optional(string), where)
+  return secretAnswer({ ...record, updatedAt: updatedAt ?? createdAt }, where)
+}
+
 /** `{ secrets: [...] }` with values (`withValues`) or metadata alone; a name given twice is refused. */
 export function secretListAnswer(withValues: true): Decoder<Secret[]>
 export function secretListAnswer(withValues: false): Decoder<SecretMetadata[]>

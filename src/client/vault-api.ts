@@ -8,6 +8,7 @@ import {
   environmentsAnswer,
   healthAnswer,
   secretAnswer,
+  secretVersionAnswer,
   secretListAnswer,
   secretMetadataAnswer,
   versionsAnswer,
@@ -115,7 +116,7 @@ export class VaultApi {
   /** The value of one version of a secret (an old one too). */
   async secretVersion(name: string, version: number, environment: string | undefined): Promise<Secret> {
     const path = `secrets/${encodeURIComponent(name)}/versions/${version}`
-    return this.call('GET', path, secretAnswer, { query: { environment } })
+    return this.call('GET', path, secretVersionAnswer, { query: { environment } })
   }
 
   /** A new version holding `version`'s value; `ifVersion` makes it conditional on the current version. */
