@@ -158,6 +158,9 @@ describe.skipIf(!engine)(
         extra,
       )
       expect(rolled.stdout + rolled.stderr).not.toContain(old)
+      expect(rolled.stderr).toContain(
+        `still hold the newer value of ${name}, which the database no longer accepts: recreate them (vault run --env ${envOf[dir]!} -- docker-compose up -d --force-recreate)`,
+      )
       expect((await exported(dir))[name]).toBe(old)
       expect(await pgLogin(database, user, old)).toBe(true)
       expect(await pgLogin(database, user, value)).toBe(false)
