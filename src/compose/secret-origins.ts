@@ -71,8 +71,13 @@ function copiedSecrets(project: ComposeProject, context: SecretOriginContext): C
     if (origin === 'vault') values[name] = project.variables[name] ?? ''
   const problems: ComposeProblem[] = []
   const looked = new Set<string>()
-  for (const name of Object.keys(values).sort()) {
-    // Secrets with one value: the first is looked for, the others show as its copies.
+  const templated = (name: string) => (context.templatesNaming?.(name) ?? []).length > 0
+  // Secrets with one value: the first is looked for, the others show as its copies. A secret that
+  // templates name comes first: `secrets init` stores B as ${A}, and B's name may sort before A's.
+  const order = Object.keys(values).sort(
+    (a, b) => Number(templated(b)) - Number(templated(a)) || (a < b ? -1 : 1),
+  )
+  for (const name of order) {
     if (looked.has(values[name]!)) continue
     looked.add(values[name]!)
     if (values[name]!.length < minContainedLength) {

@@ -9,7 +9,6 @@
  * `env_file: .env` consumers included; the database accepts the new password only.
  * Images come from no registry: each service runs the harness's busybox with network_mode none.
  */
-import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -17,7 +16,7 @@ import { fileURLToPath } from 'node:url'
 import mariadb from 'mariadb'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { parse, stringify } from 'yaml'
+import { stringify } from 'yaml'
 import {
   mariadbUnavailableReason,
   rootSql,
@@ -31,6 +30,7 @@ import { buildClientImage } from '../harness/client-image.js'
 import { startPostgres, stopPostgres, type PostgresInfo } from '../harness/postgres.js'
 import { runCli } from '../helpers/cli.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
+import { containerEnvironments, forPrivateEngine, keepAlive } from '../helpers/private-engine-stack.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
 
@@ -89,25 +89,6 @@ const stacks: StackCase[] = [
   },
 ]
 
-const keepAlive = ['sh', '-c', "trap 'exit 0' TERM; while :; do sleep 1; done"]
-
-/** The stack as the private engine can run it: busybox, no network, no ports or volumes; environment untouched. */
-function forPrivateEngine(text: string, image: string): string {
-  const model = parse(text) as {
-    name?: string
-    services: Record<string, Record<string, unknown>>
-    volumes?: unknown
-  }
-  for (const service of Object.values(model.services)) {
-    Object.assign(service, { image, command: keepAlive, network_mode: 'none' })
-    for (const key of ['ports', 'expose', 'volumes', 'container_name', 'restart', 'healthcheck', 'shm_size'])
-      delete service[key]
-  }
-  delete model.volumes
-  delete model.name // docker-compose 1.29, the client here, refuses a top-level name (COMPOSE_PROJECT_NAME is set)
-  return stringify(model)
-}
-
 describe.skipIf(!engine || mariadbMissing)(
   `third-party stacks migrated end to end (${engine ? (mariadbMissing ?? 'available') : unavailableReason('engine')})`,
   () => {
@@ -117,10 +98,6 @@ describe.skipIf(!engine || mariadbMissing)(
     let maria: MariadbInfo
     const work = mkdtempSync('/tmp/vault-3p-')
 
-    const docker = (...args: string[]) =>
-      execFileSync('docker', args, {
-        env: { PATH: process.env.PATH, DOCKER_HOST: engine!.dockerHost },
-      }).toString('utf8')
     const projectOf = (stack: StackCase) => `tp${stack.dir.replace(/[^a-z0-9]/g, '')}`
     const envFor = (stack: StackCase) => ({
       ...home.env,
@@ -130,28 +107,7 @@ describe.skipIf(!engine || mariadbMissing)(
     const vault = (stack: StackCase, args: string[], input?: string) =>
       runCli(args, { env: envFor(stack), cwd: join(work, stack.dir), input, timeout: 180_000 })
     /** Every service's container environment (Config.Env), by service. */
-    const environments = (stack: StackCase) => {
-      const ids = docker(
-        'ps',
-        '-q',
-        '--no-trunc',
-        '--filter',
-        `label=com.docker.compose.project=${projectOf(stack)}`,
-      )
-        .split('\n')
-        .filter(Boolean)
-      const inspected = JSON.parse(docker('inspect', ...ids)) as {
-        Config: { Env: string[]; Labels: Record<string, string> }
-      }[]
-      return Object.fromEntries(
-        inspected.map((container) => [
-          container.Config.Labels['com.docker.compose.service']!,
-          Object.fromEntries(
-            container.Config.Env.map((entry) => [entry.split('=')[0], entry.slice(entry.indexOf('=') + 1)]),
-          ),
-        ]),
-      ) as Record<string, Record<string, string>>
-    }
+    const environments = (stack: StackCase) => containerEnvironments(engine!.dockerHost, projectOf(stack))
     const withoutVault = (envs: Record<string, Record<string, string>>) =>
       Object.fromEntries(
         Object.entries(envs).map(([service, env]) => [

@@ -71,6 +71,7 @@ export default class SecretsRollback extends BaseCommand<typeof SecretsRollback>
         rotator,
         note: (line) => this.note(line),
       })
+      this.note(restartNote(args.name, flags.env))
     } else {
       result = await api.rollback(args.name, args.version, flags.env)
       if (isDatabasePassword(args.name))
@@ -80,6 +81,18 @@ export default class SecretsRollback extends BaseCommand<typeof SecretsRollback>
       this.note(`${result.name} is now at version ${result.version} (the value of version ${args.version})`)
     return secretMetadata(result)
   }
+}
+
+/**
+ * What a rollback inside the database tells the user: running services still log in with the newer value,
+ * which the database now refuses, and `up -d` alone does not replace a mounted compose secret file.
+ */
+function restartNote(name: string, env: string | undefined): string {
+  const environment = env === undefined ? '' : ` --env ${env}`
+  return (
+    `The running services still hold the newer value of ${name}, which the database no longer accepts: ` +
+    `recreate them (vault run${environment} -- docker-compose up -d --force-recreate)`
+  )
 }
 
 /** What a database password rolled back in the vault alone tells the user. */

@@ -187,6 +187,31 @@ describe('vault secrets copied inside others', () => {
     expect(JSON.stringify(result)).not.toContain('x1y2z3')
   })
 
+  it('finds no copy where one secret is stored as templates of another whose name sorts after them', async () => {
+    const shared = 'canary-minio-5b2e9f0c1d'
+    const minio = [
+      'services:',
+      '  app:',
+      '    image: app',
+      '    environment:',
+      '      A_S3_SECRET_KEY: ${A_S3_SECRET_KEY}',
+      '      B_S3_SECRET_KEY: ${B_S3_SECRET_KEY}',
+      '  minio:',
+      '    image: minio',
+      '    environment:',
+      '      MINIO_ROOT_PASSWORD: ${MINIO_ROOT_PASSWORD}',
+    ].join('\n')
+    const templates: SecretLayer = {
+      ...staticSecretLayer({
+        dev: { A_S3_SECRET_KEY: shared, B_S3_SECRET_KEY: shared, MINIO_ROOT_PASSWORD: shared },
+      }),
+      templatesNaming: (_environment, name) =>
+        name === 'MINIO_ROOT_PASSWORD' ? ['A_S3_SECRET_KEY', 'B_S3_SECRET_KEY'] : [],
+    }
+    const result = await check(writeStack({ 'compose.yaml': minio }), { vaultEnvironment: 'dev' }, templates)
+    expect(findings(result, ['copied_secret'])).toEqual([])
+  })
+
   it('says when a secret-looking value is too short to be compared', async () => {
     const short = staticSecretLayer({
       dev: { ...values, PIN: undefined as never, POSTGRES_PASSWORD: 'short1' },
