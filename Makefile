@@ -64,7 +64,7 @@ test-unit: build ## unit tests only
 	@npx --no-install vitest run --project unit
 
 test-integration: build ## integration tests only
-	@npx --no-install vitest run --project integration
+	@npx --no-install vitest run --project integration --project measured
 
 ci: manifest-check ## everything CI checks: the tests, with lint, typecheck and the schema check beside them
 	@set -o pipefail; started=$$(date +%s); \

@@ -1,5 +1,8 @@
 import { defineConfig } from 'vitest/config'
 
+/** Tests that measure latency under load: they run last, alone, so other tests' CPU does not count. */
+const measuredAlone = ['test/integration/proxy-floods.test.ts']
+
 /**
  * Workers: the I/O-bound projects (they wait on child processes, servers and the engine, not the CPU)
  * run several files at once on this 2-core machine; VAULT_TEST_WORKERS overrides the pool's size.
@@ -62,11 +65,23 @@ export default defineConfig({
             'test/adversarial/proxy/client-selection.test.ts',
             'test/adversarial/server/prototype-names.test.ts',
           ],
+          exclude: measuredAlone,
           globalSetup: ['test/harness/global-setup.ts'],
           maxWorkers: Math.min(workers, Number(process.env.VAULT_TEST_INTEGRATION_WORKERS ?? 3)),
           // a group of its own (vitest runs groups one after another): it shares one engine and one
           // PostgreSQL, so it gets fewer workers than the projects before it
           sequence: { groupOrder: 1 },
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        test: {
+          name: 'measured',
+          include: measuredAlone,
+          globalSetup: ['test/harness/global-setup.ts'],
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },
