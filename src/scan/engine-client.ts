@@ -6,10 +6,26 @@
  */
 import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
-import { UnreachableError, UsageError } from '../errors.js'
+import { NotFoundError, UnreachableError, UsageError } from '../errors.js'
 
 const jsonLimit = 64 << 20
 const timeoutMs = 30_000
+
+/** The engine answered 404: the image or container was removed between its listing and this read. */
+export class EngineObjectGoneError extends NotFoundError {
+  override name = 'EngineObjectGoneError'
+  override readonly code: string = 'ERR_ENGINE_OBJECT_GONE'
+}
+
+/** `read`'s result, or undefined when its object is gone (a container another client removed meanwhile). */
+export async function unlessGone<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read
+  } catch (error) {
+    if (error instanceof EngineObjectGoneError) return undefined
+    throw error
+  }
+}
 
 export interface EngineAddress {
   socketPath?: string
@@ -45,6 +61,10 @@ function get(address: EngineAddress, path: string): Promise<IncomingMessage> {
         (response) => {
           if (response.statusCode === 200) return resolve(response)
           response.resume()
+          if (response.statusCode === 404)
+            return reject(
+              new EngineObjectGoneError(`the engine has no ${path.split('?')[0]} (removed meanwhile)`),
+            )
           reject(
             new UnreachableError(`the engine answered ${response.statusCode} to GET ${path.split('?')[0]}`),
           )

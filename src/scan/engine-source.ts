@@ -6,7 +6,7 @@
  * `EnvExpectation`). Through the vault proxy, whatever its rules hide (inspect redaction) is not seen.
  */
 import type { ScanFinding, ScanLocation } from './findings.js'
-import { containerLogs, getJson, type EngineAddress } from './engine-client.js'
+import { containerLogs, getJson, unlessGone, type EngineAddress } from './engine-client.js'
 import type { SourceContext } from './local-sources.js'
 import { searchStream, searchText } from './stream-search.js'
 
@@ -63,24 +63,27 @@ export async function scanEngine(
       field,
       line,
     })
-    const history = await getJson<ImageHistoryEntry[]>(address, `/images/${encodeURIComponent(id)}/history`)
+    const history = await unlessGone(
+      getJson<ImageHistoryEntry[]>(address, `/images/${encodeURIComponent(id)}/history`),
+    )
+    if (!history) continue
     asArray(history).forEach((entry, index) => {
       scanField(context, `${entry.CreatedBy ?? ''}\n${entry.Comment ?? ''}`, (line) =>
         at(`history[${index}]`, line),
       )
     })
-    const inspect = await getJson<{ Config?: ObjectConfig | null }>(
-      address,
-      `/images/${encodeURIComponent(id)}/json`,
+    const inspect = await unlessGone(
+      getJson<{ Config?: ObjectConfig | null }>(address, `/images/${encodeURIComponent(id)}/json`),
     )
+    if (!inspect) continue
     scanConfig(context, inspect.Config, (field) => at(field))
   }
   const containers = await getJson<ContainerSummary[]>(address, '/containers/json?all=1')
   for (const summary of asArray(containers)) {
-    const inspect = await getJson<ContainerInspect>(
-      address,
-      `/containers/${encodeURIComponent(String(summary.Id))}/json`,
+    const inspect = await unlessGone(
+      getJson<ContainerInspect>(address, `/containers/${encodeURIComponent(String(summary.Id))}/json`),
     )
+    if (!inspect) continue
     const labels = inspect.Config?.Labels ?? {}
     const owner = {
       project: labelOf(labels, 'com.docker.compose.project'),
@@ -101,7 +104,8 @@ export async function scanEngine(
       (field) => at(field),
       (finding) => !context.expectedEnv(finding, owner),
     )
-    const logs = await containerLogs(address, String(inspect.Id), inspect.Config?.Tty === true)
+    const logs = await unlessGone(containerLogs(address, String(inspect.Id), inspect.Config?.Tty === true))
+    if (!logs) continue
     for (const [pattern, line] of await searchStream(context.matcher, logs))
       context.collector.add(pattern, at('logs', line))
   }

@@ -141,4 +141,32 @@ describe('vault scan against hostile inputs', () => {
       await expect(scan({ engine: address })).rejects.toMatchObject({ code: 'ERR_UNREACHABLE' })
     })
   })
+
+  describe('an engine whose containers and images go away while it is scanned', () => {
+    let server: Server
+    let address: string
+    const read: string[] = []
+    beforeAll(async () => {
+      // another client removes them between the listing and the reads: every read answers 404
+      server = createServer((request, response) => {
+        read.push(request.url ?? '')
+        const json = (body: unknown) =>
+          response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+        if (request.url === '/images/json') json([{ Id: 'sha256:gone', RepoTags: ['gone:1'] }])
+        else if (request.url === '/containers/json?all=1') json([{ Id: 'gone-container' }])
+        else
+          response.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"No such object"}')
+      })
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      address = `tcp://127.0.0.1:${(server.address() as { port: number }).port}`
+    })
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+
+    it('skips what is gone (404) and finishes clean, instead of calling the engine unreachable', async () => {
+      const result = await scan({ engine: address })
+      expect(result.result.findings).toEqual([])
+      expect(read).toContain('/containers/gone-container/json')
+      expect(read).toContain('/images/sha256%3Agone/history')
+    })
+  })
 })
