@@ -71,8 +71,8 @@ export const headBudgetBytes = 8 << 20
 /** Answers held whole for masking asked of the engine at once (masked-slots.ts). */
 export const maskedAtOnce = 2
 
-/** Bytes all masked answers held whole may hold together (eight of the largest, 1 MiB each). */
-export const heldAnswerBudgetBytes = 8 << 20
+/** Bytes all masked answers held whole may hold together (four of the largest, 1 MiB each): 8 MiB got the proxy OOM-killed in 64 MiB when nothing else slowed it (test/integration/proxy-floods.test.ts). */
+export const heldAnswerBudgetBytes = 4 << 20
 
 export interface ProxyServer {
   /** The listening server (plain: the admission listener in front of the HTTP server; TLS: the HTTPS server). */
@@ -106,7 +106,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     tunnels: new Set(),
     heldAnswers: createHeldBudget(options.budgets?.heldAnswerBytes ?? heldAnswerBudgetBytes, {
       collect: fullCollection,
-      garbageBytes: 8 << 20,
+      garbageBytes: 4 << 20,
     }),
     maskedSlots: createMaskedSlots(maskedAtOnce),
     shuttingDown: false,
