@@ -13,19 +13,9 @@ import { basename, dirname, join } from 'node:path'
 import { UsageError } from '../errors.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
 import { looksLikeSecretName } from './stack-specs.js'
+import type { SecretWriter } from './init-secrets.js'
 import { templateOf } from './value-kinds.js'
 import { isSecretName } from '../text/secret-name.js'
-
-/** What import needs of the vault client. */
-export interface ImportWriter {
-  listSecrets(environment: string | undefined): Promise<{ name: string; value: string; template?: boolean }[]>
-  putSecret(
-    name: string,
-    value: string,
-    environment: string | undefined,
-    options?: { template?: boolean },
-  ): Promise<unknown>
-}
 
 export type ImportAction = 'created' | 'overwritten' | 'unchanged' | 'kept' | 'skipped'
 
@@ -74,7 +64,7 @@ export interface ImportOptions {
 }
 
 /** Imports FILE into the environment; nothing is written with `dryRun`. */
-export async function importSecrets(writer: ImportWriter, options: ImportOptions): Promise<ImportResult> {
+export async function importSecrets(writer: SecretWriter, options: ImportOptions): Promise<ImportResult> {
   const text = await readFile(options.file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     throw new UsageError(`cannot read ${options.file}: ${error.code ?? error.message}`)
   })
