@@ -14,9 +14,27 @@ import { PgTransaction } from './pg-transaction.js'
 /** Connections per server process (measured: see docs/postgres.md). */
 export const defaultPoolSize = 10
 
+/**
+ * How long a new connection may take before the request that needs it fails (503, database
+ * unavailable). Without it a database host that drops packets holds every request until the
+ * kernel gives up on the TCP connect (about two minutes on Linux).
+ */
+export const defaultConnectTimeoutMs = 10_000
+
+export interface PostgresOptions {
+  /** Connections per server process (default defaultPoolSize). */
+  poolSize?: number
+  /** Milliseconds a new connection may take (default defaultConnectTimeoutMs). */
+  connectTimeoutMs?: number
+}
+
 /** Opens a pool on the PostgreSQL database at `url`. */
-export function openPostgres(url: string, poolSize = defaultPoolSize): SqlDriver {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize })
+export function openPostgres(url: string, options: PostgresOptions = {}): SqlDriver {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? defaultPoolSize,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? defaultConnectTimeoutMs,
+  })
   pool.on('error', () => undefined)
   const batches = new GroupCommit(pool)
 
