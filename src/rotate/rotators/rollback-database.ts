@@ -6,6 +6,7 @@
  * value back.
  */
 import type { SecretMetadata, VaultApi } from '../../client/vault-api.js'
+import { UsageError } from '../../errors.js'
 import type { DatabaseRotator } from './rotator.js'
 
 export interface DatabaseRollback {
@@ -21,6 +22,16 @@ export async function rollbackWithRotator(api: VaultApi, options: DatabaseRollba
   const { name, version, environment, rotator } = options
   const current = await api.getSecret(name, environment)
   const earlier = await api.secretVersion(name, version, environment)
+  const template = [current, earlier].find((held) => held.template)
+  if (template) {
+    // a template's text (`postgres://app:${DB_PASSWORD}@db/app`) is no password: the rotator would set it
+    throw new UsageError(
+      `${name} version ${template.version} is a template: --rotator sets a database password`,
+      {
+        hint: `roll back the secret the template names with --rotator, or this one without --rotator`,
+      },
+    )
+  }
   if (current.value === earlier.value)
     return api.rollback(name, version, environment, { ifVersion: current.version })
   await rotator.apply(current.value, earlier.value)
