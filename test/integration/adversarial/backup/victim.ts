@@ -7,10 +7,10 @@
 import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { tableSummaries } from '../../../src/backup/archive-write.js'
-import { takeSnapshot } from '../../../src/backup/snapshot.js'
-import { createIdentity } from '../../../src/server/identities.js'
-import { createDatabase, postgresOrNull } from '../../helpers/components.js'
+import { tableSummaries } from '../../../../src/backup/archive-write.js'
+import { takeSnapshot } from '../../../../src/backup/snapshot.js'
+import { createIdentity } from '../../../../src/server/identities.js'
+import { createDatabase, postgresOrNull } from '../../../helpers/components.js'
 import {
   login,
   newKeyHex,
@@ -19,7 +19,7 @@ import {
   startVault,
   type Credentials,
   type RunningVault,
-} from '../../integration/backup-fixture.js'
+} from '../../backup-fixture.js'
 import type { SeededNames } from './hostile-archives.js'
 
 export interface Engine {

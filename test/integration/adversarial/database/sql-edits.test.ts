@@ -9,21 +9,15 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ExitCode } from '../../../src/errors.js'
-import { adminVerifyAudit } from '../../../src/server/admin.js'
-import { integrityProblems } from '../../../src/server/keys/integrity.js'
-import { sealRow } from '../../../src/server/keys/row-mac.js'
-import { openDriver, type SqlValue } from '../../../src/server/store/index.js'
-import { createWebhook } from '../../../src/server/webhooks/webhooks.js'
-import { revokeIdentity } from '../../../src/server/identities.js'
-import { unavailableReason } from '../../helpers/components.js'
-import {
-  login,
-  putSecret,
-  readSecret,
-  startVault,
-  type RunningVault,
-} from '../../integration/backup-fixture.js'
+import { ExitCode } from '../../../../src/errors.js'
+import { adminVerifyAudit } from '../../../../src/server/admin.js'
+import { integrityProblems } from '../../../../src/server/keys/integrity.js'
+import { sealRow } from '../../../../src/server/keys/row-mac.js'
+import { openDriver, type SqlValue } from '../../../../src/server/store/index.js'
+import { createWebhook } from '../../../../src/server/webhooks/webhooks.js'
+import { revokeIdentity } from '../../../../src/server/identities.js'
+import { unavailableReason } from '../../../helpers/components.js'
+import { login, putSecret, readSecret, startVault, type RunningVault } from '../../backup-fixture.js'
 import { engines, startVictim, type Victim } from '../backup/victim.js'
 
 const work = mkdtempSync(join(tmpdir(), 'vault-sql-edits-'))

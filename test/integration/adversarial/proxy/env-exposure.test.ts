@@ -14,12 +14,12 @@ import { join } from 'node:path'
 import net from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createBackend } from '../../../src/proxy/backend.js'
-import { resolveRuleSetConfig, type ProxySettings } from '../../../src/proxy/config.js'
-import { createLogger } from '../../../src/proxy/log.js'
-import { createProxyServer, type ProxyServer } from '../../../src/proxy/server.js'
-import { engineOrNull, unavailableReason } from '../../helpers/components.js'
-import { rawExchange, type RawOutcome } from './raw-client.js'
+import { createBackend } from '../../../../src/proxy/backend.js'
+import { resolveRuleSetConfig, type ProxySettings } from '../../../../src/proxy/config.js'
+import { createLogger } from '../../../../src/proxy/log.js'
+import { createProxyServer, type ProxyServer } from '../../../../src/proxy/server.js'
+import { engineOrNull, unavailableReason } from '../../../helpers/components.js'
+import { rawExchange, type RawOutcome } from '../../../helpers/raw-client.js'
 
 const engine = engineOrNull()
 const suffix = Math.random().toString(36).slice(2, 8)

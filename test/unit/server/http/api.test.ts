@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { ApiRequest } from '../../../src/server/http/api.js'
-import { createApiHandler } from '../../../src/server/http/app.js'
-import { createIdentity, createProject } from '../../../src/server/identities.js'
-import { createVaultContext, openVault } from '../../../src/server/server.js'
-import type { SqlDriver } from '../../../src/server/store/index.js'
+import type { ApiRequest } from '../../../../src/server/http/api.js'
+import { createApiHandler } from '../../../../src/server/http/app.js'
+import { createIdentity, createProject } from '../../../../src/server/identities.js'
+import { createVaultContext, openVault } from '../../../../src/server/server.js'
+import type { SqlDriver } from '../../../../src/server/store/index.js'
 
 function call(method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}) {
   const request: ApiRequest = {

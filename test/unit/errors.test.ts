@@ -8,9 +8,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { VaultError } from '../../../src/errors.js'
+import { VaultError } from '../../src/errors.js'
 
-const srcDir = fileURLToPath(new URL('../../../src/', import.meta.url))
+const srcDir = fileURLToPath(new URL('../../src/', import.meta.url))
 const sideEffectEntries = new Set(['proxy/main.ts'])
 
 function sourceFiles(dir: string): string[] {
@@ -107,8 +107,8 @@ describe('the error family', () => {
   })
 
   it('the recognition of a subclass survives a foreign message: instanceof, not a code string', async () => {
-    const { IntegrityError } = await import('../../../src/errors.js')
-    const { NetworkError } = await import('../../../src/client/http-send.js')
+    const { IntegrityError } = await import('../../src/errors.js')
+    const { NetworkError } = await import('../../src/client/http-send.js')
     const network = new NetworkError('ECONNREFUSED')
     expect(network).toBeInstanceOf(VaultError)
     expect([network.code, network.reason, network.exitCode]).toEqual(['ERR_NETWORK', 'ECONNREFUSED', 7])

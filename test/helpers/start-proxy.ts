@@ -3,11 +3,11 @@
  * backend, listening on an ephemeral loopback port.
  */
 import type net from 'node:net'
-import type { Backend } from '../../../src/proxy/backend.js'
-import type { TlsMaterial } from '../../../src/proxy/config.js'
-import { resolveRules } from '../../../src/proxy/config.js'
-import { createLogger, type ProxyLogger } from '../../../src/proxy/log.js'
-import { createProxyServer, type ProxyServer } from '../../../src/proxy/server.js'
+import type { Backend } from '../../src/proxy/backend.js'
+import type { TlsMaterial } from '../../src/proxy/config.js'
+import { resolveRules } from '../../src/proxy/config.js'
+import { createLogger, type ProxyLogger } from '../../src/proxy/log.js'
+import { createProxyServer, type ProxyServer } from '../../src/proxy/server.js'
 
 /** Builds a proxy (silent logger unless one is given) and listens on 127.0.0.1:0. */
 export async function startProxy(

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createGunzip } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { unavailableReason } from '../../helpers/components.js'
+import { unavailableReason } from '../../../helpers/components.js'
 import { buildGenuineArchive, type GenuineArchive } from './genuine-archive.js'
-import { runMeasured, type MeasuredRun } from './measured-cli.js'
+import { runMeasured, type MeasuredRun } from '../../../helpers/measured-cli.js'
 import { engines } from './victim.js'
 
 const work = mkdtempSync(join(tmpdir(), 'vault-cap-memory-'))

@@ -9,8 +9,8 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createDatabase, postgresOrNull } from '../../helpers/components.js'
-import { startVaultServer, type TestVault } from '../../helpers/vault-server.js'
+import { createDatabase, postgresOrNull } from '../../../helpers/components.js'
+import { startVaultServer, type TestVault } from '../../../helpers/vault-server.js'
 
 const postgres = postgresOrNull()
 const engines = [

@@ -9,7 +9,7 @@ import {
   decodeProviderMetadata,
   isEmptyMetadata,
   multiOptions,
-} from '../../helpers/compose-provider-driver.js'
+} from './compose-provider-driver.js'
 
 describe('decodeMessageStream', () => {
   it.each([

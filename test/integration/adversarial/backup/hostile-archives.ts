@@ -8,9 +8,9 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { gunzipSync, gzipSync } from 'node:zlib'
-import { encodeArchive } from '../../../src/backup/archive-write.js'
-import type { BackupManifest, TableSnapshot } from '../../../src/backup/manifest.js'
-import type { SqlRow } from '../../../src/server/store/index.js'
+import { encodeArchive } from '../../../../src/backup/archive-write.js'
+import type { BackupManifest, TableSnapshot } from '../../../../src/backup/manifest.js'
+import type { SqlRow } from '../../../../src/server/store/index.js'
 
 /** What the attacker reads out of a genuine archive (no key needed). */
 export interface DecodedArchive {

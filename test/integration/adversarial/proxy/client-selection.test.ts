@@ -12,23 +12,23 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import tls from 'node:tls'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createBackend, type Backend } from '../../../src/proxy/backend.js'
-import { resolveProxyConfig, resolveRuleSetConfig } from '../../../src/proxy/config.js'
-import { runProxy } from '../../../src/proxy/run.js'
-import { checkRequest } from '../../../src/proxy/check.js'
-import { settingsFromArgs, settingsFromEnv } from '../../../src/proxy/settings.js'
-import { freePort } from '../../harness/ports.js'
-import { engineOrNull, unavailableReason } from '../../helpers/components.js'
-import { createLogger } from '../../../src/proxy/log.js'
-import { createProxyServer, type ProxyServer } from '../../../src/proxy/server.js'
-import type { TlsMaterial } from '../../../src/proxy/config.js'
-import { startRecordingEngine, type RecordingEngine } from './recording-engine.js'
+import { createBackend, type Backend } from '../../../../src/proxy/backend.js'
+import { resolveProxyConfig, resolveRuleSetConfig } from '../../../../src/proxy/config.js'
+import { runProxy } from '../../../../src/proxy/run.js'
+import { checkRequest } from '../../../../src/proxy/check.js'
+import { settingsFromArgs, settingsFromEnv } from '../../../../src/proxy/settings.js'
+import { freePort } from '../../../harness/ports.js'
+import { engineOrNull, unavailableReason } from '../../../helpers/components.js'
+import { createLogger } from '../../../../src/proxy/log.js'
+import { createProxyServer, type ProxyServer } from '../../../../src/proxy/server.js'
+import type { TlsMaterial } from '../../../../src/proxy/config.js'
+import { startRecordingEngine, type RecordingEngine } from '../../../helpers/recording-engine.js'
 import {
   hasOpenssl,
   makeCaSignedCertificates,
   makeSelfSigned,
   makeSignedWithSubject,
-} from '../../helpers/certificates.js'
+} from '../../../helpers/certificates.js'
 
 let engine: RecordingEngine
 let backend: Backend

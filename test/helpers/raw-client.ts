@@ -5,7 +5,7 @@
  */
 import net from 'node:net'
 import { createRequire } from 'node:module'
-import type { ParserConstructor } from '../../../src/proxy/node-http.js'
+import type { ParserConstructor } from '../../src/proxy/node-http.js'
 
 const require = createRequire(import.meta.url)
 const { HTTPParser } = require('_http_common') as { HTTPParser: ParserConstructor }

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { apiResources } from '../../../src/server/http/app.js'
-import type { VaultContext } from '../../../src/server/context.js'
+import { apiResources } from '../../../../src/server/http/app.js'
+import type { VaultContext } from '../../../../src/server/context.js'
 
 describe('openapi.yaml and the route table', () => {
   it('describes exactly the served paths and methods', () => {
@@ -14,7 +14,7 @@ describe('openapi.yaml and the route table', () => {
         .map((method) => method.toLowerCase())
         .sort(),
     ])
-    const document = parse(readFileSync(new URL('../../../openapi.yaml', import.meta.url), 'utf8')) as {
+    const document = parse(readFileSync(new URL('../../../../openapi.yaml', import.meta.url), 'utf8')) as {
       paths: Record<string, Record<string, unknown>>
     }
     const methods = ['get', 'post', 'put', 'patch', 'delete', 'head']
@@ -30,7 +30,7 @@ describe('openapi.yaml and the route table', () => {
 
 describe('openapi.yaml and secret templates', () => {
   type Node = { [key: string]: Node } & { type?: string }
-  const document = parse(readFileSync(new URL('../../../openapi.yaml', import.meta.url), 'utf8')) as Node
+  const document = parse(readFileSync(new URL('../../../../openapi.yaml', import.meta.url), 'utf8')) as Node
   const template = { $ref: '#/components/schemas/Template' }
 
   it('documents the template field wherever the server reads or writes it', () => {

@@ -2,8 +2,8 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { exportTables, importTables, type SqlDriver } from '../../../src/server/store/index.js'
-import { openStore, schemaVersion } from '../../../src/server/migrations.js'
+import { exportTables, importTables, type SqlDriver } from '../../../../src/server/store/index.js'
+import { openStore, schemaVersion } from '../../../../src/server/migrations.js'
 
 const newPath = () => join(mkdtempSync(join(tmpdir(), 'vault-store-')), 'vault.db')
 

@@ -12,16 +12,16 @@ import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { execa } from 'execa'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { archiveFormat, archiveFormatVersion } from '../../../src/backup/manifest.js'
-import { keyFingerprint } from '../../../src/crypto/envelope.js'
-import { schemaVersion } from '../../../src/server/migrations.js'
-import { runJs } from '../../helpers/cli.js'
-import { unavailableReason } from '../../helpers/components.js'
+import { archiveFormat, archiveFormatVersion } from '../../../../src/backup/manifest.js'
+import { keyFingerprint } from '../../../../src/crypto/envelope.js'
+import { schemaVersion } from '../../../../src/server/migrations.js'
+import { runJs } from '../../../helpers/cli.js'
+import { unavailableReason } from '../../../helpers/components.js'
 import { engines, liveState, startVictim, type Victim } from './victim.js'
 
 const work = mkdtempSync(join(tmpdir(), 'vault-bomb-'))
 afterAll(() => rmSync(work, { recursive: true, force: true }))
-const reportRss = fileURLToPath(new URL('./report-max-rss.mjs', import.meta.url))
+const reportRss = fileURLToPath(new URL('../../../helpers/report-max-rss.mjs', import.meta.url))
 const memoryLimit = 150 * 1024 * 1024
 const mebibyte = 1024 * 1024
 

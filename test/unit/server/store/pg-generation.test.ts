@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { openStore } from '../../../src/server/migrations.js'
-import { generationTables, tablesWithoutGeneration } from '../../../src/server/store/pg-generation.js'
+import { openStore } from '../../../../src/server/migrations.js'
+import { generationTables, tablesWithoutGeneration } from '../../../../src/server/store/pg-generation.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'vault-generation-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

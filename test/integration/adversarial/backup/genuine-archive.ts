@@ -6,13 +6,13 @@
  */
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
-import { backupDatabase } from '../../../src/backup/backup.js'
-import { appendAudit } from '../../../src/server/audit/audit.js'
-import { createIdentity, createProject } from '../../../src/server/identities.js'
-import { loadKeyring } from '../../../src/server/keys/keyring.js'
-import { writeSecret } from '../../../src/server/secrets/secrets.js'
-import { createVaultContext } from '../../../src/server/server.js'
-import { openStore } from '../../../src/server/migrations.js'
+import { backupDatabase } from '../../../../src/backup/backup.js'
+import { appendAudit } from '../../../../src/server/audit/audit.js'
+import { createIdentity, createProject } from '../../../../src/server/identities.js'
+import { loadKeyring } from '../../../../src/server/keys/keyring.js'
+import { writeSecret } from '../../../../src/server/secrets/secrets.js'
+import { createVaultContext } from '../../../../src/server/server.js'
+import { openStore } from '../../../../src/server/migrations.js'
 
 export interface GenuineArchive {
   path: string

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createBackend } from '../../../src/proxy/backend.js'
 import type { ProxyServer } from '../../../src/proxy/server.js'
 import { hasOpenssl, makeCaSignedCertificates } from '../../helpers/certificates.js'
-import { startProxy } from './start-proxy.js'
+import { startProxy } from '../../helpers/start-proxy.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'proxy-tls-'))
 const file = (name: string) => join(dir, name)

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
 
 const reportRss = fileURLToPath(new URL('./report-max-rss.mjs', import.meta.url))
-const runJs = fileURLToPath(new URL('../../../bin/run.js', import.meta.url))
+const runJs = fileURLToPath(new URL('../../bin/run.js', import.meta.url))
 
 export interface MeasuredRun {
   exitCode: number | undefined
