@@ -17,7 +17,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['test/unit/**/*.test.ts'],
+          // test/helpers/*.test.ts: the tests of the test helpers themselves
+          include: ['test/unit/**/*.test.ts', 'test/helpers/**/*.test.ts'],
           testTimeout: 20_000,
         },
       },
@@ -31,16 +32,8 @@ export default defineConfig({
       {
         test: {
           name: 'adversarial',
+          // attacks that need the real engine or a database are in test/integration/adversarial/
           include: ['test/adversarial/**/*.test.ts'],
-          // these replay attacks against a real server, database or engine: integration project
-          exclude: [
-            'test/adversarial/backup/**',
-            'test/adversarial/database/**',
-            'test/adversarial/proxy/env-exposure.test.ts',
-            'test/adversarial/proxy/env-exposure-streams.test.ts',
-            'test/adversarial/proxy/client-selection.test.ts',
-            'test/adversarial/server/prototype-names.test.ts',
-          ],
           testTimeout: 60_000,
         },
       },
@@ -56,15 +49,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: [
-            'test/integration/**/*.test.ts',
-            'test/adversarial/backup/**/*.test.ts',
-            'test/adversarial/database/**/*.test.ts',
-            'test/adversarial/proxy/env-exposure.test.ts',
-            'test/adversarial/proxy/env-exposure-streams.test.ts',
-            'test/adversarial/proxy/client-selection.test.ts',
-            'test/adversarial/server/prototype-names.test.ts',
-          ],
+          include: ['test/integration/**/*.test.ts'],
           exclude: measuredAlone,
           globalSetup: ['test/harness/global-setup.ts'],
           maxWorkers: Math.min(workers, Number(process.env.VAULT_TEST_INTEGRATION_WORKERS ?? 3)),

@@ -19,12 +19,15 @@ import { archiveFormat, archiveFormatVersion } from '../src/backup/manifest.js'
 import { restoreNodeFlags } from '../src/backup/restore-launch.js'
 import { keyFingerprint } from '../src/crypto/envelope.js'
 import { schemaVersion } from '../src/server/migrations.js'
-import { buildGenuineArchive, type GenuineArchive } from '../test/adversarial/backup/genuine-archive.js'
+import {
+  buildGenuineArchive,
+  type GenuineArchive,
+} from '../test/integration/adversarial/backup/genuine-archive.js'
 import { postgresUnavailableReason, startPostgres, stopPostgres } from '../test/harness/postgres.js'
 import { printTable } from './lib/timing.js'
 
 const runJs = fileURLToPath(new URL('../bin/run.js', import.meta.url))
-const reportRss = fileURLToPath(new URL('../test/adversarial/backup/report-max-rss.mjs', import.meta.url))
+const reportRss = fileURLToPath(new URL('../test/helpers/report-max-rss.mjs', import.meta.url))
 const unpaced = fileURLToPath(new URL('./unpaced.mjs', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'vault-bench-restore-memory-'))
 const mebibyte = 1024 * 1024

@@ -2,7 +2,7 @@
  * Reads a JSON body the way dockerd's Go `encoding/json` decodes it into its structs (pure), for the
  * fields a shape names: JSON.parse parses (no tokenizer of ours), then the parsed value is walked
  * against the shape. What Go does and this reproduces, proven against Go itself by
- * test/unit/proxy/go-json-differential.test.ts:
+ * test/unit/proxy/go-json.differential.test.ts:
  * - an object key matches a struct field case-insensitively, Go's way: ASCII letters fold, and so do the
  *   two non-ASCII runes whose fold set holds an ASCII letter, `ſ` (U+017F, s) and `K` (U+212A, k);
  *   `\u` escapes are read before matching (`"Privil\u0065ged"` is Privileged);

@@ -3,7 +3,7 @@
  * checks, with the names and types of dockerd's structs (moby api/types: container.HostConfig and its
  * embedded Resources, mount.Mount, the create wrapper of runconfig, swarm.ServiceSpec, volume create
  * options, exec config). Other fields are not read (Go ignores what a struct does not name, and so does
- * the decoder for what a shape does not name). test/unit/proxy/go-json-differential.test.ts mirrors these
+ * the decoder for what a shape does not name). test/unit/proxy/go-json.differential.test.ts mirrors these
  * in Go.
  */
 import { bool, mapOf, sliceOf, strslice, string, struct, type GoShape } from './go-json.js'

@@ -363,7 +363,7 @@ const unprintable = /[\u0000-\u001f\u007f]/g
 /**
  * A value as it may show in `ps` output, which the engine's `top` answer is: procps prints each control
  * character of a command line (the newlines of a PEM key) as a blank (`ps -ef`, the engine's default,
- * checked in test/adversarial/proxy/env-exposure-streams.test.ts) or as `?` (its escaped formats); the
+ * checked in test/integration/adversarial/proxy/env-exposure-streams.test.ts) or as `?` (its escaped formats); the
  * value's own form stays for the lines that show it whole.
  */
 export function asPsShowsIt(value: string): string[] {

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { openDriver } from '../../src/server/store/index.js'
 import { runCli } from '../helpers/cli.js'
 import { unavailableReason } from '../helpers/components.js'
-import { engines, startVictim } from '../adversarial/backup/victim.js'
+import { engines, startVictim } from './adversarial/backup/victim.js'
 import { login, readSecret, startVault } from './backup-fixture.js'
 
 const work = mkdtempSync(join(tmpdir(), 'vault-audit-cli-'))

@@ -18,8 +18,8 @@ import { resolveRules } from '../../src/proxy/config.js'
 import { createLogger } from '../../src/proxy/log.js'
 import { createProxyServer, type ProxyServer } from '../../src/proxy/server.js'
 import { corpusRules, hostileShapes, type HostileShape } from '../adversarial/proxy/corpus.js'
-import { rawExchange } from '../adversarial/proxy/raw-client.js'
-import { startRecordingRelay } from '../adversarial/proxy/recording-engine.js'
+import { rawExchange } from '../helpers/raw-client.js'
+import { startRecordingRelay } from '../helpers/recording-engine.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 
 const engine = engineOrNull()

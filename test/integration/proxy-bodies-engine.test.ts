@@ -20,7 +20,7 @@ import { resolveRules } from '../../src/proxy/config.js'
 import { createLogger } from '../../src/proxy/log.js'
 import { createProxyServer, type ProxyServer } from '../../src/proxy/server.js'
 import { resolveGuardSettings } from '../../src/proxy/guard-settings.js'
-import { startRecordingRelay } from '../adversarial/proxy/recording-engine.js'
+import { startRecordingRelay } from '../helpers/recording-engine.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 
 const engine = engineOrNull()

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../harness/ports.js'
 import { makeCaSignedCertificates } from '../helpers/certificates.js'
 import { runJs } from '../helpers/cli.js'
-import { startRecordingEngine, type RecordingEngine } from '../adversarial/proxy/recording-engine.js'
+import { startRecordingEngine, type RecordingEngine } from '../helpers/recording-engine.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'proxy-env-'))
 const file = (name: string) => join(dir, name)

@@ -16,7 +16,7 @@ import { adminVerifyAudit } from '../../src/server/admin.js'
 import { openDriver } from '../../src/server/store/index.js'
 import { openStore } from '../../src/server/migrations.js'
 import { unavailableReason } from '../helpers/components.js'
-import { engines, startVictim } from '../adversarial/backup/victim.js'
+import { engines, startVictim } from './adversarial/backup/victim.js'
 import { login, readSecret, startVault } from './backup-fixture.js'
 
 const work = mkdtempSync(join(tmpdir(), 'vault-upgrade-'))

@@ -32,7 +32,7 @@ import {
 } from '../../helpers/hostile-vault.js'
 import { createTempHome, type TempHome } from '../../helpers/temp-home.js'
 
-const reportRss = fileURLToPath(new URL('../backup/report-max-rss.mjs', import.meta.url))
+const reportRss = fileURLToPath(new URL('../../helpers/report-max-rss.mjs', import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'vault-hostile-answers-'))
 const marker = join(work, 'child-ran')
 const maxPeakBytes = 300 * 1024 * 1024

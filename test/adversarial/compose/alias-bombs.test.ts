@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseComposeYaml } from '../../../src/compose/yaml-source.js'
-import { runMeasured } from '../backup/measured-cli.js'
+import { runMeasured } from '../../helpers/measured-cli.js'
 import { aliasCases } from './alias-cases.js'
 
 const verdicts = new Map(

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parseComposeYaml } from '../../../src/compose/yaml-source.js'
 import { decodeYamlText } from '../../../src/compose/yaml-text.js'
-import { runMeasured } from '../backup/measured-cli.js'
+import { runMeasured } from '../../helpers/measured-cli.js'
 import {
   blockMappings,
   encodingCases,

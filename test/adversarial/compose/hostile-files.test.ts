@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { loadComposeProject } from '../../../src/compose/load.js'
-import { runMeasured } from '../backup/measured-cli.js'
+import { runMeasured } from '../../helpers/measured-cli.js'
 
 const work = mkdtempSync(join(tmpdir(), 'vault-hostile-compose-'))
 afterAll(() => rmSync(work, { recursive: true, force: true }))

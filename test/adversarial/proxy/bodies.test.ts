@@ -13,8 +13,8 @@ import { resolveRules } from '../../../src/proxy/config.js'
 import { createLogger } from '../../../src/proxy/log.js'
 import { createProxyServer, type ProxyServer } from '../../../src/proxy/server.js'
 import { request } from './corpus.js'
-import { rawExchange } from './raw-client.js'
-import { startRecordingEngine, type RecordingEngine } from './recording-engine.js'
+import { rawExchange } from '../../helpers/raw-client.js'
+import { startRecordingEngine, type RecordingEngine } from '../../helpers/recording-engine.js'
 
 let engine: RecordingEngine
 let proxy: ProxyServer

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { ciIdentityToken, hasCiToken } from '../../../src/client/ci-token.js'
 import { ExitCode } from '../../../src/errors.js'
-import { sendJson, startTinyServer, type TinyServer } from './tiny-server.js'
+import { sendJson, startTinyServer, type TinyServer } from '../../helpers/tiny-server.js'
 
 const requestCanary = 'CANARY-gh-request-token-51c2'
 const jwt = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl'

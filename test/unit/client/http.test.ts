@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { createHttpClient, debugEnabled, httpStatusError, retryAfterMs } from '../../../src/client/http.js'
 import { ExitCode } from '../../../src/errors.js'
 import { hasOpenssl, makeSelfSigned } from '../../helpers/certificates.js'
-import { sendJson, startTinyServer, type TinyServer } from './tiny-server.js'
+import { sendJson, startTinyServer, type TinyServer } from '../../helpers/tiny-server.js'
 
 let server: TinyServer | undefined
 afterEach(async () => {

@@ -7,7 +7,7 @@ import { fileTokenStore, tokenFilePath, openTokenStore } from '../../../src/clie
 import { VaultApi } from '../../../src/client/vault-api.js'
 import { ExitCode } from '../../../src/errors.js'
 import { createTempHome, type TempHome } from '../../helpers/temp-home.js'
-import { sendJson, startTinyServer, type TinyServer } from './tiny-server.js'
+import { sendJson, startTinyServer, type TinyServer } from '../../helpers/tiny-server.js'
 
 const canarySecret = 'CANARY-client-secret-7f3a'
 let home: TempHome

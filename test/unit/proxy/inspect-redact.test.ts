@@ -408,7 +408,7 @@ describe('process lists (top): masked with the environment values of their conta
   })
 
   // procps prints each control character of a command line as a blank (ps -ef, checked against the
-  // engine's top in test/adversarial/proxy/env-exposure-streams.test.ts) or "?": never as it is.
+  // engine's top in test/integration/adversarial/proxy/env-exposure-streams.test.ts) or "?": never as it is.
   it('masks a multi-line value (a PEM key) as ps shows it, its newlines as ? or blanks', () => {
     const pem = `-----BEGIN KEY-----\nMII${canary}\n-----END KEY-----`
     const list = {

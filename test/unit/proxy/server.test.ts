@@ -11,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createBackend } from '../../../src/proxy/backend.js'
 import { createLogger } from '../../../src/proxy/log.js'
 import type { ProxyServer } from '../../../src/proxy/server.js'
-import { startProxy } from './start-proxy.js'
+import { startProxy } from '../../helpers/start-proxy.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'proxy-unit-'))
 const engineSocket = join(dir, 'engine.sock')

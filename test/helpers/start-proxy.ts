@@ -1,0 +1,25 @@
+/**
+ * Test set-up shared by the proxy unit tests: a proxy server with the default rules over a given
+ * backend, listening on an ephemeral loopback port.
+ */
+import type net from 'node:net'
+import type { Backend } from '../../src/proxy/backend.js'
+import type { TlsMaterial } from '../../src/proxy/config.js'
+import { resolveRules } from '../../src/proxy/config.js'
+import { createLogger, type ProxyLogger } from '../../src/proxy/log.js'
+import { createProxyServer, type ProxyServer } from '../../src/proxy/server.js'
+
+/** Builds a proxy (silent logger unless one is given) and listens on 127.0.0.1:0. */
+export async function startProxy(
+  backend: Backend,
+  options: { logger?: ProxyLogger; tls?: TlsMaterial } = {},
+): Promise<{ proxy: ProxyServer; port: number }> {
+  const proxy = await createProxyServer({
+    rules: resolveRules({}),
+    backend,
+    logger: options.logger ?? createLogger(0, 'text'),
+    tls: options.tls,
+  })
+  await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve))
+  return { proxy, port: (proxy.server.address() as net.AddressInfo).port }
+}
