@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest'
 import { resolveRuleSetConfig, type ProxySettings } from '../../../src/proxy/config.js'
 import { defaultGuardSettings } from '../../../src/proxy/guard-settings.js'
 import { judgeBody } from '../../../src/proxy/guard.js'
-import { startLearnMode } from '../../../src/proxy/learn/learn-mode.js'
+import { resolveLearnSettings, startLearnMode } from '../../../src/proxy/learn/learn-mode.js'
+import { settingsFromArgs } from '../../../src/proxy/settings.js'
 import { learnedRulesText, type LearnedTraffic } from '../../../src/proxy/learn/learned-file.js'
 import { learnedPattern } from '../../../src/proxy/learn/learned-pattern.js'
 import { createLearner } from '../../../src/proxy/learn/learner.js'
@@ -293,6 +294,25 @@ describe('the learner', () => {
 })
 
 describe('learn mode', () => {
+  it('reads --learn and PROXY_LEARN, and refuses a file it could not write or a bad interval', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'learn-'))
+    const settings = settingsFromArgs(['--learn', join(dir, 'a.rules')], { PROXY_LEARN_WARN_EVERY: '0.5' })
+    expect(resolveLearnSettings(settings)).toEqual({ file: join(dir, 'a.rules'), warnEveryMs: 500 })
+    expect(resolveLearnSettings(settingsFromArgs([], { PROXY_LEARN: join(dir, 'b.rules') }))).toEqual({
+      file: join(dir, 'b.rules'),
+      warnEveryMs: 60_000,
+    })
+    expect(resolveLearnSettings({})).toBeUndefined()
+    expect(() => resolveLearnSettings({ learn: dir })).toThrow(/is a directory/)
+    expect(() => resolveLearnSettings({ learn: join(dir, 'no', 'x.rules') })).toThrow(
+      /directory does not exist/,
+    )
+    expect(() => resolveLearnSettings({ learn: join(dir, 'x'), learnWarnEvery: '0' })).toThrow(
+      /positive number/,
+    )
+    expect(() => resolveLearnSettings({ learnWarnEvery: '5' })).toThrow(/needs PROXY_LEARN/)
+  })
+
   it('writes the file with mode 600, warns at start and at every interval', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'learn-'))
     const file = join(dir, 'learned.rules')
