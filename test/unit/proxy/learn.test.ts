@@ -196,6 +196,24 @@ describe('the learner', () => {
     })
   })
 
+  it('records at most 1,000 kinds of request of a client sending 5,000 distinct paths', () => {
+    const config = everyone({ rules: 'GET /x' })
+    const learner = createLearner(config, { logger: memoryLogger(), guard: defaultGuardSettings })
+    let refused = 0
+    for (let i = 0; i < 5000; i++) {
+      const learning = learner.begin({
+        ruleSet: config.everyone!,
+        client: 'c',
+        method: 'GET',
+        path: `/v1.41/p${i}+`,
+      })
+      if (learning.overrule()) learning.forwarded()
+      else refused++
+    }
+    expect(learner.traffic().sets[0]!.requests.size).toBe(1000)
+    expect(refused).toBe(4000)
+  })
+
   it('turns guard refusals into the exact allowances, and keeps an undecodable body refused', () => {
     const config = everyone({ rules: 'POST %API_PREFIX_CONTAINERS%/create' })
     const learner = createLearner(config, { logger: memoryLogger(), guard: defaultGuardSettings })
