@@ -24,6 +24,7 @@ export interface LearnSettings {
 export function resolveLearnSettings(input: {
   learn?: string
   learnWarnEvery?: string
+  rulesFile?: string
 }): LearnSettings | undefined {
   if (input.learn === undefined) {
     if (input.learnWarnEvery !== undefined) throw new UsageError('PROXY_LEARN_WARN_EVERY needs PROXY_LEARN')
@@ -33,6 +34,10 @@ export function resolveLearnSettings(input: {
   if (!/^[0-9]+(\.[0-9]+)?$/.test(every) || Number(every) <= 0)
     throw new UsageError(`PROXY_LEARN_WARN_EVERY "${every}" is not a positive number of seconds`)
   const file = resolve(input.learn)
+  if (input.rulesFile !== undefined && resolve(input.rulesFile) === file)
+    throw new UsageError(`PROXY_LEARN "${input.learn}" is the rules file`, {
+      hint: 'learn mode writes the file at start: give it another name',
+    })
   let isDirectory = false
   try {
     isDirectory = statSync(file).isDirectory()

@@ -329,6 +329,9 @@ describe('learn mode', () => {
       /positive number/,
     )
     expect(() => resolveLearnSettings({ learnWarnEvery: '5' })).toThrow(/needs PROXY_LEARN/)
+    expect(() => resolveLearnSettings({ learn: join(dir, 'r'), rulesFile: join(dir, '.', 'r') })).toThrow(
+      /is the rules file/,
+    )
   })
 
   it('writes the file with mode 600, warns at start and at every interval', async () => {
