@@ -198,7 +198,7 @@ describe.skipIf(!engine)(
       expect(await enforcing.exited).toBe(0)
     })
 
-    it('logs each forwarded refusal as "would refuse" with the client, rule set and reason', async () => {
+    it('logs each forwarded refusal as "would refuse" with the client, rule set and reason; SIGINT writes FILE', async () => {
       const learning = await serve([
         '--rules',
         'GET %API_PREFIX_CONTAINERS%/json',
@@ -211,8 +211,11 @@ describe.skipIf(!engine)(
         `tcp://127.0.0.1:${learning.port}`,
       )
       expect(result.stdout.trim()).toBe(`/${watched}`)
-      learning.child.kill('SIGTERM')
+      learning.child.kill('SIGINT')
       expect(await learning.exited).toBe(0)
+      expect(readFileSync(join(dir, 'second.rules'), 'utf8')).toContain(
+        '\nGET %API_PREFIX_CONTAINERS%/%CONTAINER_ID_OR_NAME%/json\n',
+      )
       expect(jsonLines(learning.stderr())).toContainEqual(
         expect.objectContaining({
           level: 'warning',
