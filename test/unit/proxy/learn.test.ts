@@ -14,7 +14,7 @@ import { defaultGuardSettings } from '../../../src/proxy/guard-settings.js'
 import { judgeBody } from '../../../src/proxy/guard.js'
 import { resolveLearnSettings, startLearnMode } from '../../../src/proxy/learn/learn-mode.js'
 import { settingsFromArgs } from '../../../src/proxy/settings.js'
-import { learnedRulesText, type LearnedTraffic } from '../../../src/proxy/learn/learned-file.js'
+import { learnedRulesText } from '../../../src/proxy/learn/learned-file.js'
 import { learnedPattern } from '../../../src/proxy/learn/learned-pattern.js'
 import { createLearner } from '../../../src/proxy/learn/learner.js'
 import type { LogFields, ProxyLogger } from '../../../src/proxy/log.js'
@@ -379,4 +379,3 @@ describe('learn mode', () => {
   })
 })
 
-export type { LearnedTraffic }
