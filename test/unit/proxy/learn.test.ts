@@ -378,4 +378,3 @@ describe('learn mode', () => {
     ).toBe(true)
   })
 })
-
