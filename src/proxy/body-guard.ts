@@ -25,10 +25,19 @@ export interface GuardOptions {
   allowImageLoad: boolean
 }
 
-/** Why the guard refuses a request: the field (as the body names it) and the reason. */
+/** A setting that would have let a refused request through (learn mode reports it). */
+export type Allowance =
+  { kind: 'cap'; name: string } | { kind: 'bind-from'; path: string } | { kind: 'image-load' }
+
+/**
+ * Why the guard refuses a request: the field (as the body names it) and the reason; the allowance that
+ * would let it through, when one would; `undecodable` when the body or query could not be read at all.
+ */
 export interface Refusal {
   field: string
   reason: string
+  allowance?: Allowance
+  undecodable?: boolean
 }
 
 /** Docker's default capability set (moby oci/caps/defaults.go). */
@@ -96,6 +105,7 @@ export function hostPathRefusal(source: string, field: string, options: GuardOpt
     return {
       field,
       reason: `${field} "${source}" is outside the directories binds are allowed from (--allow-bind-from)`,
+      allowance: { kind: 'bind-from', path: posix.normalize(source).replace(/(.)\/$/, '$1') },
     }
   return null
 }
@@ -164,7 +174,11 @@ export function capabilitiesRefusal(caps: GoValue, field: string, options: Guard
   for (const cap of strings(caps)) {
     const name = normalizeCapability(cap)
     if (!defaultCapabilities.has(name) && !options.allowCaps.has(name))
-      return { field, reason: `${field} "${cap}" is not in Docker's default capability set (--allow-cap)` }
+      return {
+        field,
+        reason: `${field} "${cap}" is not in Docker's default capability set (--allow-cap)`,
+        allowance: { kind: 'cap', name },
+      }
   }
   return null
 }

@@ -12,6 +12,7 @@ import { resolveRuleSets, type RuleSetConfig, type RuleText } from './rule-sets.
 import { RuleSyntaxError, type Rule } from './rules.js'
 import type { GuardSettings } from './guard.js'
 import { resolveGuardSettings } from './guard-settings.js'
+import { resolveLearnSettings, type LearnSettings } from './learn/learn-mode.js'
 
 /** Settings as the user gave them; each is declared (flag, PROXY_* variable, help) in settings.ts. */
 export interface ProxySettings {
@@ -37,6 +38,8 @@ export interface ProxySettings {
   redactEnv?: string
   shutdownGrace?: string
   maxConnections?: string
+  learn?: string
+  learnWarnEvery?: string
 }
 
 export const defaultBackendAddr = 'unix:///var/run/docker.sock'
@@ -63,6 +66,8 @@ export interface ProxyConfig {
   shutdownGraceMs: number
   maxConnections: number
   guard: GuardSettings
+  /** Learn mode (learn/learn-mode.ts), when PROXY_LEARN is set. */
+  learn?: LearnSettings
 }
 
 const tcpAddress = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[a-zA-Z0-9.-]*):([0-9]{1,5})$/
@@ -267,5 +272,6 @@ export function resolveProxyConfig(settings: ProxySettings): ProxyConfig {
     shutdownGraceMs: Math.round(Number(grace) * 1000),
     maxConnections: Number(maxConnections),
     guard: resolveGuardSettings(settings, backend.kind === 'unix' ? backend.path : undefined),
+    learn: resolveLearnSettings(settings),
   }
 }

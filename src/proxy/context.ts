@@ -6,6 +6,7 @@ import type net from 'node:net'
 import type { Backend } from './backend.js'
 import type { GuardSettings } from './guard.js'
 import type { HeldBudget } from './held-budget.js'
+import type { Learner } from './learn/learner.js'
 import type { MaskedSlots } from './masked-slots.js'
 import type { ProxyLogger } from './log.js'
 import type { RuleSetConfig } from './rule-sets.js'
@@ -45,6 +46,8 @@ export interface ProxyContext {
   /** How many answers held for masking are asked of the engine at once. */
   maskedSlots: MaskedSlots
   shuttingDown: boolean
+  /** Learn mode: forwards what the rules and the guard would refuse, and records it (learn/learner.ts). */
+  learner?: Learner
 }
 
 /** The outcome of one request, as logged. */

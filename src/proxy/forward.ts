@@ -106,7 +106,14 @@ export function handleRequest(
     return
   }
   const bodyLength = bodyLengthOf(req)
-  if (!decision.allowed) {
+  const learning = context.learner?.begin({
+    ruleSet: choice.ruleSet,
+    client: clientOf(req.socket, context.frontend),
+    method,
+    path,
+    rule: decision.rule,
+  })
+  if (!decision.allowed && !learning?.overrule()) {
     sendMessage(res, 403, refusalMessage(method, path), bodyLength !== 0 || expectsContinue)
     record({ path, status: 403, decision: 'deny' })
     return
@@ -138,7 +145,8 @@ export function handleRequest(
     })
   }
   const plan = planGuard(context.guard, { method, path, query: decision.query, hasBody: bodyLength !== 0 })
-  if (plan.action === 'refuse') return refuseForGuard(plan.refusal, bodyLength !== 0 || expectsContinue)
+  if (plan.action === 'refuse' && !learning?.overrule(plan.refusal))
+    return refuseForGuard(plan.refusal, bodyLength !== 0 || expectsContinue)
   const forwarded = {
     path,
     target: decision.forwardTarget,
@@ -156,12 +164,12 @@ export function handleRequest(
           true,
         )
       const contentType = req.headers['content-type']
-      const refusal = judgeBody(
-        plan.kind,
-        { query: decision.query, contentType, body: read.body },
-        context.guard,
-      )
+      const request = { query: decision.query, contentType, body: read.body }
+      const refusal = learning
+        ? learning.judge(plan.kind, request)
+        : judgeBody(plan.kind, request, context.guard)
       if (refusal) return refuseForGuard(refusal, false)
+      learning?.forwarded()
       forward(
         context,
         { req, res },
@@ -171,6 +179,7 @@ export function handleRequest(
     })
     return
   }
+  learning?.forwarded()
   forward(context, { req, res }, forwarded, record)
   if (expectsContinue && !res.headersSent) res.writeContinue()
 }

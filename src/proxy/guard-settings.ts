@@ -36,6 +36,9 @@ const linuxCapabilities = new Set(
   ).split(' '),
 )
 
+/** Whether `name` (upper case, without `CAP_`) is a Linux capability. */
+export const isLinuxCapability = (name: string) => linuxCapabilities.has(name)
+
 /** The guard's part of the proxy settings, as given. */
 export interface GuardSettingsInput {
   guard?: string

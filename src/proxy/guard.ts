@@ -53,6 +53,7 @@ function queryValues(query: string, name: string): string[] | undefined {
 const imageLoadRefusal: Refusal = {
   field: 'endpoint',
   reason: 'image loads and imports are refused (--allow-image-load allows them)',
+  allowance: { kind: 'image-load' },
 }
 
 /** Decides what the guard needs for a request that the rules allow; `hasBody` when it carries one. */
@@ -70,7 +71,11 @@ export function planGuard(
     if (modes === undefined || modes.some((mode) => mode.trim().toLowerCase() === 'host'))
       return {
         action: 'refuse',
-        refusal: { field: 'networkmode', reason: 'builds on the host network are refused' },
+        refusal: {
+          field: 'networkmode',
+          reason: 'builds on the host network are refused',
+          undecodable: modes === undefined,
+        },
       }
     return { action: 'pass' }
   }
@@ -127,9 +132,9 @@ function archiveRefusal(query: string, body: Buffer): Refusal | null {
     !destination.startsWith('/') ||
     paths!.some((path) => path !== destination)
   )
-    return { field: 'path', reason: 'an archive upload needs one absolute path' }
+    return { field: 'path', reason: 'an archive upload needs one absolute path', undecodable: true }
   const entries = tarEntries(body)
-  if (typeof entries === 'string') return { field: 'archive', reason: entries }
+  if (typeof entries === 'string') return { field: 'archive', reason: entries, undecodable: true }
   for (const entry of entries) {
     const target = posix.normalize(posix.join(destination, entry.name))
     if ((entry.type !== '0' && entry.type !== '\0') || !target.startsWith('/run/secrets/'))
@@ -158,12 +163,13 @@ export function judgeBody(
   const shape = shapes[kind]
   if (!shape) return { field: 'endpoint', reason: unguardableReason }
   if (mediaType(request.contentType) !== 'application/json')
-    return { field: 'Content-Type', reason: 'the body must be sent as application/json' }
+    return { field: 'Content-Type', reason: 'the body must be sent as application/json', undecodable: true }
   try {
     return verdict(kind, decodeGoJson(utf8.decode(body), shape), options)
   } catch (error) {
-    if (error instanceof DecodeError) return { field: error.field, reason: error.message }
-    if (error instanceof TypeError) return { field: 'body', reason: 'the body is not UTF-8' }
+    if (error instanceof DecodeError) return { field: error.field, reason: error.message, undecodable: true }
+    if (error instanceof TypeError)
+      return { field: 'body', reason: 'the body is not UTF-8', undecodable: true }
     throw error
   }
 }

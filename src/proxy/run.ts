@@ -6,7 +6,8 @@ import { chmodSync } from 'node:fs'
 import type { ProxyAddress, ProxyConfig } from './config.js'
 import { createBackend } from './backend.js'
 import { boundBufferGarbage } from './buffer-garbage.js'
-import type { ProxyLogger } from './log.js'
+import { createLogger, type ProxyLogger } from './log.js'
+import { startLearnMode } from './learn/learn-mode.js'
 import { exposureWarnings } from './presets.js'
 import { allRuleSets, describeRuleSets } from './rule-sets.js'
 import { createProxyServer, type ProxyServer } from './server.js'
@@ -46,6 +47,8 @@ async function listen(proxy: ProxyServer, address: ProxyAddress): Promise<void> 
 /** Starts the proxy; resolves once every frontend listens. Returns a function that shuts it down. */
 export async function runProxy(config: ProxyConfig, logger: ProxyLogger) {
   const backend = await createBackend(config.backend, config.backendTls)
+  const learn =
+    config.learn && startLearnMode(config.learn, config, { logger, loud: createLogger(7, config.logFormat) })
   const proxies: ProxyServer[] = []
   for (const frontend of config.frontends) {
     const proxy = await createProxyServer({
@@ -56,6 +59,7 @@ export async function runProxy(config: ProxyConfig, logger: ProxyLogger) {
       tls: config.frontendTls,
       maxConnections: config.maxConnections,
       guard: config.guard,
+      learner: learn?.learner,
     })
     proxy.server.on('error', (error) => logger.log('error', 'server error', { reason: error.message }))
     await listen(proxy, frontend)
@@ -84,6 +88,7 @@ export async function runProxy(config: ProxyConfig, logger: ProxyLogger) {
       logger.log('info', 'shutting down', { graceMs: config.shutdownGraceMs })
       await Promise.all(proxies.map((proxy) => proxy.shutdown(config.shutdownGraceMs)))
       backend.close()
+      learn?.stop()
       logger.log('info', 'stopped', { bufferCollections: bufferGarbage.collections() })
     })()
     return stopping

@@ -25,6 +25,7 @@ import { everyoneSetName, type RuleSetConfig } from './rule-sets.js'
 import { defaultGuardSettings } from './guard-settings.js'
 import type { GuardSettings } from './guard.js'
 import type { Rule } from './rules.js'
+import type { Learner } from './learn/learner.js'
 import { admitConnections } from './admission.js'
 import { fullCollection } from './exposed-gc.js'
 import { createHeldBudget } from './held-budget.js'
@@ -54,6 +55,8 @@ export interface ProxyServerOptions {
   timeouts?: ProxyTimeouts
   /** The host-escape guard; on with its defaults unless given. */
   guard?: GuardSettings
+  /** Learn mode (learn/learner.ts): absent when the proxy enforces. */
+  learner?: Learner
 }
 
 /** The default connection cap (each open connection costs a few KB; 1,024 stay well under 64 MB). */
@@ -110,6 +113,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     }),
     maskedSlots: createMaskedSlots(maskedAtOnce),
     shuttingDown: false,
+    learner: options.learner,
   }
   const inOrder = oneAtATime((req, res, expectsContinue) => handleRequest(context, req, res, expectsContinue))
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => inOrder(req, res, false)

@@ -124,6 +124,22 @@ export const proxySettingSpecs: readonly SettingSpec[] = [
     default: 'on',
   },
   {
+    key: 'learn',
+    flag: 'learn',
+    env: 'PROXY_LEARN',
+    kind: 'string',
+    summary:
+      'learn mode: FORWARD what the rules and the guard would refuse, log it, and write the smallest rules and guard allowances that allow the traffic seen to this file (mode 600) at exit',
+  },
+  {
+    key: 'learnWarnEvery',
+    flag: 'learn-warn-every',
+    env: 'PROXY_LEARN_WARN_EVERY',
+    kind: 'string',
+    summary: 'seconds between the warnings (and checkpoints of the file) of learn mode',
+    default: '60',
+  },
+  {
     key: 'logFormat',
     flag: 'log-format',
     env: 'PROXY_LOG_FORMAT',

@@ -141,7 +141,14 @@ export async function handleUpgrade(
     return record({ path: req.url!, status: 400, decision: 'invalid', reason: decision.reason })
   }
   const path = decision.canonicalPath
-  if (!decision.allowed) {
+  const learning = context.learner?.begin({
+    ruleSet: choice.ruleSet,
+    client,
+    method,
+    path,
+    rule: decision.rule,
+  })
+  if (!decision.allowed && !learning?.overrule()) {
     refuse(socket, 403, refusalMessage(method, path))
     return record({ path, status: 403, decision: 'deny' })
   }
@@ -185,7 +192,7 @@ export async function handleUpgrade(
     })
   }
   const plan = planGuard(context.guard, { method, path, query: decision.query, hasBody: length > 0 })
-  if (plan.action !== 'pass') {
+  if (plan.action !== 'pass' && !(plan.action === 'refuse' && learning?.overrule(plan.refusal))) {
     const refusal =
       plan.action === 'refuse'
         ? plan.refusal
@@ -217,6 +224,7 @@ export async function handleUpgrade(
     refuse(socket, 400, refusalMessage(method, path, reason))
     return record({ path, status: 400, decision: 'invalid', reason })
   }
+  learning?.forwarded()
   engineRequest.on('upgrade', (response, engineSocket, engineHead) => {
     socket.write(
       responseHead(response, ['Connection', 'Upgrade', 'Upgrade', String(response.headers.upgrade ?? 'tcp')]),

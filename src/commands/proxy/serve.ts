@@ -30,6 +30,12 @@ export default class ProxyServe extends BaseCommand<typeof ProxyServe> {
       command: '<%= config.bin %> <%= command.id %> --rules-file examples/proxy/traefik.rules --log-level 7',
       description: 'a ready-made rule file, every request logged',
     },
+    {
+      command:
+        '<%= config.bin %> <%= command.id %> --preset read-only --learn /var/lib/proxy/learned.rules --learn-warn-every 300',
+      description:
+        'learn mode: forward what would be refused, and write the rules and guard allowances it needed at exit',
+    },
   ]
   static override flags = settingFlags(proxySettingSpecs)
 

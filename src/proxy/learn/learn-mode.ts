@@ -1,0 +1,146 @@
+/**
+ * `--learn FILE` as the serving process runs it: checks the settings, warns loudly (on stderr, whatever
+ * the log level) at start and every `warnEveryMs`, writes FILE at start (so a path that cannot be
+ * written stops the proxy at once, not hours later), at each warning (a crash loses at most one
+ * interval) and at exit, each time whole and atomically (a temporary file beside it, fsync, rename)
+ * with mode 600: it holds the paths clients asked for. At exit it logs one summary line per rule.
+ */
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import { UsageError } from '../../errors.js'
+import type { GuardSettings } from '../guard.js'
+import type { ProxyLogger } from '../log.js'
+import type { RuleSetConfig } from '../rule-sets.js'
+import { learnedRulesText, learnedSummary } from './learned-file.js'
+import { createLearner, type Learner } from './learner.js'
+
+/** Learn mode's settings, resolved. */
+export interface LearnSettings {
+  file: string
+  warnEveryMs: number
+}
+
+/** Resolves PROXY_LEARN and PROXY_LEARN_WARN_EVERY; undefined without PROXY_LEARN. Throws UsageError. */
+export function resolveLearnSettings(input: {
+  learn?: string
+  learnWarnEvery?: string
+  rulesFile?: string
+}): LearnSettings | undefined {
+  if (input.learn === undefined) {
+    if (input.learnWarnEvery !== undefined) throw new UsageError('PROXY_LEARN_WARN_EVERY needs PROXY_LEARN')
+    return undefined
+  }
+  const every = input.learnWarnEvery ?? '60'
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(every) || Number(every) <= 0)
+    throw new UsageError(`PROXY_LEARN_WARN_EVERY "${every}" is not a positive number of seconds`)
+  const file = resolve(input.learn)
+  if (input.rulesFile !== undefined && resolve(input.rulesFile) === file)
+    throw new UsageError(`PROXY_LEARN "${input.learn}" is the rules file`, {
+      hint: 'learn mode writes the file at start: give it another name',
+    })
+  let isDirectory = false
+  try {
+    isDirectory = statSync(file).isDirectory()
+  } catch {
+    // a file that does not exist yet is written at start
+  }
+  if (isDirectory)
+    throw new UsageError(`PROXY_LEARN "${input.learn}" is a directory`, {
+      hint: 'name a file to write the learned rules to',
+    })
+  try {
+    if (!statSync(dirname(file)).isDirectory()) throw new Error('not a directory')
+  } catch {
+    throw new UsageError(`PROXY_LEARN "${input.learn}": its directory does not exist`)
+  }
+  return { file, warnEveryMs: Math.max(1, Math.round(Number(every) * 1000)) }
+}
+
+/** Writes `text` to `file` whole or not at all: a private temporary file beside it, fsync, rename. */
+export function writePrivateAtomically(file: string, text: string): void {
+  const temporary = `${file}.${process.pid}.tmp`
+  rmSync(temporary, { force: true })
+  const fd = openSync(temporary, 'wx', 0o600)
+  try {
+    writeSync(fd, text)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  renameSync(temporary, file)
+}
+
+export interface LearnMode {
+  learner: Learner
+  /** Stops the warnings, writes FILE a last time and logs the summary. */
+  stop(): void
+}
+
+/** The warning, at start and every interval. */
+const warning =
+  'LEARN MODE: requests the rules or the host-escape guard refuse are FORWARDED (and recorded); this proxy protects nothing it would refuse. Turn --learn off once the rules are learned'
+
+/**
+ * Starts learn mode: `logger` gets "would refuse" lines; `loud` (a logger that writes warnings whatever
+ * the configured level) gets the periodic warning and the summary. Throws UsageError when FILE cannot be
+ * written.
+ */
+export function startLearnMode(
+  settings: LearnSettings,
+  proxy: { ruleSets: RuleSetConfig; guard: GuardSettings },
+  loggers: { logger: ProxyLogger; loud: ProxyLogger },
+): LearnMode {
+  const { logger, loud } = loggers
+  const learner = createLearner(proxy.ruleSets, { logger, guard: proxy.guard })
+  const write = () => {
+    const traffic = learner.traffic()
+    writePrivateAtomically(settings.file, learnedRulesText(traffic, new Date()))
+    return traffic
+  }
+  try {
+    write()
+  } catch (error) {
+    throw new UsageError(
+      `PROXY_LEARN "${settings.file}" cannot be written: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    )
+  }
+  const tell = (message: string) => {
+    const traffic = learner.traffic()
+    loud.log('warning', message, {
+      file: settings.file,
+      recorded: traffic.requests,
+      wouldRefuse: traffic.wouldRefuse,
+      refusedUnlearnable: traffic.refusedUnlearnable || undefined,
+      notRecorded: traffic.notRecorded || undefined,
+    })
+  }
+  tell(warning)
+  const timer = setInterval(() => {
+    tell(warning)
+    try {
+      write()
+    } catch (error) {
+      loud.log('error', 'learned rules not written', {
+        file: settings.file,
+        reason: (error as Error).message,
+      })
+    }
+  }, settings.warnEveryMs)
+  timer.unref()
+  return {
+    learner,
+    stop() {
+      clearInterval(timer)
+      try {
+        const traffic = write()
+        for (const line of learnedSummary(traffic)) loud.log('warning', 'learned', { rule: line })
+        tell('learned rules written')
+      } catch (error) {
+        loud.log('error', 'learned rules not written', {
+          file: settings.file,
+          reason: (error as Error).message,
+        })
+      }
+    },
+  }
+}
