@@ -23,7 +23,10 @@ afterEach(() => {
 })
 
 /** A server whose connections are watched against `budget`; answers every request 200. */
-async function watchedServer(budget: HeldBudget, onConnection?: (socket: net.Socket) => void): Promise<number> {
+async function watchedServer(
+  budget: HeldBudget,
+  onConnection?: (socket: net.Socket) => void,
+): Promise<number> {
   const server = http.createServer({ maxHeaderSize: 64 * 1024 }, (_req, res) => res.end('ok'))
   server.prependListener('request', (req: http.IncomingMessage) => headEnded(req))
   server.on('connection', (socket: net.Socket) => {
