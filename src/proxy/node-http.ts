@@ -1,7 +1,7 @@
 /**
  * Node's HTTP modules loaded through `require`: an ESM import of `node:http` builds its namespace and
- * so runs the lazy getters (WebSocket, EventSource, ...) that load undici, about 13 MB of RSS the proxy
- * never uses. Types come from the ordinary type imports. Also Node's own HTTP parser (llhttp), which
+ * so runs the lazy getters (WebSocket, EventSource, ...) that load undici, RSS the proxy never uses
+ * (docs/proxy-performance.md). Types come from the ordinary type imports. Also Node's own HTTP parser (llhttp), which
  * the lean engine client uses.
  */
 import { createRequire } from 'node:module'
