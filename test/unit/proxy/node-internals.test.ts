@@ -30,6 +30,23 @@ describe('Node internals the proxy uses', () => {
       ).toBeTypeOf('function')
   })
 
+  it("stops after a response's head when kOnHeadersComplete returns 2, and says where the body begins", () => {
+    const parser = new HTTPParser!()
+    parser.initialize(HTTPParser!.RESPONSE, {}, 1 << 20, HTTPParser!.kLenientNone)
+    const seen: string[] = []
+    parser[HTTPParser!.kOnHeadersComplete] = () => 2
+    parser[HTTPParser!.kOnBody] = (chunk: Buffer) => seen.push(String(chunk))
+    const head = 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n'
+    const result = parser.execute(Buffer.from(`${head}hello`))
+    expect(
+      { result, seen },
+      `${upgrade}: the parser no longer stops after the head (returning the head's length) when its ` +
+        `kOnHeadersComplete slot returns 2: engine-pool.ts passes Content-Length bodies on itself and ` +
+        `relies on it. ${see}`,
+    ).toEqual({ result: head.length, seen: [] })
+    parser.close()
+  })
+
   it('accepts every V8 flag of the serving process', () => {
     const run = spawnSync(
       process.execPath,
