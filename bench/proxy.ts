@@ -6,11 +6,13 @@
  * chooses), straight and through each proxy on 127.0.0.1 with the same rule. Prints requests per second,
  * p50 and p99 latency, the CPU time each proxy's process spent per request (the figure that the machine's
  * other load disturbs least), the p50 each proxy adds at one connection, vault's throughput against
- * CetusGuard's at 16, peak RSS of each proxy, and the load average.
+ * CetusGuard's at 16, peak RSS of each proxy, the load average, and the guard's CPU per create
+ * (bench/proxy-guard.ts); each goal of issue 34 section 7 is printed with whether it holds.
  * CetusGuard runs when CETUSGUARD_BIN names its binary; otherwise its rows say it was skipped.
  * A Node byte relay (bench/lib/byte-relay.ts: bytes piped both ways, nothing parsed) runs beside them as
  * the floor of any proxy written in Node; its ratio to CetusGuard at 16 connections is printed too.
- * VAULT_BASELINE=/path/to/another/checkout (built) adds that vault as a row, for before/after figures.
+ * VAULT_BASELINE=/path/to/another/checkout (built) adds that vault as a row (named by the directory), for
+ * before/after figures; several, separated by commas, add a row each.
  * Run: npx tsx bench/proxy.ts [seconds-per-case]   (needs `make build`)
  */
 import { spawn, type StdioOptions } from 'node:child_process'
@@ -19,10 +21,12 @@ import { fileURLToPath } from 'node:url'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { freePort } from '../test/harness/ports.js'
 import { containerList } from './lib/container-list.js'
 import { buildGo, goInstalled, runGoLoad } from './lib/go-harness.js'
+import { guardCost, guardGoalLine } from './proxy-guard.js'
+import { proxyNodeFlags } from '../src/proxy/launch.js'
 import { httpRequest, runLoad, type Endpoint, type LoadOptions, type LoadResult } from './lib/load.js'
 import { printTable, quantile } from './lib/timing.js'
 
@@ -48,6 +52,12 @@ interface CaseResult {
 }
 
 const clockTicksPerSecond = 100
+
+/** Issue 34, section 7: vault's throughput at 16 connections at least this many times CetusGuard's. */
+const throughputGoal = 1.0
+
+/** How a goal came out, for the summary lines. */
+const verdict = (holds: boolean) => (holds ? 'goal holds' : 'goal NOT met')
 
 /** CPU time (user + system) of a process so far, in µs (/proc/PID/stat, 10 ms resolution). */
 function cpuMicros(pid: number): number {
@@ -247,15 +257,15 @@ async function startCetusGuard(socket: string): Promise<Proxy> {
 /**
  * What the CPU time says about the 16-connection ratio when the machine's cores are the limit: each
  * request then costs the proxy's CPU plus the fake engine's and the load generator's, so throughput
- * goes as 1 / (sum), and 1.5 x CetusGuard needs vault's own CPU per request below a bound.
+ * goes as 1 / (sum), and the goal's ratio to CetusGuard needs vault's own CPU per request below a bound.
  */
 function cpuBound(vault: CaseResult, cetus: CaseResult): string {
   const total = (result: CaseResult) => result.cpuPerRequest! + result.harnessCpuPerRequest
-  const needed = total(cetus) / 1.5 - vault.harnessCpuPerRequest
+  const needed = total(cetus) / throughputGoal - vault.harnessCpuPerRequest
   return (
     `CPU-bound prediction: ${(total(cetus) / total(vault)).toFixed(2)} x (engine + load generator + proxy ` +
     `per request: vault ${total(vault).toFixed(0)} µs, CetusGuard ${total(cetus).toFixed(0)} µs); ` +
-    `1.5 x needs vault at most ${needed.toFixed(0)} µs per request`
+    `${throughputGoal.toFixed(1)} x needs vault at most ${needed.toFixed(0)} µs per request`
   )
 }
 
@@ -279,8 +289,8 @@ async function main(): Promise<void> {
     }
     await waitFor(direct.options, 'the fake engine')
     proxies.push(await startCetusGuard(socket), await startVault(socket), await startByteRelay(socket))
-    const baseline = process.env.VAULT_BASELINE
-    if (baseline) proxies.push(await startVault(socket, 'vault baseline', join(baseline, 'bin', 'run.js')))
+    for (const baseline of (process.env.VAULT_BASELINE ?? '').split(',').filter(Boolean))
+      proxies.push(await startVault(socket, `vault ${basename(baseline)}`, join(baseline, 'bin', 'run.js')))
     const samplers = proxies.map((proxy) => {
       const pid = proxy.servingPid?.()
       return pid === undefined ? undefined : { pid, anonymous: sampleAnonymous(pid) }
@@ -342,13 +352,16 @@ async function main(): Promise<void> {
           const added = (result: CaseResult) => `${(result.p50 - base!.p50).toFixed(0)} µs`
           summary.push(
             `${label}, 1 connection: added p50 vault ${added(vault)}` +
-              (cetus ? `, CetusGuard ${added(cetus)} (goal: vault <= CetusGuard)` : ' (CetusGuard skipped)'),
+              (cetus
+                ? `, CetusGuard ${added(cetus)} (goal: vault <= CetusGuard: ${verdict(vault.p50 <= cetus.p50)})`
+                : ' (CetusGuard skipped)'),
           )
         } else {
           summary.push(
             `${label}, 16 connections: vault ${((vault.rps / base!.rps) * 100).toFixed(1)}% of direct` +
               (cetus
-                ? `, ${(vault.rps / cetus.rps).toFixed(2)} x CetusGuard (goal >= 1.5); CPU per request ` +
+                ? `, ${(vault.rps / cetus.rps).toFixed(2)} x CetusGuard (goal >= ${throughputGoal.toFixed(1)}: ` +
+                  `${verdict(vault.rps >= throughputGoal * cetus.rps)}); CPU per request ` +
                   `vault ${cpu(vault)}, CetusGuard ${cpu(cetus)}`
                 : ' (CetusGuard skipped)'),
           )
@@ -369,6 +382,7 @@ async function main(): Promise<void> {
     console.log('')
     for (const line of summary) console.log(line)
     const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(', ')
+    console.log(guardGoalLine(guardCost(proxyNodeFlags, 20_000)))
     console.log(`harness (fake engine, load generator): ${harness.name}`)
     console.log(`load average (1, 5, 15 min) before ${load(loadBefore)}, after ${load(loadavg())}`)
     for (const [index, proxy] of proxies.entries()) {

@@ -58,8 +58,8 @@ const burstGoneShare = 4
  * Gives the memory of a burst of connections back once most of it has gone: compacting collections
  * (exposed-gc.ts) when the open connections fall below a quarter of a high-water mark of at least 256.
  * Without them V8 keeps the burst's heap pages until its next full collection, which an idle proxy may
- * never run; a plain full collection frees the objects but kept the pages (1,000 held connections,
- * test/integration/proxy-abuse.test.ts: 62.0 MB after against a 61.9 MB peak; 56.8 MB with these).
+ * never run; a plain full collection frees the objects but keeps the pages (figures:
+ * docs/proxy-performance.md, "Code comments' figures").
  */
 export function compactAfterBurst(collect: (() => void) | null = compactingCollection): {
   opened(count: number): void

@@ -2,12 +2,9 @@
  * Bounds the memory that relayed answers leave behind. Each answer is read into ArrayBuffers that live
  * outside V8's heap. Under a sustained relay some of them end up in the old generation, and then only a
  * full collection frees them, which V8 starts by itself only once about 64 MB more of such memory has
- * piled up (its external memory soft limit): relaying 64 KB answers on 16 connections for 12 s took the
- * serving process from 21 MB to 82-88 MB of private memory, beyond the 40 MiB goal in a 64 MB container
- * (docs/proxy-performance.md). Every 100 ms, when ArrayBuffers hold more than 8 MB, a full collection
- * runs: in those runs one sufficed, and the process stayed at 21.5-31.6 MB. The limit stays above what the
- * young generation holds between its own collections (up to about 7 MB at 5,000 answers a second); at
- * 4 MB the check fired 35-59 times in 15 s and cost about a quarter more CPU per request.
+ * piled up (its external memory soft limit), beyond the 40 MiB goal in a 64 MB container. Every 100 ms,
+ * when ArrayBuffers hold more than 8 MB, a full collection runs. The limit stays above what the young
+ * generation holds between its own collections. Figures: docs/proxy-performance.md, "Sustained relay".
  */
 import { fullCollection } from './exposed-gc.js'
 

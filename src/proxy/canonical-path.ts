@@ -8,8 +8,9 @@ import { posix } from 'node:path'
 /**
  * The longest API-version prefix read (`/v1.41`; Moby's router takes `/v{version:[0-9.]+}`): every rule
  * pattern starts with `(?:/v[0-9]+(?:\.[0-9]+)*)?`, which backtracks once per dot of a prefix that fails
- * to match, so a 1 MB `/v1.1.1…/x` cost each rule time in proportion to its length, twenty rules 0.7 s of
- * the single thread. Bounded here, every rule's backtracking into the prefix is bounded too.
+ * to match, so a long `/v1.1.1…/x` cost each rule time in proportion to its length (figures:
+ * docs/proxy-performance.md, "Code comments' figures"). Bounded here, every rule's backtracking into the
+ * prefix is bounded too.
  */
 export const maxVersionPrefixLength = 64
 

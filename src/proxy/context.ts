@@ -68,7 +68,7 @@ export interface RequestRecord {
 
 /**
  * A monotonic clock in milliseconds for request durations. Not `performance.now()`: the first use of
- * the `performance` global loads perf_hooks and its timing modules (about 1 MB of RSS).
+ * the `performance` global loads perf_hooks and its timing modules (RSS: docs/proxy-performance.md).
  */
 export function clockMs(): number {
   return Number(process.hrtime.bigint()) / 1e6
@@ -86,7 +86,7 @@ export function clientOf(socket: net.Socket, frontend: string): string {
   return address.includes(':') ? `[${address}]:${socket.remotePort}` : `${address}:${socket.remotePort}`
 }
 
-/** The longest path logged whole (a 64 KiB path refused 200 times wrote 13 MB of log). */
+/** The longest path logged whole (long refused paths filled the log: docs/proxy-performance.md). */
 const maxLoggedPath = 512
 
 /** Logs one request: allowed at debug, refused and invalid at warning, engine errors at error. */

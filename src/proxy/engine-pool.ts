@@ -8,6 +8,9 @@
  * the framing the head announced, and only when no byte followed the answer (any byte the engine sends
  * after a complete answer, or before a request, destroys the connection): both directions end on a
  * message boundary, so one client's bytes can never be read as part of another client's exchange.
+ * An answer framed by Content-Length (llhttp has checked the header) leaves the parser after its head,
+ * and its body is passed on as views of the socket's chunks, counted here: llhttp would copy every body
+ * chunk (docs/proxy-performance.md).
  */
 import type net from 'node:net'
 import type { EngineRequest, Exchange, ExchangeHandlers } from './exchange.js'
@@ -42,6 +45,27 @@ interface Pending {
   keepAlive: boolean
   bodySent: boolean
   headers: string[]
+  /** Bytes of a Content-Length body still to pass on as they came (0 while llhttp frames the body). */
+  rawLeft: number
+}
+
+/** Node's parser stops after a head when its callback returns 2 (as for an upgrade). */
+const stopAfterHead = 2
+
+/** The Content-Length of an answer whose body is counted here, or 0 when llhttp frames it. */
+function countedLength(status: number, rawHeaders: readonly string[]): number {
+  if (status === 204 || status === 304) return 0
+  let length = 0
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase()
+    if (name === 'transfer-encoding') return 0
+    if (name === 'content-length') {
+      const value = rawHeaders[i + 1]!
+      if (!/^[0-9]{1,15}$/.test(value)) return 0
+      length = Number(value)
+    }
+  }
+  return length
 }
 
 function connectionLost(): NodeJS.ErrnoException {
@@ -117,7 +141,9 @@ export function createEnginePool(
           : headers
         : pending.headers
       pending.handlers.onHead(status, statusMessage ?? '', rawHeaders)
-      return pending.isHead ? 1 : 0
+      if (pending.isHead) return 1
+      pending.rawLeft = countedLength(status, rawHeaders)
+      return pending.rawLeft > 0 ? stopAfterHead : 0
     }
     parser[parserConstructor.kOnBody] = (chunk: Buffer) => {
       const pending = connection.current
@@ -125,8 +151,16 @@ export function createEnginePool(
     }
     parser[parserConstructor.kOnMessageComplete] = () => {
       const pending = connection.current
-      if (!pending || !pending.headSeen || connection.stray) return
+      if (!pending || !pending.headSeen || connection.stray || pending.rawLeft > 0) return
       pending.complete = true
+    }
+    /** Passes on the counted body's bytes in `chunk` from `from`; any byte after it is stray. */
+    const countBody = (pending: Pending, chunk: Buffer, from: number) => {
+      const take = Math.min(pending.rawLeft, chunk.length - from)
+      pending.rawLeft -= take
+      if (from + take < chunk.length) connection.stray = true
+      if (take > 0 && !pending.handlers.onBody(chunk.subarray(from, from + take))) socket.pause()
+      if (pending.rawLeft === 0) pending.complete = true
     }
     socket.on('data', (chunk: Buffer) => {
       const pending = connection.current
@@ -134,12 +168,21 @@ export function createEnginePool(
         socket.destroy()
         return
       }
-      let result: number | Error
-      try {
-        result = parser.execute(chunk)
-      } catch (error) {
-        result = error as Error
+      let result: number | Error = 0
+      if (pending.rawLeft === 0) {
+        try {
+          result = parser.execute(chunk)
+        } catch (error) {
+          result = error as Error
+        }
       }
+      if (
+        pending.rawLeft > 0 &&
+        typeof result === 'number' &&
+        !connection.stray &&
+        connection.current === pending
+      )
+        countBody(pending, chunk, result)
       if (connection.stray && pending.complete && connection.current === pending) {
         pending.keepAlive = false
         settle(connection, pending)
@@ -148,6 +191,7 @@ export function createEnginePool(
       else if (pending.complete && connection.current === pending) settle(connection, pending)
     })
     socket.on('end', () => {
+      if (connection.current && connection.current.rawLeft > 0) return fail(connection, connectionLost())
       const result = parser.finish()
       const pending = connection.current
       if (result instanceof Error) fail(connection, result)
@@ -229,6 +273,7 @@ export function createEnginePool(
         keepAlive: false,
         bodySent: request.body === undefined,
         headers: [],
+        rawLeft: 0,
       }
       connection.current = pending
       connection.parser.initialize(

@@ -5,10 +5,17 @@
  * cap and the budget. The connection's bytes are counted from its first byte (or the end of its last
  * request body) to the end of each head: after a bodiless request, the rest of its chunk; after a body,
  * from the next chunk on. A connection over the budget when it is the largest holder is closed.
+ *
+ * The chunks are seen without a 'data' listener, which would switch Node from reading the socket in its
+ * native parser loop to reading it in JavaScript (docs/proxy-performance.md): the server's parser calls
+ * its `kOnExecute` slot after each chunk it read natively, where `socket.bytesRead` says how many bytes
+ * came, and `getCurrentBuffer()` gives the chunk a head ended in. Both are Node internals
+ * (node-http.ts, docs/decisions.md); where they are missing, a 'data' listener does the same job.
  */
 import type http from 'node:http'
 import type net from 'node:net'
-import type { HeldBudget } from './held-budget.js'
+import type { HeldBudget, Holder } from './held-budget.js'
+import { serverParserOf } from './node-http.js'
 
 const headEnd = Buffer.from('\r\n\r\n')
 
@@ -23,41 +30,79 @@ function hasBody(req: http.IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
 }
 
+/** Bytes after the last head end in `chunk` (the start of the next head), 0 when none. */
+function afterLastHead(chunk: Buffer): number {
+  const end = chunk.lastIndexOf(headEnd)
+  return end === -1 ? 0 : chunk.length - end - headEnd.length
+}
+
 /**
- * Watches `socket`, just handed to the HTTP server (its 'data' listener sees each chunk before the
- * parser: Node then reads the socket in JavaScript instead of in its native parser loop, about 5-20% more
- * CPU per request on /_ping at 16 connections, within this machine's noise for 64 KB answers).
+ * The accounting of one connection: `chunk(bytes)` for each chunk read (before or after the parser saw
+ * it), `ended(req, leavesHttp, chunk)` when a head ended in `chunk` (the chunk being parsed).
  */
-export function watchHeads(socket: net.Socket, budget: HeldBudget): void {
-  const holder = budget.holder(() => socket.destroy())
+function headAccount(socket: net.Socket, budget: HeldBudget) {
+  const holder: Holder = budget.holder(() => socket.destroy())
   holder.evictable = true
   let inHead = true
-  let current: Buffer = Buffer.alloc(0)
   let body: http.IncomingMessage | undefined
   let left = false
-  socket.prependListener('data', (chunk: Buffer) => {
-    current = chunk
-    if (body?.complete) {
-      body = undefined
-      inHead = !left
-    }
-    if (inHead && !holder.reserve(chunk.length)) socket.destroy()
-  })
+  const reserve = (bytes: number) => {
+    if (bytes > 0 && !holder.reserve(bytes)) socket.destroy()
+  }
   socket.once('close', () => holder.release())
+  return {
+    chunk(bytes: number) {
+      if (body?.complete) {
+        body = undefined
+        inHead = !left
+      }
+      if (inHead) reserve(bytes)
+    },
+    ended(req: http.IncomingMessage, leavesHttp: boolean, chunk: () => Buffer) {
+      holder.release()
+      if (leavesHttp) {
+        left = true
+        inHead = false
+      } else if (hasBody(req)) {
+        inHead = false
+        body = req
+      } else {
+        inHead = true
+        reserve(afterLastHead(chunk()))
+      }
+    },
+  }
+}
+
+/**
+ * Watches `socket`, just handed to the HTTP server (after its 'connection' event). Natively read chunks
+ * are counted after the parser saw them, so a head that ends in a chunk has already released its
+ * connection's bytes when the chunk is counted: that chunk counts only from its last head end on.
+ */
+export function watchHeads(socket: net.Socket, budget: HeldBudget): void {
+  const account = headAccount(socket, budget)
+  const parser = serverParserOf(socket)
+  if (!parser) {
+    let current: Buffer = Buffer.alloc(0)
+    socket.prependListener('data', (chunk: Buffer) => {
+      current = chunk
+      account.chunk(chunk.length)
+    })
+    watched.set(socket, (req, leavesHttp) => account.ended(req, leavesHttp, () => current))
+    return
+  }
+  // Bytes read before the hand-over (the first chunk, parsed from JavaScript) count whole now.
+  let seen = socket.bytesRead
+  account.chunk(seen)
+  parser.afterEachRead(() => {
+    const read = socket.bytesRead
+    account.chunk(read - seen)
+    seen = read
+  })
   watched.set(socket, (req, leavesHttp) => {
-    holder.release()
-    if (leavesHttp) {
-      left = true
-      inHead = false
-    } else if (hasBody(req)) {
-      inHead = false
-      body = req
-    } else {
-      inHead = true
-      const end = current.lastIndexOf(headEnd)
-      const rest = end === -1 ? 0 : current.length - end - headEnd.length
-      if (rest > 0 && !holder.reserve(rest)) socket.destroy()
-    }
+    // A head ends while the parser works through its chunk: the rest of that chunk is what counts.
+    seen = socket.bytesRead
+    account.ended(req, leavesHttp, () => parser.currentChunk())
   })
 }
 

@@ -9,21 +9,16 @@ import { regexpFlags } from './regexp-flags.js'
 
 /**
  * V8 flags of the serving process, chosen by measuring CPU per request (bench/proxy.ts) and resident
- * memory (1,000 held connections, test/integration/proxy-abuse.test.ts): a 1 MB young generation; no V8
+ * memory (1,000 held connections, test/integration/proxy-abuse.test.ts): a small young generation; no V8
  * worker threads (GC on the main thread); Ignition and Maglev only (`--max-opt=2`, no Sparkplug, no
- * TurboFan, whose first compile pages in about 6 MB of compiler code and zones); Maglev only for really
- * hot functions (5,000 calls, no inlining), so that the per-request path is compiled but a burst of
- * connections compiles little; a heap that favours size; `gc` exposed, so that admission.ts can
- * compact once a burst of connections has gone and RSS falls back after it; and no incremental marking.
- * While V8 marks incrementally (its memory reducer starts such a cycle when the load pauses), the
- * answers relayed meanwhile are kept to the end of the cycle: 13 MB of ArrayBuffers piled up in 40 ms,
- * and glibc kept the heap they grew. Relaying 60,000 64 KB answers on 16 connections
- * (test/integration/proxy-relay-faults.test.ts) peaked at 27.1-54.4 MiB of private memory with it (4
- * of 6 runs over 40) and at 19.9-20.3 MiB without it (6 of 6); CPU per request did not change
- * (bench/proxy.ts, two runs side by side). What is lost is the reducer's 2 MB given back after 5 s idle.
- * Measured and rejected: Ignition only (3x the CPU per request), Sparkplug only (1.6x), default Maglev
- * (2-3 MB more under 1,000 connections). Plus the flags that bound every rule pattern's time
- * (regexp-flags.ts).
+ * TurboFan, whose first compile pages in compiler code and zones); Maglev only for really hot functions
+ * (5,000 calls, no inlining), so that the per-request path is compiled but a burst of connections
+ * compiles little; a heap that favours size; `gc` exposed, so that admission.ts can compact once a burst
+ * of connections has gone and RSS falls back after it; and no incremental marking: while V8 marks
+ * incrementally (its memory reducer starts such a cycle when the load pauses), the answers relayed
+ * meanwhile are kept to the end of the cycle and glibc keeps the heap they grew. Plus the flags that bound
+ * every rule pattern's time (regexp-flags.ts). Figures, and the flags measured and rejected:
+ * docs/proxy-performance.md; the Node version they are checked on: docs/decisions.md.
  */
 export const proxyNodeFlags = [
   ...regexpFlags,
@@ -42,9 +37,8 @@ export const proxyNodeFlags = [
  * glibc's malloc settings for the serving process (GLIBC_TUNABLES; other C libraries ignore it): keep up
  * to 4 MB of freed heap instead of returning it to the kernel at once. Each relayed answer is read into
  * fresh 64 KB buffers that are freed together after a collection; with glibc's default (128 KB) the top
- * of the heap went back to the kernel and was faulted in again page by page, 0.3-1.7 page faults per
- * 64 KB answer at 16 connections (bench/proxy.ts, docs/proxy-performance.md). A tunable the user has
- * set is kept as it is.
+ * of the heap went back to the kernel and was faulted in again page by page (figures:
+ * docs/proxy-performance.md, "Page faults"). A tunable the user has set is kept as it is.
  */
 export const proxyMallocTunables = ['glibc.malloc.trim_threshold=4194304']
 

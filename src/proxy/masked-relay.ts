@@ -73,9 +73,8 @@ function nextTurn(): void {
 }
 
 /**
- * Masks a held answer in its turn: one per turn of the event loop, after the I/O that was waiting (a
- * 900 KB answer takes 20-30 ms to parse, mask and serialise; 400 of them back to back held ordinary
- * requests for seconds).
+ * Masks a held answer in its turn: one per turn of the event loop, after the I/O that was waiting (large
+ * answers masked back to back held ordinary requests for seconds: docs/proxy-performance.md, "Floods").
  */
 function inTurn(masking: () => void): void {
   turns.push(masking)

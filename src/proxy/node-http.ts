@@ -1,7 +1,7 @@
 /**
  * Node's HTTP modules loaded through `require`: an ESM import of `node:http` builds its namespace and
- * so runs the lazy getters (WebSocket, EventSource, ...) that load undici, about 13 MB of RSS the proxy
- * never uses. Types come from the ordinary type imports. Also Node's own HTTP parser (llhttp), which
+ * so runs the lazy getters (WebSocket, EventSource, ...) that load undici, RSS the proxy never uses
+ * (docs/proxy-performance.md). Types come from the ordinary type imports. Also Node's own HTTP parser (llhttp), which
  * the lean engine client uses.
  */
 import { createRequire } from 'node:module'
@@ -72,3 +72,40 @@ function loadParser(): ParserConstructor | undefined {
 
 /** Node's HTTP parser, or undefined on a Node that no longer exposes it (callers then use node:http). */
 export const HTTPParser = loadParser()
+
+/** The hooks head-watch.ts needs in the parser node:http's server reads a client connection with. */
+export interface ServerParserHooks {
+  /** Calls `listener` after each chunk the parser read from the socket natively (not from JavaScript). */
+  afterEachRead(listener: () => void): void
+  /** A copy of the chunk the parser is working through (during its callbacks only). */
+  currentChunk(): Buffer
+}
+
+interface ServerParser {
+  getCurrentBuffer?: unknown
+  [slot: number]: unknown
+}
+
+/**
+ * The parser's hooks on the server connection `socket`, or undefined where Node no longer has them.
+ * Node internals (docs/decisions.md): `socket.parser`, the `kOnExecute` slot node:http's server fills
+ * (called after each natively read chunk), and `getCurrentBuffer()`.
+ */
+export function serverParserOf(socket: object): ServerParserHooks | undefined {
+  const slot = (HTTPParser as { kOnExecute?: unknown } | undefined)?.kOnExecute
+  const parser = (socket as { parser?: ServerParser | null }).parser
+  if (typeof slot !== 'number' || !parser) return undefined
+  const original = parser[slot]
+  const getCurrentBuffer = parser.getCurrentBuffer
+  if (typeof original !== 'function' || typeof getCurrentBuffer !== 'function') return undefined
+  return {
+    afterEachRead(listener) {
+      parser[slot] = (ret: unknown) => {
+        const result: unknown = original.call(parser, ret)
+        listener()
+        return result
+      }
+    },
+    currentChunk: () => getCurrentBuffer.call(parser) as Buffer,
+  }
+}

@@ -2,7 +2,7 @@
  * The V8 flags that make every rule pattern run in bounded time: the RegExp `l` flag (to check that a
  * pattern can run on V8's linear-time engine) and the switch to that engine when a match backtracks
  * too much. The serving process gets them on its command line (launch.ts); any other process that
- * compiles rules sets them at run time here (loading node:v8 only then: it costs the server 0.6 MB).
+ * compiles rules sets them at run time here (loading node:v8 only then: it costs the server RSS).
  */
 import { createRequire } from 'node:module'
 

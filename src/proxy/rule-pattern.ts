@@ -32,7 +32,7 @@ ensureRegexpFlags()
 const require = createRequire(import.meta.url)
 let re2js: typeof RE2JS | undefined
 
-/** re2js, loaded at its first use (about 3 MB of the serving process that most rule sets never need). */
+/** re2js, loaded at its first use (RSS most rule sets never need: docs/proxy-performance.md). */
 function loadRe2(): typeof RE2JS {
   re2js ??= (require('re2js') as { RE2JS: typeof RE2JS }).RE2JS
   return re2js

@@ -59,7 +59,7 @@ export interface ProxyServerOptions {
   learner?: Learner
 }
 
-/** The default connection cap (each open connection costs a few KB; 1,024 stay well under 64 MB). */
+/** The default connection cap (1,024 open connections stay under 64 MB: test/integration/proxy-abuse.test.ts). */
 export const defaultMaxConnections = 1024
 
 /** The share of the connection cap one source (peer address) may hold. */
@@ -68,13 +68,13 @@ export const sourceShare = 8
 /** The largest request head (Docker's clients send under 8 KB; docker build's X-Registry-Config more). */
 export const maxHeadBytes = 64 * 1024
 
-/** Bytes all unfinished heads may hold together (about 11 MB of the process at Node's cost per byte). */
+/** Bytes all unfinished heads may hold together (what they cost the process: docs/proxy-performance.md). */
 export const headBudgetBytes = 8 << 20
 
 /** Answers held whole for masking asked of the engine at once (masked-slots.ts). */
 export const maskedAtOnce = 2
 
-/** Bytes all masked answers held whole may hold together (four of the largest, 1 MiB each): 8 MiB got the proxy OOM-killed in 64 MiB when nothing else slowed it (test/integration/proxy-floods.test.ts). */
+/** Bytes all masked answers held whole may hold together (four of the largest, 1 MiB each; why not 8: docs/proxy-performance.md, "Floods"). */
 export const heldAnswerBudgetBytes = 4 << 20
 
 export interface ProxyServer {

@@ -43,6 +43,15 @@ const answers: Record<string, string | ((socket: net.Socket) => void)> = {
     socket.write('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial')
     setTimeout(() => socket.destroy(), 20)
   },
+  '/length-parts': (socket) => {
+    socket.write('HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhel')
+    setTimeout(() => socket.write('lo '), 20)
+    setTimeout(() => socket.write('world'), 40)
+  },
+  '/length-then-stray': (socket) => {
+    socket.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhel')
+    setTimeout(() => socket.write('loHTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nstolen'), 20)
+  },
   '/two-parts': (socket) => {
     socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n')
     setTimeout(() => socket.write('6\r\nsecond\r\n0\r\n\r\n'), 100)
@@ -264,6 +273,21 @@ describe('engine pool', () => {
     exchange!.resume()
     await ended
     expect(parts).toEqual(['first', 'second'])
+  })
+
+  it('passes on a Content-Length body that arrives in parts, exactly, and reuses the connection', async () => {
+    const parts: string[] = []
+    const outcome = await send({ target: '/length-parts' }, (chunk) => parts.push(chunk.toString()) > 0)
+    expect(outcome).toMatchObject({ status: 200, body: 'hello world', ended: true })
+    expect(parts).toEqual(['hel', 'lo ', 'world'])
+    expect((await send({ target: '/ok' })).body).toBe('OK')
+    expect(connections).toBe(1)
+  })
+
+  it('stops a Content-Length body at its length when the next read carries more, and drops the connection', async () => {
+    expect(await send({ target: '/length-then-stray' })).toMatchObject({ body: 'hello', ended: true })
+    expect((await send({ target: '/ok' })).body).toBe('OK')
+    expect(connections).toBe(2)
   })
 
   it('reports an answer cut short after its head', async () => {

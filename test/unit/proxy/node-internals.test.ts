@@ -1,0 +1,72 @@
+/**
+ * The Node internals and V8 flags the proxy relies on (docs/decisions.md, "Node internals the proxy
+ * uses"), checked on the Node that runs the tests: each test fails with a message that names what a
+ * Node upgrade took away and what falls back, instead of the proxy silently getting slower or the
+ * serving process failing to start.
+ */
+import { spawnSync } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
+import { proxyNodeFlags } from '../../../src/proxy/launch.js'
+import { HTTPParser } from '../../../src/proxy/node-http.js'
+
+const upgrade = `Node ${process.version}`
+const see = "See docs/decisions.md, 'Node internals the proxy uses'."
+
+describe('Node internals the proxy uses', () => {
+  it("has _http_common's HTTPParser with the callback slots the engine client sets", () => {
+    expect(
+      HTTPParser,
+      `${upgrade} no longer exposes HTTPParser from '_http_common' with numeric kOn* slots: the proxy's ` +
+        `engine client (engine-pool.ts) has fallen back to node:http's Agent, 1.7-2.8 x the CPU per request in bench/proxy.ts. ${see}`,
+    ).toBeTypeOf('function')
+    const slots = HTTPParser as unknown as Record<string, unknown>
+    for (const slot of ['kOnExecute', 'kOnHeadersComplete', 'kOnBody', 'kOnMessageComplete', 'RESPONSE'])
+      expect(slots[slot], `${upgrade}: HTTPParser.${slot} is not a number. ${see}`).toBeTypeOf('number')
+    const parser = new HTTPParser!()
+    for (const method of ['initialize', 'execute', 'finish', 'close', 'getCurrentBuffer'])
+      expect(
+        (parser as unknown as Record<string, unknown>)[method],
+        `${upgrade}: the HTTP parser has no ${method}(). ${see}`,
+      ).toBeTypeOf('function')
+  })
+
+  it("stops after a response's head when kOnHeadersComplete returns 2, and says where the body begins", () => {
+    const parser = new HTTPParser!()
+    parser.initialize(HTTPParser!.RESPONSE, {}, 1 << 20, HTTPParser!.kLenientNone)
+    const seen: string[] = []
+    parser[HTTPParser!.kOnHeadersComplete] = () => 2
+    parser[HTTPParser!.kOnBody] = (chunk: Buffer) => seen.push(String(chunk))
+    const head = 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n'
+    const result = parser.execute(Buffer.from(`${head}hello`))
+    expect(
+      { result, seen },
+      `${upgrade}: the parser no longer stops after the head (returning the head's length) when its ` +
+        `kOnHeadersComplete slot returns 2: engine-pool.ts passes Content-Length bodies on itself and ` +
+        `relies on it. ${see}`,
+    ).toEqual({ result: head.length, seen: [] })
+    parser.close()
+  })
+
+  it('accepts every V8 flag of the serving process', () => {
+    const run = spawnSync(
+      process.execPath,
+      [...proxyNodeFlags, '-e', 'gc({ type: "major", execution: "sync", flavor: "last-resort" })'],
+      {
+        encoding: 'utf8',
+      },
+    )
+    expect(
+      { status: run.status, stderr: run.stderr },
+      `${upgrade} refuses the serving process's flags (launch.ts) or gc()'s options (exposed-gc.ts): ` +
+        `\`vault proxy serve\` would not start. ${see}`,
+    ).toEqual({ status: 0, stderr: '' })
+  })
+
+  it('has process.execve, with which `vault proxy serve` becomes the lean serving process', () => {
+    expect(
+      process.execve,
+      `${upgrade} has no process.execve: \`vault proxy serve\` serves in the CLI's process, without the ` +
+        `V8 flags of launch.ts (more memory, and no bound on rule patterns from the command line). ${see}`,
+    ).toBeTypeOf('function')
+  })
+})
