@@ -13,6 +13,8 @@ export const crossModule = {
   layers: 'the layers of src/',
   // the tree of test/unit/ against src/ (this script's own test)
   'test-tree': 'the mirror of src/ in test/unit/',
+  // the private Node and V8 interfaces the proxy relies on (docs/decisions.md), checked on each Node upgrade
+  'proxy/node-internals': "Node's internals under src/proxy/",
 }
 
 /** Every file under `dir` whose name ends with `suffix`, relative to `dir`, sorted. */
