@@ -20,7 +20,8 @@ import {
 
 const require = createRequire(import.meta.url)
 const oclifRoot = dirname(require.resolve('@oclif/core/package.json'))
-const installed = (JSON.parse(readFileSync(join(oclifRoot, 'package.json'), 'utf8')) as { version: string }).version
+const installed = (JSON.parse(readFileSync(join(oclifRoot, 'package.json'), 'utf8')) as { version: string })
+  .version
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   dependencies: Record<string, string>
 }
@@ -54,7 +55,9 @@ describe(`the string patches to @oclif/core ${patchedOclifVersion}'s compiled fi
       ...leanPatches,
       commandSortPatch,
     ])
-    expect(() => compileFunction(patched, ['exports', 'require', 'module', '__filename', '__dirname'])).not.toThrow()
+    expect(() =>
+      compileFunction(patched, ['exports', 'require', 'module', '__filename', '__dirname']),
+    ).not.toThrow()
   })
 
   it('refuses a text that changed, naming the file and the text', () => {
