@@ -10,6 +10,14 @@ import { build } from 'esbuild'
 import { globSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { isBuiltin } from 'node:module'
+import {
+  applyPatches,
+  commandSortPatch,
+  leanExternals,
+  leanPatches,
+  oclifFile,
+  oclifVersionMismatch,
+} from './oclif-patches.mjs'
 
 /** `import x from 'node:fs'` becomes a property lookup on `require('node:fs')`. */
 const builtinsThroughRequire = {
@@ -25,132 +33,22 @@ const builtinsThroughRequire = {
   },
 }
 
-/**
- * oclif sorts each plugin's commands with localeCompare; its first call builds an ICU collator, which
- * costs about 7 ms of every command's start-up. Command ids are ASCII, for which code-unit order is the
- * same order, so the bundle compares them directly. The build fails if oclif's code changes shape.
- */
-const oclifCommandSort = {
-  name: 'oclif-command-sort',
-  setup(context) {
-    context.onLoad({ filter: /@oclif[\\/]core[\\/]lib[\\/]config[\\/]plugin\.js$/ }, async ({ path }) => {
-      const source = await readFile(path, 'utf8')
-      const sort = '.sort((a, b) => a.id.localeCompare(b.id))'
-      if (!source.includes(sort)) throw new Error(`${path}: the command sort to replace was not found`)
-      return {
-        contents: source.replace(sort, '.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))'),
-        loader: 'js',
-      }
-    })
-  },
-}
+/** The installed @oclif/core must be the one scripts/oclif-patches.mjs was written against. */
+const oclifVersion = JSON.parse(await readFile('node_modules/@oclif/core/package.json', 'utf8')).version
+const mismatch = oclifVersionMismatch(oclifVersion)
+if (mismatch) throw new Error(mismatch)
 
 /**
- * The lean path of the data commands (src/cli/lean.ts) imports oclif's Command, flags, parser and error
- * handling, whose modules require oclif's Config, help and template modules at load time although a
- * command that runs never uses them: Command.run's Config.load, help for flags and errors, ejs for help
- * templates. Evaluating those modules costs about a fifth of a data command's start-up, so in the
- * bundle these requires load on first use instead. Each replacement must match exactly once; the build
- * fails if oclif's code changes shape.
+ * Applies `patches` (scripts/oclif-patches.mjs) to @oclif/core's compiled files; the build fails when a
+ * patched text is not found exactly once.
  */
-const lazyOclifRequires = [
-  [
-    /lib[\\/]command\.js$/,
-    'const config_1 = require("./config");',
-    'const config_1 = { get Config() { return require("./config").Config; } };',
-  ],
-  [
-    /lib[\\/]flags\.js$/,
-    'const help_1 = require("./help");',
-    'const help_1 = { get loadHelpClass() { return require("./help").loadHelpClass; } };',
-  ],
-  [
-    /lib[\\/]errors[\\/]handle\.js$/,
-    'const index_1 = require("../help/index");',
-    'const index_1 = { get Help() { return require("../help/index").Help; } };',
-  ],
-  [
-    /lib[\\/]help[\\/]util\.js$/,
-    'const ejs_1 = __importDefault(require("ejs"));',
-    'const ejs_1 = { get default() { return __importDefault(require("ejs")).default; } };',
-  ],
-]
-
-/**
- * More of the same for the modules a data command loads but uses only when it prints an error, a
- * spinner or a debug line: `const x_1 = <require>;` becomes a stand-in that requires the module on
- * its first property access (these modules are used only as `x_1.name`, inside functions). The
- * `debug` package is not loaded at all on the lean path, which installs a silent oclif logger
- * (debug output needs DEBUG, which sends a command line to the full path).
- */
-const lazyModuleRequires = [
-  [/lib[\\/]logger\.js$/, 'const debug_1 = __importDefault(require("debug"));'],
-  [
-    /lib[\\/]errors[\\/]errors[\\/]cli\.js$/,
-    'const clean_stack_1 = __importDefault(require("clean-stack"));',
-  ],
-  [
-    /lib[\\/]errors[\\/]errors[\\/]cli\.js$/,
-    'const indent_string_1 = __importDefault(require("indent-string"));',
-  ],
-  [/lib[\\/]errors[\\/]errors[\\/]cli\.js$/, 'const wrap_ansi_1 = __importDefault(require("wrap-ansi"));'],
-  [/lib[\\/]errors[\\/]errors[\\/]cli\.js$/, 'const screen_1 = require("../../screen");'],
-  [/lib[\\/]errors[\\/]errors[\\/]cli\.js$/, 'const theme_1 = require("../../ux/theme");'],
-  [
-    /lib[\\/]errors[\\/]errors[\\/]pretty-print\.js$/,
-    'const indent_string_1 = __importDefault(require("indent-string"));',
-  ],
-  [
-    /lib[\\/]errors[\\/]errors[\\/]pretty-print\.js$/,
-    'const wrap_ansi_1 = __importDefault(require("wrap-ansi"));',
-  ],
-  [/lib[\\/]errors[\\/]errors[\\/]pretty-print\.js$/, 'const screen_1 = require("../../screen");'],
-  [/lib[\\/]errors[\\/]handle\.js$/, 'const clean_stack_1 = __importDefault(require("clean-stack"));'],
-  [/lib[\\/]ux[\\/]index\.js$/, 'const spinner_1 = __importDefault(require("./action/spinner"));'],
-  [/lib[\\/]command\.js$/, 'const ux_1 = require("./ux");'],
-  [/lib[\\/]parser[\\/]help\.js$/, 'const ux_1 = require("../ux");'],
-  [/lib[\\/]parser[\\/]parse\.js$/, 'const node_readline_1 = require("node:readline");'],
-  [/lib[\\/]parser[\\/]errors\.js$/, 'const list_1 = __importDefault(require("../ux/list"));'],
-  [/lib[\\/]parser[\\/]errors\.js$/, 'const theme_1 = require("../ux/theme");'],
-  [/lib[\\/]util[\\/]fs\.js$/, 'const promises_1 = require("node:fs/promises");'],
-].map(([file, statement]) => {
-  const [, name, expression] = /^const (\w+) = (.*);$/.exec(statement)
-  return [file, statement, `const ${name} = __lazyModule(() => ${expression});`]
-})
-
-const lazyModuleFunction =
-  '\nfunction __lazyModule(load) { let loaded; return new Proxy({}, { get: (_, key) => (loaded ??= load())[key] }); }\n'
-
-/**
- * The lean bundles (below) leave out what the lazy requires above load and no lean command uses:
- * oclif's Config (plugin loading, globbing) and its help classes (with their templates), and `debug`
- * (the lean runner installs a silent logger). Were they ever needed, they load from node_modules:
- * @oclif/core's own exports, and `debug`, a dependency of vault's own.
- */
-const leanExternalRequires = [
-  [/lib[\\/]command\.js$/, 'require("./config").Config', 'require("@oclif/core/config").Config'],
-  [/lib[\\/]flags\.js$/, 'require("./help").loadHelpClass', 'require("@oclif/core/help").loadHelpClass'],
-  [/lib[\\/]errors[\\/]handle\.js$/, 'require("../help/index").Help', 'require("@oclif/core/help").Help'],
-]
-const leanExternals = ['@oclif/core/config', '@oclif/core/help', 'debug']
-
-const oclifLazyRequires = (lean = false) => ({
-  name: 'oclif-lazy-requires',
+const oclifPatches = (patches) => ({
+  name: 'oclif-patches',
   setup(context) {
     context.onLoad({ filter: /@oclif[\\/]core[\\/]lib[\\/].*\.js$/ }, async ({ path }) => {
-      const edits = [
-        ...lazyOclifRequires,
-        ...lazyModuleRequires,
-        ...(lean ? leanExternalRequires : []),
-      ].filter(([file]) => file.test(path))
-      if (edits.length === 0) return undefined
-      let source = await readFile(path, 'utf8')
-      for (const [, before, after] of edits) {
-        if (source.split(before).length !== 2) throw new Error(`${path}: expected one \`${before}\``)
-        source = source.replace(before, after)
-      }
-      if (source.includes('__lazyModule(')) source += lazyModuleFunction
-      return { contents: source, loader: 'js' }
+      const file = oclifFile(path)
+      if (!patches.some((candidate) => candidate.file === file)) return undefined
+      return { contents: applyPatches(file, await readFile(path, 'utf8'), patches), loader: 'js' }
     })
   },
 })
@@ -215,7 +113,7 @@ await build({
   ...cliOptions,
   entryPoints,
   outdir: 'dist/cli',
-  plugins: [builtinsThroughRequire, oclifCommandSort, oclifLazyRequires()],
+  plugins: [builtinsThroughRequire, oclifPatches([commandSortPatch])],
 })
 
 /** The ids of src/cli/lean.ts (src/cli is not compiled by tsc: it is read through esbuild here). */
@@ -227,16 +125,15 @@ async function readLeanCommandIds() {
 
 // The lean path's data commands (src/cli/lean.ts), each with the lean runner, bundled into one file of
 // its own, dist/cli/lean/<id>.js, its dynamic imports included (V8 compiles a function only when it
-// first runs, so code a run never reaches costs little). A single build for all four split them into
-// 136 shared chunks, of which `vault run` loaded 32. Start-up, interleaved medians against the split build:
-// `vault run -- true` 71.2 -> 66.0 ms, `render` of a 34 KB file 69.7 -> 67.8 ms (`node -e 0`: 23-24 ms).
+// first runs, so code a run never reaches costs little). One build per command, not one split build
+// for all four: figures in docs/cli-performance.md.
 for (const id of await readLeanCommandIds()) {
   await build({
     ...cliOptions,
     entryPoints: [{ in: `lean-entry:${id}`, out: id }],
     outdir: 'dist/cli/lean',
     splitting: false,
-    plugins: [builtinsThroughRequire, oclifLazyRequires(true), leanEntries],
+    plugins: [builtinsThroughRequire, oclifPatches(leanPatches), leanEntries],
     external: [...cliOptions.external, ...leanExternals],
   })
 }

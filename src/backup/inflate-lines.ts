@@ -22,8 +22,8 @@ export interface InflateLimits {
 
 /**
  * The limits `vault restore` and `--verify` apply unless told otherwise (`--max-inflated-mib`): 64 MiB
- * holds about 130,000 audit events and 15,000 secret versions; a restore of such an archive peaks
- * near 90 MB, as one of a small archive near 65 MB (README, "Backups"; bench/restore-memory.ts).
+ * holds about 130,000 audit events and 15,000 secret versions (peak memory of a restore: README,
+ * "Backups"; bench/restore-memory.ts).
  */
 export const defaultInflateLimits: InflateLimits = {
   maxInflatedBytes: 64 * 1024 * 1024,

@@ -122,7 +122,7 @@ function networkError(error: NodeJS.ErrnoException): NetworkError {
 
 /**
  * node:http / node:https as CommonJS objects: an ESM import of them enumerates every export, which
- * loads Node's bundled undici through lazy getters (about 20 ms of start-up for nothing).
+ * loads Node's bundled undici through lazy getters (start-up time for nothing: docs/cli-performance.md).
  */
 function loadBuiltin(id: 'node:http' | 'node:https'): Pick<typeof Http, 'request'> {
   return process.getBuiltinModule(id) as Pick<typeof Http, 'request'>

@@ -1,7 +1,7 @@
 /**
  * Random bytes for the start-up path of every command: read from the kernel's generator
- * (/dev/urandom, which OpenSSL behind node:crypto draws from too), because loading node:crypto costs a
- * command 4-6 ms (bench/cli: `vault run` start-up against its goal of 3 x `node -e 0`). Where there is
+ * (/dev/urandom, which OpenSSL behind node:crypto draws from too), because loading node:crypto costs
+ * start-up time (figures: docs/cli-performance.md). Where there is
  * no /dev/urandom character device (Windows), node:crypto gives them.
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs'

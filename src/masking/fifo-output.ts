@@ -15,7 +15,7 @@ import type { OutputChannel } from './output-channel.js'
 /**
  * `count` FIFOs made in a private (mode 700) directory that is removed at once, or undefined when
  * they cannot be made (no `mkfifo`, Windows). Asynchronous, so that `vault run` can make them while
- * it fetches the secrets (starting `mkfifo` costs about 15 ms on a loaded 2-core machine).
+ * it fetches the secrets (starting `mkfifo` costs start-up time: docs/cli-performance.md).
  */
 export async function openOutputFifos(count: number): Promise<OutputChannel[] | undefined> {
   if (process.platform === 'win32' || count === 0) return undefined

@@ -2,8 +2,8 @@
  * The matcher behind output masking (src/masking/output-mask.ts): which values are masked, and for a set
  * of values a Wu-Manber shift table over 3-byte blocks plus a byte trie that finds the longest value
  * starting at a position. Built once per set of values, on the start-up path of every masked `vault
- * run`: the trie's edges are one open-addressing hash table in typed arrays (a Map per node took
- * 9-15 ms to build for 100 values).
+ * run`: the trie's edges are one open-addressing hash table in typed arrays (a Map per node was slower
+ * to build: docs/cli-performance.md).
  */
 
 import { minimumMaskedLength } from '../text/mask-text.js'

@@ -2,10 +2,10 @@
  * The default plumbing of masked output: each masked stream of the child is one end of a Unix socket
  * connection, and the CLI reads the other end with the fast copy (src/masking/fast-copy.ts). Node's own
  * `stdio: 'pipe'` is a socketpair too, but it is read through a stream in 64 KB chunks, one fresh
- * buffer each: for 100 MB of output that cost about twice the time of this copy (bench/mask.ts).
+ * buffer each, which costs more CPU than this copy (figures: docs/cli-performance.md).
  *
- * The connection is made without starting a process (making FIFOs starts `mkfifo`, about 50 ms on a
- * loaded machine): a server listens on a socket in a private directory (mode 700, from mkdtemp), the
+ * The connection is made without starting a process (making FIFOs starts `mkfifo`, which costs start-up
+ * time): a server listens on a socket in a private directory (mode 700, from mkdtemp), the
  * CLI connects once per channel, the server gives the child only the CLI's own connections (each
  * proves itself with a random token: src/masking/socket-pairing.ts), and the directory is removed at once.
  * Only the CLI's user (or root) can connect there, and they can read the child's environment anyway.

@@ -48,7 +48,7 @@ function spawnFailureCode(error: NodeJS.ErrnoException): number {
 /**
  * Runs `command` with `args` and resolves with the exit code the CLI should end with. Spawned with
  * node:child_process, not execa: this is on the path of every `vault run`, and loading execa costs
- * 60-78 ms of its start-up (docs/decisions.md).
+ * much of its start-up (figures: docs/decisions.md, "execa → node:child_process").
  */
 export async function runChild(command: string, args: string[], options: RunChildOptions): Promise<number> {
   const { spawn } = await import('node:child_process')
