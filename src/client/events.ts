@@ -9,6 +9,7 @@ import type * as Http from 'node:http'
 import { createParser } from 'eventsource-parser'
 import { IntegrityError, UnreachableError, VaultError } from '../errors.js'
 import { feedRefusalAnswer, secretChangeAnswer, type SecretChange } from './api-answers.js'
+import { defaultFollowTimings, type FollowTimings } from './follow-timings.js'
 import { httpStatusError } from './http-errors.js'
 import { maxErrorBodyBytes } from './http-send.js'
 import { jsonLimitExceeded } from './json-limits.js'
@@ -29,8 +30,9 @@ export interface FollowOptions {
   onUnreachable?: () => void
   /** A line for the user: lost connection, reconnected. */
   note?: (line: string) => void
-  backoff?: { initialMs: number; maxMs: number }
-  /** Reconnect when nothing (not even a heartbeat) arrived for this long. */
+  /** The reconnect backoff (default defaultFollowTimings.backoff, follow-timings.ts). */
+  backoff?: FollowTimings['backoff']
+  /** Reconnect when nothing (not even a heartbeat) arrived for this long (default 45 s). */
   silenceMs?: number
 }
 
@@ -100,7 +102,7 @@ export async function followChanges(settings: ConnectionSettings, options: Follo
   const session = createSession(settings, process.env, { retryUnreachable: false, signal: options.signal })
   const url = new URL('api/v1/events', vaultBaseUrl(settings))
   if (options.environment) url.searchParams.set('environment', options.environment)
-  const { initialMs, maxMs } = options.backoff ?? { initialMs: 500, maxMs: 30_000 }
+  const { initialMs, maxMs } = options.backoff ?? defaultFollowTimings.backoff
   const cursor: FeedCursor = { names: new Set() }
   let failures = 0
   while (!options.signal.aborted) {
@@ -120,6 +122,7 @@ export async function followChanges(settings: ConnectionSettings, options: Follo
     const delay = Math.min(initialMs * 2 ** (failures - 1), maxMs) * (0.8 + Math.random() * 0.4)
     options.note?.(`change feed: connection lost; reconnecting in ${(delay / 1000).toFixed(1)} s`)
     await new Promise<void>((resolve) => {
+      if (options.signal.aborted) return resolve()
       const timer = setTimeout(resolve, delay)
       options.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true })
     })
@@ -158,7 +161,7 @@ async function streamOnce(
     typeof Http,
     'request'
   >
-  const silenceMs = options.silenceMs ?? 45_000
+  const silenceMs = options.silenceMs ?? defaultFollowTimings.silenceMs
   return new Promise((resolve, reject) => {
     let healthy = false
     let refusal: Error | undefined

@@ -6,7 +6,6 @@
  * request (its token, client secret or password) only ever goes to VAULT_DOMAIN. Debug lines (DEBUG=vault* or *) name the method, path and status
  * only: never headers or bodies.
  */
-import { setTimeout as sleep } from 'node:timers/promises'
 import { UnreachableError, UsageError } from '../errors.js'
 import { httpStatusError, isGatewayFailure } from './http-errors.js'
 import { NetworkError, sendOnce, type RawResponse } from './http-send.js'
@@ -117,7 +116,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
             backoffBaseMs: options.backoffBaseMs ?? 1000,
           })
       if (delay !== undefined) {
-        await sleep(delay, undefined, { signal: options.signal }).catch(() => undefined)
+        await pause(delay, options.signal)
         continue
       }
       if (outcome instanceof NetworkError && outcome.reason === notLoopbackCode) {
@@ -149,6 +148,20 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 function unreachable(outcome: RawResponse | NetworkError): boolean {
   if (outcome instanceof NetworkError) return unreachableCodes.has(outcome.reason)
   return isGatewayFailure(outcome.status, outcome.text)
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts (the global timer: fake timers drive it). */
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve()
+    const done = () => {
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', done)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    signal?.addEventListener('abort', done, { once: true })
+  })
 }
 
 /**

@@ -4,20 +4,42 @@
  * names into batches (change-batch.ts), hand each batch to the watcher, and stop cleanly on SIGINT,
  * SIGTERM or SIGHUP (no new batch starts; one in progress finishes).
  */
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { SecretChange } from '../client/events.js'
+import { defaultFollowTimings } from '../client/follow-timings.js'
 import type { ConnectionSettings } from '../client/settings.js'
 import { IntegrityError } from '../errors.js'
 import { createChangeBatcher } from './change-batch.js'
+
+/** The clocks of --watch, in got's shape: one object, any part of it given, the rest defaulted. */
+export interface WatchTimings {
+  /** How long to wait for the feed to connect before the watcher starts. */
+  connectWaitMs: number
+  /** Debounce: a batch is handed over after `quietMs` without a change, or `maxWaitMs` after its first. */
+  debounce: { quietMs: number; maxWaitMs: number }
+  /** The feed's reconnect backoff: `initialMs`, doubled after each failure up to `maxMs`. */
+  backoff: { initialMs: number; maxMs: number }
+  /** The feed reconnects when nothing (not even a heartbeat) arrived for this long. */
+  silenceMs: number
+}
+
+/** What `vault run --watch` and `vault inject --watch` use. */
+export const defaultWatchTimings: WatchTimings = Object.freeze({
+  connectWaitMs: 5000,
+  debounce: Object.freeze({ quietMs: 1000, maxWaitMs: 5000 }),
+  ...defaultFollowTimings,
+})
+
+/** The defaults with the given parts laid over them. */
+export function resolveWatchTimings(given: Partial<WatchTimings> = {}): WatchTimings {
+  return { ...defaultWatchTimings, ...given }
+}
 
 export interface ChangeWatchOptions {
   settings: ConnectionSettings
   environment?: string
   note: (line: string) => void
-  /** How long to wait for the feed to connect before the watcher starts (default 5000 ms). */
-  connectWaitMs?: number
-  /** Debounce: quiet period and longest wait, in milliseconds (default 1000 and 5000). */
-  timing?: { quietMs: number; maxWaitMs: number }
+  /** Shorter clocks than defaultWatchTimings (tests). */
+  timings?: Partial<WatchTimings>
 }
 
 /** What a --watch command does: its main work, and its handling of a batch of changed names. */
@@ -46,12 +68,10 @@ export async function watchChanges<T>(
   const stopping = new AbortController()
   const onSignal = () => stopping.abort()
   for (const signal of stopSignals) process.on(signal, onSignal)
+  const timings = resolveWatchTimings(options.timings)
   try {
     const watcher = await create(stopping.signal)
-    const batcher = createChangeBatcher(
-      (names) => watcher.onChanges(names),
-      options.timing ?? { quietMs: 1000, maxWaitMs: 5000 },
-    )
+    const batcher = createChangeBatcher((names) => watcher.onChanges(names), timings.debounce)
     const { followChanges } = await import('../client/events.js')
     let settle: (connected: boolean) => void = () => undefined
     const ready = new Promise<boolean>((resolve) => (settle = resolve))
@@ -63,6 +83,8 @@ export async function watchChanges<T>(
       // no vault answered: waiting for the feed would only delay the work (the feed keeps trying)
       onUnreachable: () => settle(false),
       note: options.note,
+      backoff: timings.backoff,
+      silenceMs: timings.silenceMs,
     })
     let started = false
     let refusedBeforeStart: IntegrityError | undefined
@@ -75,7 +97,7 @@ export async function watchChanges<T>(
       const waited = await Promise.race([
         ready,
         feedDone.then(() => false),
-        sleep(options.connectWaitMs ?? 5000, false, { ref: false }),
+        new Promise<false>((resolve) => setTimeout(resolve, timings.connectWaitMs, false).unref()),
       ])
       if (stopping.signal.aborted) return watcher.stopped()
       if (refusedBeforeStart) throw refusedBeforeStart

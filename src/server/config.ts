@@ -16,6 +16,7 @@ import { NotConfiguredError, UsageError } from '../errors.js'
 import { checkPrivateFileSync, ensurePrivateDirectorySync } from '../fs/private-directory.js'
 import { compileTrustedProxies } from './http/client-address.js'
 import { defaultConnectionLimits, type ConnectionLimits } from './http/connection-limits.js'
+import type { TimingOverrides } from './timings.js'
 
 export interface ServerConfigInput {
   encryptionKey?: string
@@ -66,6 +67,8 @@ export interface ServerConfig {
   devFiles?: { dataDir: string; keyFile: string; generated: boolean }
   /** Things the operator should know before serving (printed on stderr). */
   warnings?: string[]
+  /** Durations other than the defaults (timings.ts); not read from the environment: tests set them. */
+  timings?: TimingOverrides
 }
 
 /** Whether a host name or address is loopback. */

@@ -10,6 +10,7 @@ import type { LoginThrottle } from './tokens/login-throttle.js'
 import type { CacheView, ReadCache } from './read-cache.js'
 import type { SecretHints } from './secrets/secret-hints.js'
 import type { SqlDriver, SqlExecutor } from './store/index.js'
+import type { VaultTimings } from './timings.js'
 
 export interface VaultLimits {
   /** Access-token lifetime in seconds (default 900, capped at 3600). */
@@ -40,6 +41,8 @@ export interface VaultContext {
   keyring: Keyring
   jwtSecret: Buffer
   limits: VaultLimits
+  /** Session lifetimes and the change feed's intervals (timings.ts; the defaults in production). */
+  timings: VaultTimings
   /** Which TCP peers may say who the client is in X-Forwarded-For. */
   trustProxy: ProxyTrust
   /** Deliver webhooks to loopback, private and link-local receivers (tests, a homelab on one host). */

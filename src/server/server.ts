@@ -23,6 +23,7 @@ import { ReadCache } from './read-cache.js'
 import { migrate } from './migrations.js'
 import { appVersion } from './version.js'
 import { startWebhookWorker } from './webhooks/webhooks.js'
+import { resolveTimings } from './timings.js'
 
 export interface RunningVault {
   url: string
@@ -63,7 +64,7 @@ export function createVaultContext(
       ServerConfig,
       'jwtSecret' | 'trustedProxies' | 'allowPrivateWebhooks' | 'tls' | 'requestsPerMinute'
     > &
-      Partial<Pick<ServerConfig, 'behindProxy' | 'siteUrl'>>
+      Partial<Pick<ServerConfig, 'behindProxy' | 'siteUrl' | 'timings'>>
   },
   limits: Partial<VaultLimits> = {},
 ): VaultContext {
@@ -79,6 +80,7 @@ export function createVaultContext(
     keyring: vault.keyring,
     jwtSecret: config.jwtSecret,
     limits: merged,
+    timings: resolveTimings(config.timings),
     trustProxy: compileTrustedProxies(config.trustedProxies),
     allowPrivateWebhooks: Boolean(config.allowPrivateWebhooks),
     tls: config.tls !== undefined,
@@ -106,10 +108,18 @@ export async function startVault(
     await driver.close()
     throw error
   })
-  const worker = startWebhookWorker({ driver, keyring, allowPrivate: Boolean(config.allowPrivateWebhooks) })
   const context = createVaultContext({ driver, keyring, config }, limits)
+  const worker = startWebhookWorker({
+    driver,
+    keyring,
+    allowPrivate: Boolean(config.allowPrivateWebhooks),
+    timings: context.timings.webhook,
+  })
   context.onOutbox = () => worker.poke()
-  const flusher = setInterval(() => void context.failedAuth.flush().catch(() => undefined), 60_000)
+  const flusher = setInterval(
+    () => void context.failedAuth.flush().catch(() => undefined),
+    context.timings.failedAuthFlushMs,
+  )
   flusher.unref()
   const app = createVaultApp(context)
   const connections = config.connections ?? defaultConnectionLimits

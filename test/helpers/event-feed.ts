@@ -13,6 +13,8 @@ export interface OpenFeed {
   events: EventSourceMessage[]
   /** The first event (after `from`) matching `test`, waiting up to `timeoutMs`. */
   next(test: (event: EventSourceMessage) => boolean, timeoutMs?: number): Promise<EventSourceMessage>
+  /** Resolves when the server ends the stream (rejects after `timeoutMs` if it is still open). */
+  ended(timeoutMs?: number): Promise<void>
   /** The JSON body of a refused request. */
   body?: unknown
   close(): void
@@ -51,6 +53,7 @@ export async function openFeed(
       events,
       body,
       next: () => Promise.reject(new Error('no stream')),
+      ended: () => Promise.resolve(),
       close: () => stop.abort(),
     }
   }
@@ -60,7 +63,7 @@ export async function openFeed(
       for (const wake of waiters) wake()
     },
   })
-  void (async () => {
+  const reading = (async () => {
     const decoder = new TextDecoder()
     try {
       for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
@@ -78,6 +81,16 @@ export async function openFeed(
     raw: () => raw,
     events,
     close: () => stop.abort(),
+    ended(timeoutMs = 15_000) {
+      let timer: NodeJS.Timeout | undefined
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`the stream was still open after ${timeoutMs} ms`)),
+          timeoutMs,
+        )
+      })
+      return Promise.race([reading, late]).finally(() => clearTimeout(timer))
+    },
     next(test, timeoutMs = 15_000) {
       return new Promise((resolve, reject) => {
         const check = () => {

@@ -17,6 +17,7 @@ import type { VaultLimits } from '../../src/server/context.js'
 import { createIdentity, parsePermissions, type PermissionMap } from '../../src/server/identities.js'
 import { defaultConnectionLimits } from '../../src/server/http/connection-limits.js'
 import { startVault, type RunningVault } from '../../src/server/server.js'
+import type { TimingOverrides } from '../../src/server/timings.js'
 
 export interface ClientCredentials {
   clientId: string
@@ -58,6 +59,8 @@ export interface StartVaultServerOptions {
   host?: string
   /** The server's --behind-proxy (a TLS-terminating gateway in front). */
   behindProxy?: boolean
+  /** Shorter session lifetimes, feed or webhook intervals (src/server/timings.ts). */
+  timings?: TimingOverrides
 }
 
 /**
@@ -84,6 +87,7 @@ export async function startVaultServer(options: StartVaultServerOptions = {}): P
       allowPrivateWebhooks: options.allowPrivateWebhooks,
       trustedProxies: options.trustedProxies,
       connections: { ...defaultConnectionLimits, connectionsPerSource: testConnectionsPerSource },
+      timings: options.timings,
     },
     { tokenRequestsPerMinute: 100_000, requestsPerMinute: 1_000_000, ...options.limits },
   )

@@ -43,6 +43,8 @@ describe.each(adapters)('the change feed on $adapter', ({ adapter, available }) 
     if (!available) return
     vault = await startVaultServer({
       dbUrl: adapter === 'postgres' ? await createDatabase(postgres!) : undefined,
+      // the feed polls every 50 ms (1 s in production): each change is streamed without that wait
+      timings: { feed: { pollMs: 50 } },
     })
     token = await vault.token(vault.deploymentCredentials)
     api = deploymentApi(vault, join(work, 'state'))

@@ -220,14 +220,21 @@ describe('canary secrets are never shown where they were not asked for', () => {
   })
 
   it("no process listing shows a secret while vault run's child runs", async () => {
-    const child = spawn(process.execPath, [runJs, 'run', '--env', 'dev', '--', 'sleep', '3'], {
+    // a duration no other process on the machine sleeps for, so the listing is taken while this one runs
+    const seconds = `60.${String(process.pid).padStart(6, '0')}`
+    const child = spawn(process.execPath, [runJs, 'run', '--env', 'dev', '--', 'sleep', seconds], {
       env: { PATH: process.env.PATH, ...env },
       stdio: 'ignore',
     })
-    await sleep(1500)
-    const listing = execFileSync('ps', ['-eo', 'pid,args', '-ww']).toString('utf8')
-    await new Promise((resolve) => child.on('exit', resolve))
-    expect(listing).toContain('sleep 3')
+    const exited = new Promise((resolve) => child.on('exit', resolve))
+    let listing = ''
+    for (let i = 0; i < 600 && !listing.includes(`sleep ${seconds}`); i++) {
+      if (i > 0) await sleep(50)
+      listing = execFileSync('ps', ['-eo', 'pid,args', '-ww']).toString('utf8')
+    }
+    child.kill('SIGTERM')
+    await exited
+    expect(listing).toContain(`sleep ${seconds}`)
     expectNoCanary(listing)
     expect(listing).not.toContain(env.VAULT_CLIENT_SECRET)
   })

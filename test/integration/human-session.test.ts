@@ -17,13 +17,7 @@ import {
   listAccounts,
   removeAccount,
 } from '../../src/server/humans/accounts.js'
-import {
-  endSession,
-  readSession,
-  sessionIdleSeconds,
-  signInHuman,
-  SignInError,
-} from '../../src/server/humans/session.js'
+import { endSession, readSession, signInHuman, SignInError } from '../../src/server/humans/session.js'
 import { findTamperedRows } from '../../src/server/keys/row-mac.js'
 import { initialiseVault } from '../../src/server/bootstrap.js'
 import { createVaultContext, openVault } from '../../src/server/server.js'
@@ -145,7 +139,7 @@ describe.each(adapters)('human sessions on $adapter', ({ adapter, available }) =
     'idle and absolute expiry end a session; malformed ids read as null',
     async () => {
       const session = await at('alice', adminPassword)
-      const idle = new Date(Date.now() - (sessionIdleSeconds + 5) * 1000).toISOString()
+      const idle = new Date(Date.now() - (context.timings.session.idleSeconds + 5) * 1000).toISOString()
       await context.driver.transaction((tx) =>
         tx.run(`UPDATE human_sessions SET last_seen_at = ? WHERE id = ?`, [
           idle,

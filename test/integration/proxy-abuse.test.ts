@@ -109,6 +109,7 @@ describe('vault proxy serve under abuse', () => {
           await new Promise((resolve) => setTimeout(resolve, 50))
         }
         for (const socket of held) socket.destroy()
+        // real time on purpose: the proxy process's RSS is sampled every 50 ms while it handles the closes
         await new Promise((resolve) => setTimeout(resolve, 1000))
         return Math.max(...samples)
       }

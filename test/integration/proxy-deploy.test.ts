@@ -160,8 +160,10 @@ describe.skipIf(!engine)(
             docker('unpause', tickerName)
           }
         }
+        // the ticker prints every 0.2 s: the log stream is still flowing once another chunk arrives
         const logChunksBefore = logs.chunks
-        await new Promise((resolve) => setTimeout(resolve, 1_000))
+        for (let waited = 0; logs.chunks <= logChunksBefore && waited < 10_000; waited += 50)
+          await new Promise((resolve) => setTimeout(resolve, 50))
         expect(logs.chunks).toBeGreaterThan(logChunksBefore)
         expect(events.chunks).toBeGreaterThan(0)
         expect(events.closed || logs.closed).toBe(false)

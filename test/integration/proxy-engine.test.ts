@@ -84,6 +84,8 @@ function waitForOutput(
     }
     child.stdout.on('data', onData)
     child.stderr.on('data', onData)
+    // real time on purpose: the docker CLI says nothing when its stream is attached, so the trigger
+    // (whose events it must see) comes a second after it started
     if (trigger) setTimeout(() => void trigger(), 1_000)
   })
 }

@@ -35,6 +35,8 @@ describe.each(adapters)('vault run --watch (a plain command) on $adapter', ({ ad
     if (!available) return
     server = await startVaultServer({
       dbUrl: adapter === 'postgres' ? await createDatabase(postgres!) : undefined,
+      // the feed polls every 50 ms (1 s in production): a watcher hears of a change sooner
+      timings: { feed: { pollMs: 50 } },
     })
     home = createTempHome()
     api = deploymentApi(server, join(work, 'state'))

@@ -639,7 +639,9 @@ describe.each(adapters)('vault server on $adapter', ({ adapter, available }) => 
           }
         }
       })
-      await new Promise((resolve) => setTimeout(resolve, 1500))
+      // killed in the middle of the stream, once a few writes were acknowledged (not after a fixed time)
+      for (let waited = 0; lastAcknowledged <= 5 && waited < 30_000; waited += 20)
+        await new Promise((resolve) => setTimeout(resolve, 20))
       child.child.kill('SIGKILL')
       await Promise.all(writers)
       await child.stop()

@@ -10,14 +10,7 @@ import type { VaultContext } from '../context.js'
 import { signAccessToken } from '../tokens/tokens.js'
 import { actingAs } from './actor.js'
 import type { AdminCall } from '../operations/call.js'
-import {
-  endSession,
-  openSession,
-  readSession,
-  sessionMaxSeconds,
-  type HumanSession,
-  type SignInAttempt,
-} from './session.js'
+import { endSession, openSession, readSession, type HumanSession, type SignInAttempt } from './session.js'
 
 /** The `pid` claim of a human's token: humans are not bound to one project. */
 export const humanTokenProject = '*'
@@ -33,16 +26,19 @@ export interface HumanToken {
 /** Signs a human in (the lockout rules of signInHuman) and answers a bearer token for the CLI. */
 export async function issueHumanToken(context: VaultContext, attempt: SignInAttempt): Promise<HumanToken> {
   const session = await openSession(context, attempt, 'cli')
-  const ttl = Math.floor((session.expiresAt.getTime() - Date.now()) / 1000)
+  const ttl = Math.min(
+    Math.floor((session.expiresAt.getTime() - Date.now()) / 1000),
+    context.timings.session.maxSeconds,
+  )
   const { token } = await signAccessToken(
     context.jwtSecret,
     { identityId: `${humanSubject}${session.username}`, projectId: humanTokenProject, jti: session.id },
-    Math.min(ttl, sessionMaxSeconds),
+    ttl,
   )
   return {
     access_token: token,
     token_type: 'Bearer',
-    expires_in: Math.min(ttl, sessionMaxSeconds),
+    expires_in: ttl,
     user: { username: session.username, role: session.role },
   }
 }

@@ -21,10 +21,8 @@ import { findAccountById, findAccountByName, usernamePattern, type HumanRole } f
 import { dummyPasswordHash, maxPasswordLength, passwordMatches } from './password-hash.js'
 import { endSessionRow, findSession, insertSession, touchSession, type SessionKind } from './session-rows.js'
 
-/** A session ends after this long without a request. */
-export const sessionIdleSeconds = 30 * 60
-/** A session ends this long after sign-in, however busy. */
-export const sessionMaxSeconds = 12 * 60 * 60
+/** How often a session's last use is written at most (a shorter idle expiry shortens it). */
+const touchEveryMs = 30_000
 
 export interface HumanSession {
   /** Opaque random session id (what the cookie holds); never logged. */
@@ -127,7 +125,7 @@ export async function openSession(
     username: account.username,
     role: account.role,
     csrfToken: '',
-    expiresAt: new Date(now + sessionMaxSeconds * 1000),
+    expiresAt: new Date(now + context.timings.session.maxSeconds * 1000),
   }
   session.csrfToken = csrfTokenOf(context, session.id)
   const opened = await context.driver.transaction(async (tx) => {
@@ -189,10 +187,11 @@ export async function readSessionIn(
   const { rowMacKey } = context.keyring
   const row = await findSession(tx, rowMacKey, sessionId)
   if (!row || row.kind !== wanted.kind) return null
-  if (row.expiresAt <= now || row.lastSeenAt + sessionIdleSeconds * 1000 <= now) return null
+  const idleMs = context.timings.session.idleSeconds * 1000
+  if (row.expiresAt <= now || row.lastSeenAt + idleMs <= now) return null
   const account = await findAccountById(tx, rowMacKey, row.userId)
   if (!account || !stampMatches(rowMacKey, row.passwordStamp, account.passwordHash)) return null
-  if (now - row.lastSeenAt > 30_000) await touchSession(tx, sessionId, now)
+  if (now - row.lastSeenAt > Math.min(touchEveryMs, idleMs / 2)) await touchSession(tx, sessionId, now)
   return {
     id: sessionId,
     username: account.username,

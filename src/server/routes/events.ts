@@ -8,7 +8,7 @@
 import { appendAudit, auditHeadSeq } from '../audit/audit.js'
 import { header, type ApiRequest, type ApiResponse } from '../http/api.js'
 import type { createAuthorizer } from '../authorize.js'
-import { defaultFeedTiming, streamChanges, type FeedTiming } from '../secrets/change-feed.js'
+import { streamChanges } from '../secrets/change-feed.js'
 import { sourceKey } from '../http/client-address.js'
 import type { VaultContext } from '../context.js'
 import { secretChangesAfter } from '../secrets/event-rows.js'
@@ -52,7 +52,6 @@ class StreamSlots {
 export function eventResources(
   context: VaultContext,
   authorizer: ReturnType<typeof createAuthorizer>,
-  timing: FeedTiming = defaultFeedTiming,
 ): Resource[] {
   const slots = new StreamSlots()
 
@@ -99,7 +98,12 @@ export function eventResources(
       status: 200,
       headers: { 'content-type': 'text/event-stream; charset=utf-8', 'x-accel-buffering': 'no' },
       stream: (sink) =>
-        streamChanges(sink, { startSeq, environment: scope.environment, poll, timing }).finally(() => {
+        streamChanges(sink, {
+          startSeq,
+          environment: scope.environment,
+          poll,
+          timing: context.timings.feed,
+        }).finally(() => {
           slots.release(identityKey)
           slots.release(sourceSlot)
         }),

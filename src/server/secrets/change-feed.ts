@@ -11,15 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { StreamSink } from '../http/api.js'
 import type { SecretChange } from './event-rows.js'
 import { ApiError } from '../http/http.js'
-
-export interface FeedTiming {
-  /** How often the store is polled for new changes. */
-  pollMs: number
-  /** How often an idle stream gets a comment line. */
-  heartbeatMs: number
-}
-
-export const defaultFeedTiming: FeedTiming = { pollMs: 1000, heartbeatMs: 15_000 }
+import { defaultTimings, type FeedTimings } from '../timings.js'
 
 /** One SSE event; `data` is one line of JSON (JSON.stringify never writes a raw newline). */
 export function sseEvent(event: string, id: number | undefined, data: unknown): string {
@@ -37,10 +29,10 @@ export async function streamChanges(
     startSeq: number
     environment: string
     poll: (afterSeq: number) => Promise<SecretChange[]>
-    timing?: FeedTiming
+    timing?: FeedTimings
   },
 ): Promise<void> {
-  const timing = options.timing ?? defaultFeedTiming
+  const timing = options.timing ?? defaultTimings.feed
   let last = options.startSeq
   let lastWrite = Date.now()
   sink.write(`retry: 2000\n${sseEvent('ready', last, { environment: options.environment })}`)

@@ -13,6 +13,7 @@ import { sealRow } from '../keys/row-mac.js'
 import type { SecretScope } from '../secrets/secrets.js'
 import type { SqlDriver, SqlExecutor } from '../store/index.js'
 import { deliver } from './webhook-delivery.js'
+import { defaultTimings, type WebhookTimings } from '../timings.js'
 import {
   activeWebhookIds,
   disableWebhookRow,
@@ -108,9 +109,12 @@ export async function disableWebhook(
   await sealRow(tx, keyring.rowMacKey, 'webhooks', id)
 }
 
-/** Delay before attempt `attempts + 1`: 1 s, 2 s, 4 s ... capped at 10 minutes. */
-export function backoffMs(attempts: number): number {
-  return Math.min(1000 * 2 ** attempts, 600_000)
+/** Delay before attempt `attempts + 1`: 1 s, 2 s, 4 s ... capped at 10 minutes (by default). */
+export function backoffMs(
+  attempts: number,
+  retry: Pick<WebhookTimings, 'retryBaseMs' | 'retryMaxMs'> = defaultTimings.webhook,
+): number {
+  return Math.min(retry.retryBaseMs * 2 ** attempts, retry.retryMaxMs)
 }
 
 /** What the outbox worker needs: the store, the keyring and the receiver policy. */
@@ -118,13 +122,15 @@ export interface WebhookWorkerOptions {
   driver: SqlDriver
   keyring: Keyring
   allowPrivate: boolean
-  pollMs?: number
+  /** The poll interval and retry backoff (default: defaultTimings.webhook). */
+  timings?: WebhookTimings
   resolve?: Resolver
 }
 
 /** Starts the outbox worker; `poke()` asks for a prompt pass, `stop()` ends it. */
 export function startWebhookWorker(options: WebhookWorkerOptions) {
   const { driver, keyring } = options
+  const timings = options.timings ?? defaultTimings.webhook
   let stopped = false
   let running = false
   let timer: NodeJS.Timeout | undefined
@@ -151,7 +157,7 @@ export function startWebhookWorker(options: WebhookWorkerOptions) {
           id: item.id,
           attempts,
           failure,
-          nextAttemptAt: new Date(Date.now() + backoffMs(attempts - 1)),
+          nextAttemptAt: new Date(Date.now() + backoffMs(attempts - 1, timings)),
         }),
       )
     }
@@ -173,11 +179,11 @@ export function startWebhookWorker(options: WebhookWorkerOptions) {
       // the next pass retries; the outbox keeps the events
     } finally {
       running = false
-      schedule(options.pollMs ?? 1000)
+      schedule(timings.pollMs)
     }
   }
 
-  schedule(options.pollMs ?? 1000)
+  schedule(timings.pollMs)
   return {
     poke: () => schedule(20),
     stop: () => {

@@ -135,7 +135,12 @@ async function forged(
 }
 
 beforeAll(async () => {
-  vault = await startVaultServer({ allowPrivateWebhooks: true })
+  // the feed polls every 50 ms and sends a heartbeat after every poll that found nothing more: the
+  // first heartbeat of a stream says it has streamed everything after its Last-Event-ID
+  vault = await startVaultServer({
+    allowPrivateWebhooks: true,
+    timings: { feed: { pollMs: 50, heartbeatMs: 0 } },
+  })
   const { context } = vault.running
   const adminHuman = await login('admin', adminPassword)
   tokens.humanAdmin = adminHuman
@@ -464,7 +469,9 @@ describe('the change feed of a scoped identity', () => {
     for (const after of ['0', String(Number(prodSeq[0]!.seq) - 1), String(head!.seq)]) {
       const feed = await openFeed(vault.url, tokens.devOnly, 'dev', after)
       expect(feed.status).toBe(200)
-      await new Promise((done) => setTimeout(done, 1500))
+      for (let waited = 0; !feed.raw().includes(': heartbeat') && waited < 10_000; waited += 20)
+        await new Promise((done) => setTimeout(done, 20))
+      expect(feed.raw()).toContain(': heartbeat')
       feed.close()
       for (const text of [canary.prodName, canary.stagingName, ...secretStrings])
         expect(feed.raw()).not.toContain(text)

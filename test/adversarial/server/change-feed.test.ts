@@ -3,7 +3,7 @@
  * checked: refused with the status given, NO stream opened (no `secret.watch` subscription audited)
  * and no value in the answer. A value crafted to look like SSE framing is never streamed.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { adminRevokeIdentity } from '../../../src/server/admin.js'
 import { streamCaps } from '../../../src/server/routes/events.js'
 import { deploymentApi, startVaultServer, type TestVault } from '../../helpers/vault-server.js'
@@ -26,7 +26,8 @@ describe('the change feed under attack', () => {
   }
 
   beforeAll(async () => {
-    vault = await startVaultServer()
+    // the feed polls every 50 ms instead of every second: a change is streamed without a second's wait
+    vault = await startVaultServer({ timings: { feed: { pollMs: 50 } } })
     token = await vault.token(vault.deploymentCredentials)
     const other = await vault.createProject('other-feed')
     otherProjectId = other.projectId
@@ -150,9 +151,10 @@ describe('the change feed under attack', () => {
 describe('the change feed when the right to read ends mid-stream', () => {
   let vault: TestVault
   beforeAll(async () => {
-    vault = await startVaultServer({ limits: { tokenTtlSeconds: 3 } })
+    vault = await startVaultServer({ timings: { feed: { pollMs: 50 } } })
   })
   afterAll(() => vault?.stop())
+  afterEach(() => void vi.useRealTimers())
 
   const admin = () => ({ dbUrl: vault.dbUrl, encryptionKey: vault.encryptionKey })
   const endings: [string, (ids: { name: string; token: string }) => Promise<void>][] = [
@@ -170,7 +172,14 @@ describe('the change feed when the right to read ends mid-stream', () => {
           body: new URLSearchParams({ token }).toString(),
         })),
     ],
-    ['the token expires', () => new Promise((resolve) => setTimeout(resolve, 3_500))],
+    [
+      'the token expires',
+      // the vault runs in this process: its clock (Date only, not its timers) moves past the token's life
+      async () => {
+        vi.useFakeTimers({ toFake: ['Date'] })
+        vi.setSystemTime(Date.now() + (vault.running.context.limits.tokenTtlSeconds + 1) * 1000)
+      },
+    ],
   ]
 
   it('a human signs out: no later change is streamed and the stream ends', async () => {
@@ -199,7 +208,7 @@ describe('the change feed when the right to read ends mid-stream', () => {
       )
       const error = await feed.next((event) => event.event === 'error', 5_000)
       expect(dataOf(error)).toMatchObject({ code: 'unauthorized' })
-      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      await feed.ended(5_000)
       expect(feed.raw()).not.toContain('AFTER_SIGN_OUT')
       expect(feed.raw()).not.toContain(canary)
     } finally {
@@ -223,7 +232,7 @@ describe('the change feed when the right to read ends mid-stream', () => {
       )
       const error = await feed.next((event) => event.event === 'error', 5_000)
       expect(dataOf(error)).toMatchObject({ code: 'unauthorized' })
-      await new Promise((resolve) => setTimeout(resolve, 1_500))
+      await feed.ended(5_000)
       expect(feed.raw()).not.toContain(secret)
       expect(feed.raw()).not.toContain(canary)
     } finally {

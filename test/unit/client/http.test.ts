@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer as createHttpsServer } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createHttpClient, debugEnabled, httpStatusError, retryAfterMs } from '../../../src/client/http.js'
 import { ExitCode } from '../../../src/errors.js'
 import { hasOpenssl, makeSelfSigned } from '../../helpers/certificates.js'
@@ -10,6 +10,7 @@ import { sendJson, startTinyServer, type TinyServer } from '../../helpers/tiny-s
 
 let server: TinyServer | undefined
 afterEach(async () => {
+  vi.useRealTimers()
   await server?.close()
   server = undefined
 })
@@ -47,6 +48,51 @@ describe('httpStatusError', () => {
   })
 })
 
+describe('the retry backoff', () => {
+  const realSetTimeout = globalThis.setTimeout
+  const realPause = (ms: number) => new Promise((resolve) => realSetTimeout(resolve, ms))
+
+  /**
+   * A GET answered 503 then 200, on fake timers: after each advance the server has seen the number of
+   * requests given (waiting in real time for the retry's I/O, or 50 ms for one that must not come).
+   */
+  async function expectRequests(backoffBaseMs: number | undefined, steps: [number, number][]) {
+    server = await startTinyServer((_request, response) =>
+      server!.requests.length === 1
+        ? sendJson(response, 503, { error: { code: 'not_ready', message: 'starting' } })
+        : sendJson(response, 200, { ok: true }),
+    )
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
+    const send = createHttpClient({ baseUrl: new URL(server.url), retries: 1, backoffBaseMs })
+    const answered = send({ method: 'GET', path: 'api/v1/x' })
+    const reach = async (count: number) => {
+      for (let waited = 0; server!.requests.length < count && waited < 5000; waited += 10) await realPause(10)
+      await realPause(50)
+    }
+    await reach(1)
+    for (const [ms, count] of steps) {
+      await vi.advanceTimersByTimeAsync(ms)
+      await reach(count)
+      expect(server.requests).toHaveLength(count)
+    }
+    expect((await answered).body).toEqual({ ok: true })
+  }
+
+  it('waits 1 s (plus up to a tenth of it) before the first retry by default', async () => {
+    await expectRequests(undefined, [
+      [999, 1],
+      [100, 2],
+    ])
+  })
+
+  it('waits the injected base before the first retry', async () => {
+    await expectRequests(20, [
+      [19, 1],
+      [2, 2],
+    ])
+  })
+})
+
 describe('createHttpClient retries', () => {
   it('retries a GET after a 429, honouring Retry-After', async () => {
     let calls = 0
@@ -65,6 +111,7 @@ describe('createHttpClient retries', () => {
     const response = await client(server.url)({ method: 'GET', path: 'api/v1/health' })
     expect(response.body).toEqual({ ok: true })
     expect(calls).toBe(2)
+    // real time on purpose: Retry-After counts whole seconds, so honouring the shortest one waits 1 s
     expect(Date.now() - started).toBeGreaterThanOrEqual(900)
   })
 
@@ -91,7 +138,11 @@ describe('createHttpClient retries', () => {
       server = await startTinyServer((_request, response) =>
         sendJson(response, 503, { error: { code: 'down', message: 'down' } }),
       )
-      const fast = createHttpClient({ baseUrl: new URL(server.url), retries: 2 })
+      const fast = createHttpClient({
+        baseUrl: new URL(server.url),
+        retries: 2,
+        backoffBaseMs: fastBackoffMs,
+      })
       await expect(
         fast({ method, path: 'api/v1/x', json: method === 'GET' ? undefined : {} }),
       ).rejects.toMatchObject({
@@ -239,7 +290,12 @@ describe('retryUnreachable: false (--fallback)', () => {
         sendJson(response, 503, { error: { code: 'not_ready', message: 'starting' } })
       else sendJson(response, 200, { ok: true })
     })
-    const quick = createHttpClient({ baseUrl: new URL(server.url), retries: 2, retryUnreachable: false })
+    const quick = createHttpClient({
+      baseUrl: new URL(server.url),
+      retries: 2,
+      retryUnreachable: false,
+      backoffBaseMs: fastBackoffMs,
+    })
     const response = await quick<{ ok: boolean }>({ method: 'GET', path: 'api/v1/x' })
     expect(response.body).toEqual({ ok: true })
     expect(server.requests).toHaveLength(3)
@@ -252,6 +308,7 @@ describe('retryUnreachable: false (--fallback)', () => {
       retries: 1,
       timeoutMs: 200,
       retryUnreachable: false,
+      backoffBaseMs: fastBackoffMs,
     })
     await expect(quick({ method: 'GET', path: 'api/v1/x' })).rejects.toMatchObject({
       message: expect.stringContaining('ETIMEDOUT'),

@@ -36,7 +36,8 @@ beforeAll(async () => {
     })
     if (req.url!.includes('slow-reader')) {
       req.pause()
-      setTimeout(() => req.resume(), 2_500)
+      // three times the patient proxy's body-stall bound below
+      setTimeout(() => req.resume(), 900)
     } else req.resume()
     req.on('end', () => {
       events.push(`${req.method} ${req.url}`)
@@ -112,7 +113,7 @@ describe('proxy bounds', () => {
       rules: resolveRules({ rules: listAndExec }),
       backend: await createBackend({ kind: 'unix', path: engineSocket, mode: 0o660 }),
       logger: createLogger(0, 'text'),
-      timeouts: { headersMs: 1_000, bodyStallMs: 1_000, upgradeAnswerMs: 1_000 },
+      timeouts: { headersMs: 300, bodyStallMs: 300, upgradeAnswerMs: 300 },
     })
     await new Promise<void>((resolve) => patient.server.listen(0, '127.0.0.1', resolve))
     const body = Buffer.alloc(16 << 20, 'a')
