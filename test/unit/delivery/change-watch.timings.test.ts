@@ -10,7 +10,7 @@ import { followChanges } from '../../../src/client/events.js'
 import { defaultFollowTimings } from '../../../src/client/follow-timings.js'
 import { defaultWatchTimings, resolveWatchTimings, watchChanges } from '../../../src/delivery/change-watch.js'
 import { createTempHome, type TempHome } from '../../helpers/temp-home.js'
-import { sendJson, startTinyServer, type TinyServer } from '../client/tiny-server.js'
+import { sendJson, startTinyServer, type TinyServer } from '../../helpers/tiny-server.js'
 
 let home: TempHome
 let server: TinyServer
