@@ -108,15 +108,17 @@ function unsetVaultVariables(): Record<string, undefined> {
   )
 }
 
-const signals = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'exit'] as const
+const processEvents = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'exit']
 
 /** Removes the listeners a command added to the process's signals (and exit) when it returns. */
 function keepSignalListeners(): () => void {
-  const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]))
+  // the process's events as plain names: the overloads of listeners() take one kind each
+  const events = process as unknown as NodeJS.EventEmitter
+  const before = new Map(processEvents.map((event) => [event, new Set(events.listeners(event))]))
   return () => {
-    for (const signal of signals)
-      for (const listener of process.listeners(signal))
-        if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener)
+    for (const event of processEvents)
+      for (const listener of events.listeners(event))
+        if (!before.get(event)!.has(listener)) events.removeListener(event, listener as () => void)
   }
 }
 

@@ -211,7 +211,10 @@ describe('vault render: include, profiles and validation through the CLI', () =>
 
   it('renders included services and enables a profile per --profile', async () => {
     const directory = writeStack(stack)
-    const plain = await runCommand(Render, ['--format', 'json'], { cwd: directory, env: { DB_PASSWORD: 'p' } })
+    const plain = await runCommand(Render, ['--format', 'json'], {
+      cwd: directory,
+      env: { DB_PASSWORD: 'p' },
+    })
     expect(plain.exitCode).toBe(0)
     expect(Object.keys(JSON.parse(plain.stdout).services)).toEqual(['db', 'web'])
     expect(plain.stdout).not.toContain('include')
@@ -245,5 +248,17 @@ describe('vault render: include, profiles and validation through the CLI', () =>
     const result = await runCommand(Render, [], { cwd: directory })
     expect(result.exitCode).toBe(2)
     expect(result.stderr).toMatch(/compose\.yaml:4: service "web" depends on undefined service "nope"/)
+  })
+})
+
+describe('vault render usage errors', () => {
+  it('a bad --fallback-max-age is a usage error (exit 2) before any vault is asked', async () => {
+    const run = await runCommand(Render, ['--env', 'dev', '--fallback', '--fallback-max-age', 'soon'], {
+      cwd: writeStack({ 'compose.yaml': 'services: {}\n' }),
+      env: { VAULT_DOMAIN: 'http://127.0.0.1:1', VAULT_CLIENT_ID: 'cid', VAULT_CLIENT_SECRET: 'x' },
+    })
+    expect(run.exitCode).toBe(2)
+    expect(run.stdout).toBe('')
+    expect(run.stderr).toMatch(/--fallback-max-age must be a duration such as 12h or 7d, got "soon"/)
   })
 })

@@ -95,7 +95,9 @@ describe('runCommand', () => {
       }
     }
     Object.defineProperty(WrongShape, 'name', { value: 'Pwgen' })
-    await expect(runCommand(WrongShape, ['--json'])).rejects.toThrow(/does not match test\/schemas\/pwgen.json/)
+    await expect(runCommand(WrongShape, ['--json'])).rejects.toThrow(
+      /does not match test\/schemas\/pwgen.json/,
+    )
     await expect(runCommand(Meddler, ['--json'])).resolves.toMatchObject({ exitCode: 9 })
   })
 })

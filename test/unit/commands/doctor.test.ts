@@ -1,5 +1,6 @@
 /**
- * `vault doctor` with docker-compose v1 as the compose client (Debian's 1.29, the only client here):
+ * `vault doctor` in process (moved from the spawned test/e2e/doctor-v1-keys.test.ts and
+ * cli-errors.test.ts): with no set-up, and with docker-compose v1 as the compose client (Debian's 1.29, the only client here):
  * like `render --check`, it names every key of the compose files, included files too, that v1
  * refuses, with file and line, and fails the check (exit 10); files v1 reads pass it.
  */
@@ -7,10 +8,12 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createServer } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
-import { ExitCode } from '../../src/errors.js'
-import { runCli } from '../helpers/cli.js'
-import { createTempHome } from '../helpers/temp-home.js'
+import { ExitCode } from '../../../src/errors.js'
+import Doctor from '../../../src/commands/doctor.js'
+import { runCommand } from '../../helpers/run-command.js'
+import { createTempHome } from '../../helpers/temp-home.js'
 
 const home = createTempHome()
 const stacks: string[] = []
@@ -37,14 +40,58 @@ function stack(files: Record<string, string>): string {
 
 async function doctor(directory: string) {
   const env = { ...home.env, VAULT_DOMAIN: 'http://127.0.0.1:1' }
-  const result = await runCli(['doctor', '--stack-dir', directory, '--json'], { env, cwd: directory })
+  const result = await runCommand(Doctor, ['--stack-dir', directory, '--json'], { env, cwd: directory })
   const report = JSON.parse(result.stdout) as { checks: { id: string; status: string; detail: string }[] }
   return { exitCode: result.exitCode, check: report.checks.find((check) => check.id === 'compose-v1-keys') }
 }
 
 const v1Only = existsSync('/usr/bin/docker-compose') && !composeV2Answers()
 
-describe.skipIf(!v1Only)('vault doctor with docker-compose v1', () => {
+const canary = 'CANARY-doctor-secret-91c2'
+const base = { ...home.env, VAULT_CLIENT_ID: 'cid', VAULT_CLIENT_SECRET: canary }
+
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+// doctor asks the compose clients (docker-compose v1 is a Python program): seconds per run on a loaded machine
+const slow = { timeout: 60_000 }
+
+describe('vault doctor without a set-up', slow, () => {
+  it('prints one line per check, fails the vault check and exits 10; --json has the same checks', async () => {
+    const port = await closedPort()
+    const env = { ...base, VAULT_DOMAIN: `http://127.0.0.1:${port}` }
+    const text = await runCommand(Doctor, ['--stack-dir', home.dir], { env, cwd: home.dir })
+    expect(text.exitCode).toBe(10)
+    expect(text.stdout).toMatch(
+      /^SKIP {2}credentials file present: the credentials come from the environment/m,
+    )
+    expect(text.stdout).toMatch(/^FAIL {2}vault reachable \(HTTP HEAD\): /m)
+    const json = await runCommand(Doctor, ['--stack-dir', home.dir, '--json'], { env, cwd: home.dir })
+    const result = JSON.parse(json.stdout) as { ok: boolean; checks: { id: string; status: string }[] }
+    expect(result.ok).toBe(false)
+    expect(result.checks.map((check) => check.id)).toEqual([
+      'env-credentials',
+      'credentials-file',
+      'credentials-mode',
+      'credentials-git',
+      'vault-reachable',
+      'credentials',
+      'environment',
+      'required-variables',
+      'compose-client',
+      'compose-v1-keys',
+      'proxy',
+    ])
+    expect(json.stdout + json.stderr + text.stdout + text.stderr).not.toContain(canary)
+  })
+})
+
+describe.skipIf(!v1Only)('vault doctor with docker-compose v1', slow, () => {
   it('names every key v1 refuses, with file and line, included files too', async () => {
     const directory = stack({
       'compose.yaml': [
