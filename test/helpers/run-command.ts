@@ -1,17 +1,19 @@
 /**
  * Runs one command class in this test's own process, as oclif would run it from the command line:
- * flags, usage errors, exit codes and `--json` shapes without spawning a process (about 100 times
+ * flags, usage errors, exit codes, `--help` (oclif's help, from the manifest) and `--json` shapes without spawning a process (about 100 times
  * faster than `runCli`). What needs a real process stays with `runCli` (test/helpers/cli.ts): the lean
  * start-up path, signals, a child's exit code, stdin as a pipe or a terminal.
  *
  * The environment is the test's own without its `VAULT_*` variables (as runCli's clean environment
  * has none), with `env` applied on top (a value of undefined unsets a name); it is put back afterwards,
  * as are the working directory, `process.exitCode`, stdout, stderr, console.log/error, the signal
- * listeners a command added, and the command class's static `id`. A `--json` answer (or one under
+ * listeners a command added, the command class's static `id` and process.stdin (a pipe holding `input`). A `--json` answer (or one under
  * VAULT_CONTENT_TYPE=json) is checked against test/schemas/<id>.json, as runCli checks it.
  */
 import { Config } from '@oclif/core/config'
+import { loadHelpClass } from '@oclif/core/help'
 import { fileURLToPath } from 'node:url'
+import { Readable } from 'node:stream'
 import { format } from 'node:util'
 import { checkJsonAnswer } from './json-shape.js'
 
@@ -28,6 +30,8 @@ export interface RunnableCommand {
 export interface CommandRunOptions {
   env?: Record<string, string | undefined>
   cwd?: string
+  /** What the command reads on stdin, as from a pipe (never a terminal); default: an empty pipe, as runCli's. */
+  input?: string
 }
 
 export interface CommandRunResult {
@@ -58,12 +62,13 @@ export async function runCommand(
     captureConsole('error', (text) => (written.stderr += text)),
     applyEnv(env),
     applyCwd(options.cwd),
+    applyStdin(options.input ?? ''),
   ]
   const exitCodeBefore = process.exitCode
   process.exitCode = undefined
   let run: CommandRunResult
   try {
-    const result = await CommandClass.run(argv, loaded)
+    const result = wantsHelp(argv) ? await showHelp(loaded, id, argv) : await CommandClass.run(argv, loaded)
     run = { exitCode: Number(process.exitCode ?? 0), ...written, result }
   } catch (error) {
     const exit = (error as { oclif?: { exit?: number } }).oclif?.exit
@@ -76,6 +81,19 @@ export async function runCommand(
   if (argv.includes('--json') || env.VAULT_CONTENT_TYPE === 'json')
     checkJsonAnswer([...id.split(':'), ...argv], run.stdout)
   return run
+}
+
+/** Whether oclif's entry would show help instead of running the command (`--help` before any `--`). */
+function wantsHelp(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--')
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--help')
+}
+
+/** The help oclif's entry shows for `vault <id> <argv>`, from oclif.manifest.json (what ships). */
+async function showHelp(loaded: Config, id: string, argv: readonly string[]): Promise<undefined> {
+  const Help = await loadHelpClass(loaded)
+  await new Help(loaded, loaded.pjson.oclif.helpOptions).showHelp([...id.split(':'), ...argv])
+  return undefined
 }
 
 /**
@@ -156,6 +174,13 @@ function applyEnv(env: Record<string, string | undefined>): () => void {
     for (const name of Object.keys(process.env)) if (!(name in before)) delete process.env[name]
     Object.assign(process.env, before)
   }
+}
+
+/** Puts a pipe holding `input` in place of process.stdin (a getter on process) until the returned function runs. */
+function applyStdin(input: string): () => void {
+  const before = Object.getOwnPropertyDescriptor(process, 'stdin')!
+  Object.defineProperty(process, 'stdin', { value: Readable.from([input]), configurable: true })
+  return () => Object.defineProperty(process, 'stdin', before)
 }
 
 /** Moves to `cwd` if given; the returned function goes back to the directory the test was in. */

@@ -41,6 +41,7 @@ function snapshot() {
     env: { ...process.env },
     cwd: process.cwd(),
     write: [process.stdout.write, process.stderr.write, console.log, console.error],
+    stdin: process.stdin,
     listeners: ['SIGINT', 'SIGTERM', 'exit'].map((event) => process.listeners(event as 'exit').length),
   }
 }
@@ -99,5 +100,20 @@ describe('runCommand', () => {
       /does not match test\/schemas\/pwgen.json/,
     )
     await expect(runCommand(Meddler, ['--json'])).resolves.toMatchObject({ exitCode: 9 })
+  })
+
+  it('gives the command `input` as a piped stdin, and the test its own stdin back', async () => {
+    let read = ''
+    class Reader extends BaseCommand<typeof Reader> {
+      public async run(): Promise<void> {
+        expect(process.stdin.isTTY).toBeFalsy()
+        for await (const chunk of process.stdin) read += String(chunk)
+      }
+    }
+    Object.defineProperty(Reader, 'name', { value: 'Pwgen' })
+    const stdin = process.stdin
+    await runCommand(Reader, [], { input: 'piped value\n' })
+    expect(read).toBe('piped value\n')
+    expect(process.stdin).toBe(stdin)
   })
 })
