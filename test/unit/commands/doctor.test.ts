@@ -5,15 +5,17 @@
  * refuses, with file and line, and fails the check (exit 10); files v1 reads pass it.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer as createHttpServer } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ExitCode } from '../../../src/errors.js'
 import Doctor from '../../../src/commands/doctor.js'
 import { runCommand } from '../../helpers/run-command.js'
 import { createTempHome } from '../../helpers/temp-home.js'
+import { canaryValues, startCliVault, type SeededVault } from './seeded-vault.js'
 
 const home = createTempHome()
 const stacks: string[] = []
@@ -131,5 +133,81 @@ describe.skipIf(!v1Only)('vault doctor with docker-compose v1', slow, () => {
     const { check } = await doctor(directory)
     expect(check).toMatchObject({ status: 'pass', detail: 'docker-compose v1 accepts every key' })
     execFileSync('/usr/bin/docker-compose', ['config', '-q'], { cwd: directory, stdio: 'ignore' })
+  })
+})
+
+describe('vault doctor with a good set-up (moved from test/integration/cli-vault.test.ts)', slow, () => {
+  let vault: SeededVault
+  let env: Record<string, string>
+  let home: SeededVault['home']
+  let work: string
+  beforeAll(async () => {
+    vault = await startCliVault()
+    ;({ env, home, work } = vault)
+  })
+  afterAll(async () => vault?.stop())
+
+  const allCanaries = () => Object.values(canaryValues)
+  function expectNoCanary(...texts: string[]) {
+    for (const canary of allCanaries()) for (const text of texts) expect(text).not.toContain(canary)
+  }
+
+  it('passes every check of a good set-up, the proxy included; --json lists them', async () => {
+    const stack = mkdtempSync(join(work, 'doctor-'))
+    execFileSync('git', ['init', '-q', stack])
+    const dotenv = ['VAULT_DOMAIN', 'VAULT_PROJECT_ID', 'VAULT_CLIENT_ID', 'VAULT_CLIENT_SECRET']
+      .map((name) => `${name}=${env[name]}`)
+      .join('\n')
+    writeFileSync(join(stack, '.env'), `${dotenv}\n`)
+    chmodSync(join(stack, '.env'), 0o600)
+    const fixed = await runCommand(Doctor, ['--fix', '--env', 'dev', '--json'], { env: home.env, cwd: stack })
+    expect(JSON.parse(fixed.stdout).checks[0]).toMatchObject({ id: 'fix-credentials', status: 'pass' })
+    const credentials = join(stack, '.vault', 'credentials')
+    writeFileSync(
+      join(stack, 'compose.yaml'),
+      'services:\n  app:\n    image: x\n    environment:\n      P: ${DATABASE_PASSWORD:?required}\n',
+    )
+    const proxy = createHttpServer((_request, response) => response.end('OK'))
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve))
+    try {
+      const { port } = proxy.address() as { port: number }
+      const result = await runCommand(
+        Doctor,
+        ['--env', 'dev', '--json', '--proxy', `tcp://127.0.0.1:${port}`],
+        {
+          env: home.env,
+          cwd: stack,
+        },
+      )
+      const report = JSON.parse(result.stdout) as { ok: boolean; checks: { id: string; status: string }[] }
+      expect(Object.fromEntries(report.checks.map((check) => [check.id, check.status]))).toEqual({
+        'env-credentials': 'pass',
+        'credentials-file': 'pass',
+        'credentials-mode': 'pass',
+        'credentials-git': 'pass',
+        'vault-reachable': 'pass',
+        credentials: 'pass',
+        environment: 'pass',
+        'required-variables': 'pass',
+        'compose-client': 'pass',
+        'compose-v1-keys': 'pass',
+        proxy: 'pass',
+      })
+      expect(result.exitCode).toBe(0)
+      chmodSync(credentials, 0o644)
+      writeFileSync(
+        join(stack, 'compose.yaml'),
+        'services:\n  app:\n    image: x\n    environment:\n      P: ${NOT_IN_VAULT:?required}\n',
+      )
+      const failing = await runCommand(Doctor, ['--env', 'dev'], { env: home.env, cwd: stack })
+      expect(failing.exitCode).toBe(10)
+      expect(failing.stdout).toMatch(/^FAIL {2}credentials file mode 600: .*mode 644/m)
+      expect(failing.stdout).toMatch(
+        /^FAIL {2}required variables in the vault: missing in the vault: NOT_IN_VAULT/m,
+      )
+      expectNoCanary(result.stdout, result.stderr, failing.stdout, failing.stderr)
+    } finally {
+      proxy.close()
+    }
   })
 })
