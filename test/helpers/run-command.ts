@@ -4,8 +4,8 @@
  * faster than `runCli`). What needs a real process stays with `runCli` (test/helpers/cli.ts): the lean
  * start-up path, signals, a child's exit code, stdin as a pipe or a terminal.
  *
- * The environment is the test's own without its `VAULT_*` variables (as runCli's clean environment
- * has none), with `env` applied on top (a value of undefined unsets a name); it is put back afterwards,
+ * The environment is the test's own without its `VAULT_*` and `PROXY_*` variables (as runCli's clean
+ * environment has none), with `env` applied on top (a value of undefined unsets a name); it is put back afterwards,
  * as are the working directory, `process.exitCode`, stdout, stderr, console.log/error, the signal
  * listeners a command added, the command class's static `id` and process.stdin (a pipe holding `input`). A `--json` answer (or one under
  * VAULT_CONTENT_TYPE=json) is checked against test/schemas/<id>.json, as runCli checks it.
@@ -51,7 +51,7 @@ export async function runCommand(
   config ??= Config.load({ root })
   const loaded = await config
   const id = commandIdOf(loaded, CommandClass)
-  const env = { ...unsetVaultVariables(), ...options.env }
+  const env = { ...unsetOwnVariables(), ...options.env }
   const written = { stdout: '', stderr: '' }
   const restore = [
     applyId(CommandClass, id),
@@ -117,11 +117,11 @@ function applyId(CommandClass: RunnableCommand, id: string): () => void {
   }
 }
 
-/** The test process's VAULT_* variables, to be unset for the run (a developer's own vault is not the test's). */
-function unsetVaultVariables(): Record<string, undefined> {
+/** The test process's VAULT_* and PROXY_* variables, unset for the run (a developer's own settings are not the test's). */
+function unsetOwnVariables(): Record<string, undefined> {
   return Object.fromEntries(
     Object.keys(process.env)
-      .filter((name) => name.startsWith('VAULT_'))
+      .filter((name) => name.startsWith('VAULT_') || name.startsWith('PROXY_'))
       .map((name) => [name, undefined]),
   )
 }
