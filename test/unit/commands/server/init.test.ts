@@ -1,9 +1,11 @@
 /**
  * `vault server init` in process on a real SQLite file (moved from the spawned
  * test/integration/server-admin.test.ts): the --json shape, the credentials file (mode 600) and a
- * second init refused (exit 6).
+ * second init refused (exit 6); from a script and without --site-url (moved from test/e2e/first-run.test.ts).
  */
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import ServerInit from '../../../../src/commands/server/init.js'
@@ -72,5 +74,43 @@ describe('vault server init', () => {
     const run = await runCommand(ServerInit, argv, { env, input: '' })
     expect(run.exitCode).toBe(2)
     expect(run.stderr).toMatch(message)
+  })
+})
+
+describe('vault server init from a script', () => {
+  it('names the flags to pass when a value is missing', async () => {
+    const result = await runCommand(ServerInit, ['--db-url', 'sqlite:///nonexistent/vault.db'])
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr).toMatch(/admin user name is required \(--admin-user\)/)
+    expect(result.stderr).toMatch(
+      /Hint: from a script: .*--admin-password-stdin --admin-user admin --project NAME --site-url URL/,
+    )
+  })
+})
+
+describe('vault server init without --site-url', () => {
+  it('prints a VAULT_DOMAIN line that says it is unknown, next to the credentials', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vault-init-'))
+    try {
+      const result = await runCommand(
+        ServerInit,
+        [
+          '--db-url',
+          `sqlite://${dir}/vault.db`,
+          '--admin-user',
+          'admin',
+          '--admin-password-stdin',
+          '--project',
+          'p',
+        ],
+        { env: { ENCRYPTION_KEY: randomBytes(32).toString('hex') }, input: 'a long admin password' },
+      )
+      expect(result.exitCode, result.stderr).toBe(0)
+      expect(result.stdout.split('\n')[0]).toBe("VAULT_DOMAIN=<the vault's URL: no --site-url was given>")
+      expect(result.stdout).toMatch(/^VAULT_CLIENT_SECRET=\S+$/m)
+      expect(result.stderr).toMatch(/never in \.env/)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
