@@ -17,6 +17,9 @@ import { runCommand } from '../../helpers/run-command.js'
 import { createTempHome } from '../../helpers/temp-home.js'
 import { canaryValues, startCliVault, type SeededVault } from './seeded-vault.js'
 
+// a real server and a database initialised in the hook: seconds on a loaded machine
+const serverStart = 60_000
+
 const home = createTempHome()
 const stacks: string[] = []
 afterAll(() => {
@@ -144,7 +147,7 @@ describe('vault doctor with a good set-up (moved from test/integration/cli-vault
   beforeAll(async () => {
     vault = await startCliVault()
     ;({ env, home, work } = vault)
-  })
+  }, serverStart)
   afterAll(async () => vault?.stop())
 
   const allCanaries = () => Object.values(canaryValues)

@@ -14,6 +14,9 @@ import { runCommand } from '../../helpers/run-command.js'
 import { createTempHome } from '../../helpers/temp-home.js'
 import { hostileValues, startCliVault, type SeededVault } from './seeded-vault.js'
 
+// a real server and a database initialised in the hook: seconds on a loaded machine
+const serverStart = 60_000
+
 const canary = 'CANARY-export-secret-5b0e'
 const home = createTempHome()
 afterAll(() => home.cleanup())
@@ -63,7 +66,7 @@ describe('vault export from a vault (moved from test/integration/cli-vault.test.
   beforeAll(async () => {
     vault = await startCliVault()
     ;({ env, work } = vault)
-  })
+  }, serverStart)
   afterAll(async () => vault?.stop())
 
   it('dotenv output is read back exactly by a POSIX shell and by compose', async () => {

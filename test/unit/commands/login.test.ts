@@ -12,13 +12,16 @@ import { runCommand } from '../../helpers/run-command.js'
 import { createTempHome } from '../../helpers/temp-home.js'
 import { canaryValues as canaries, startCliVault, type SeededVault } from './seeded-vault.js'
 
+// a real server and a database initialised in the hook: seconds on a loaded machine
+const serverStart = 60_000
+
 let vault: SeededVault
 let env: Record<string, string>
 let home: SeededVault['home']
 beforeAll(async () => {
   vault = await startCliVault()
   ;({ env, home } = vault)
-})
+}, serverStart)
 afterAll(async () => vault?.stop())
 
 describe('vault login / logout', () => {

@@ -10,10 +10,13 @@ import { openDriver } from '../../../../src/server/store/index.js'
 import { runCommand } from '../../../helpers/run-command.js'
 import { initialisedAdminStore, type AdminStore } from '../admin-store.js'
 
+// a real server and a database initialised in the hook: seconds on a loaded machine
+const serverStart = 60_000
+
 let store: AdminStore
 beforeAll(async () => {
   store = await initialisedAdminStore()
-})
+}, serverStart)
 afterAll(() => store?.cleanup())
 
 describe('vault audit verify', () => {

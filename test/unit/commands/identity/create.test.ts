@@ -15,10 +15,13 @@ import IdentityRotateSecret from '../../../../src/commands/identity/rotate-secre
 import { runCommand } from '../../../helpers/run-command.js'
 import { initialisedAdminStore, type AdminStore } from '../admin-store.js'
 
+// a real server and a database initialised in the hook: seconds on a loaded machine
+const serverStart = 60_000
+
 let store: AdminStore
 beforeAll(async () => {
   store = await initialisedAdminStore()
-})
+}, serverStart)
 afterAll(() => store?.cleanup())
 
 describe('vault identity / env / audit', () => {

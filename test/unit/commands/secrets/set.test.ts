@@ -14,6 +14,9 @@ import { runCommand } from '../../../helpers/run-command.js'
 import { createTempHome } from '../../../helpers/temp-home.js'
 import { startCliVault, type SeededVault } from '../seeded-vault.js'
 
+// a real server and a database initialised in the hook: seconds on a loaded machine
+const serverStart = 60_000
+
 const home = createTempHome()
 afterAll(() => home.cleanup())
 
@@ -35,7 +38,7 @@ describe('vault secrets against a vault', () => {
   beforeAll(async () => {
     vault = await startCliVault()
     ;({ env } = vault)
-  })
+  }, serverStart)
   afterAll(async () => vault?.stop())
 
   it('set reads stdin, get prints the value alone, history lists versions, rollback restores', async () => {
