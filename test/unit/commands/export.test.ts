@@ -44,6 +44,8 @@ describe('vault export without a vault', () => {
 
   it.each([
     [['--format', 'toml'], /Expected --format=toml to be one of: dotenv, json, yaml, shell/],
+    // --allow-env takes one name per occurrence, as on every command (src/cli/allow-env-flag.ts)
+    [['--env', 'dev', '--allow-env', 'DOCKER_HOST', 'BASH_ENV'], /Unexpected argument: BASH_ENV/],
     [
       ['--env', 'dev', '--fallback', '--fallback-max-age', 'soon'],
       /--fallback-max-age must be a duration such as 12h or 7d, got "soon"/,
