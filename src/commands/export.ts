@@ -5,6 +5,7 @@ import { fetchSecrets, sessionOptionsFor } from '../delivery/fallback-request.js
 import { describeCaveats, exportSecrets } from '../export/export-secrets.js'
 import { exportFormats } from '../export/format.js'
 import { escapeLines } from '../text/terminal-text.js'
+import { allowEnvFlag } from '../cli/allow-env-flag.js'
 
 export default class Export extends BaseCommand<typeof Export> {
   static override summary = 'print every secret of an environment (dotenv, json, yaml or shell)'
@@ -34,12 +35,9 @@ export default class Export extends BaseCommand<typeof Export> {
   static override flags = {
     ...connectionFlags,
     ...fallbackFlags,
-    'allow-env': Flags.string({
-      summary:
-        'let a secret whose name controls the host into shell output, stdout dotenv or a .env file (DOCKER_HOST, ...)',
-      multiple: true,
-      delimiter: ',',
-    }),
+    'allow-env': allowEnvFlag(
+      'let a secret whose name controls the host into shell output, stdout dotenv or a .env file (DOCKER_HOST, ...)',
+    ),
     env: envFlag,
     format: Flags.option({ options: exportFormats })({
       char: 'f',

@@ -4,6 +4,7 @@ import { resolveConnectionSettings } from '../client/connect.js'
 import { createSecretLayer } from '../delivery/secret-layer.js'
 import { injectTemplate, type InjectResult } from '../delivery/inject.js'
 import { ExitCode } from '../errors.js'
+import { allowEnvFlag } from '../cli/allow-env-flag.js'
 
 export default class Inject extends BaseCommand<typeof Inject> {
   static override summary = "write a file from a template, with the environment's secrets substituted"
@@ -39,12 +40,9 @@ export default class Inject extends BaseCommand<typeof Inject> {
   static override flags = {
     ...connectionFlags,
     ...fallbackFlags,
-    'allow-env': Flags.string({
-      summary:
-        "let the host's ENCRYPTION_KEY, JWT_SECRET or DB_URL reach the template (withheld: the vault server's keys)",
-      multiple: true,
-      delimiter: ',',
-    }),
+    'allow-env': allowEnvFlag(
+      "let the host's ENCRYPTION_KEY, JWT_SECRET or DB_URL reach the template (withheld: the vault server's keys)",
+    ),
     check: Flags.boolean({ summary: 'report every problem of the template and write nothing' }),
     env: envFlag,
     exec: Flags.string({ summary: 'shell command to run after the file is written' }),

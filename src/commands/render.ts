@@ -6,6 +6,7 @@ import type { SecretLayer } from '../compose/secret-layer.js'
 import { renderStack, type RenderMode, type RenderResult } from '../compose/render.js'
 import { ExitCode } from '../errors.js'
 import { hostEnvironment, serverSettingValues } from '../process/withheld-variables.js'
+import { allowEnvFlag } from '../cli/allow-env-flag.js'
 
 export type { RenderResult }
 
@@ -39,12 +40,9 @@ export default class Render extends BaseCommand<typeof Render> {
   static override flags = {
     ...connectionFlags,
     ...fallbackFlags,
-    'allow-env': Flags.string({
-      summary:
-        "interpolate with the host's ENCRYPTION_KEY, JWT_SECRET or DB_URL (withheld: the vault server's keys)",
-      multiple: true,
-      delimiter: ',',
-    }),
+    'allow-env': allowEnvFlag(
+      "interpolate with the host's ENCRYPTION_KEY, JWT_SECRET or DB_URL (withheld: the vault server's keys)",
+    ),
     check: Flags.boolean({
       summary: 'list every problem (errors, warnings, info) instead of rendering; exit 10 on errors',
     }),

@@ -13,6 +13,7 @@ import type { RotateResult } from '../rotate/rotate-secret.js'
 import { formatDueReport, formatRotateReport } from '../rotate/report.js'
 import { readSecretValue } from '../cli/read-secret.js'
 import { rotatorChoice, rotatorFlags } from '../cli/rotator-flags.js'
+import { allowEnvFlag } from '../cli/allow-env-flag.js'
 
 export default class Rotate extends BaseCommand<typeof Rotate> {
   static override summary = 'rotate a secret and recreate exactly the services that use it'
@@ -63,12 +64,7 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
   static override args = { name: Args.string({ description: 'secret name (UPPER_SNAKE_CASE)' }) }
   static override flags = {
     ...connectionFlags,
-    'allow-env': Flags.string({
-      summary: 'let a secret whose name controls the host (DOCKER_HOST, COMPOSE_*, ...) reach compose',
-      multiple: true,
-      multipleNonGreedy: true,
-      delimiter: ',',
-    }),
+    'allow-env': allowEnvFlag(),
     due: Flags.boolean({ summary: 'list secrets older than their recommended age; exit 10 when one is due' }),
     env: envFlag,
     file: Flags.string({

@@ -4,6 +4,7 @@ import { profileFlag } from '../compose/profile-flag.js'
 import { resolveConnectionSettings } from '../client/connect.js'
 import { UsageError } from '../errors.js'
 import { prepareRun, type RunOptions } from '../flows/run.js'
+import { allowEnvFlag } from '../cli/allow-env-flag.js'
 
 export default class Run extends BaseCommand<typeof Run> {
   static override summary = "run a command with the environment's secrets in its environment"
@@ -38,13 +39,9 @@ export default class Run extends BaseCommand<typeof Run> {
   static override flags = {
     ...connectionFlags,
     ...fallbackFlags,
-    'allow-env': Flags.string({
-      summary:
-        "let a secret whose name controls the host (DOCKER_HOST, COMPOSE_*, ...), or the host's ENCRYPTION_KEY, JWT_SECRET or DB_URL, reach the child",
-      multiple: true,
-      multipleNonGreedy: true,
-      delimiter: ',',
-    }),
+    'allow-env': allowEnvFlag(
+      "let a secret whose name controls the host (DOCKER_HOST, COMPOSE_*, ...), or the host's ENCRYPTION_KEY, JWT_SECRET or DB_URL, reach the child",
+    ),
     check: Flags.boolean({
       summary: 'run the render preflight first; refuse to start when a required variable is missing',
     }),

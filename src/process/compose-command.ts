@@ -4,6 +4,7 @@
  * the project directory, and whether `up` detaches (`-d`, `--detach`, `--wait`).
  */
 import { basename } from 'node:path'
+import { composeValueOptions } from './compose-value-options.js'
 
 export interface ComposeUp {
   files: string[]
@@ -12,20 +13,8 @@ export interface ComposeUp {
   detached: boolean
 }
 
-/** Global options of docker and of compose that take a value (so their value is not the subcommand). */
+/** Global options of docker that take a value (so their value is not the subcommand). */
 const dockerValued = new Set(['-c', '--context', '-H', '--host', '--config', '-l', '--log-level'])
-const composeValued = new Set([
-  '-f',
-  '--file',
-  '-p',
-  '--project-name',
-  '--project-directory',
-  '--env-file',
-  '--profile',
-  '--ansi',
-  '--progress',
-  '--parallel',
-])
 
 /** The compose `up` in `command args`, or undefined for any other command. */
 export function parseComposeUp(command: string, args: string[]): ComposeUp | undefined {
@@ -37,7 +26,7 @@ export function parseComposeUp(command: string, args: string[]): ComposeUp | und
     rest = rest.slice(index + 1)
   } else if (program !== 'docker-compose') return undefined
   const found: ComposeUp = { files: [], detached: false }
-  const index = subcommandIndex(rest, composeValued, (option, value) => {
+  const index = subcommandIndex(rest, composeValueOptions, (option, value) => {
     if (option === '-f' || option === '--file') found.files.push(value)
     if (option === '--project-directory') found.projectDirectory = value
     if (option === '-p' || option === '--project-name') found.projectName = value
@@ -52,7 +41,7 @@ export function parseComposeUp(command: string, args: string[]): ComposeUp | und
 /** The index of the first word that is neither an option nor an option's value. */
 function subcommandIndex(
   args: string[],
-  valued: Set<string>,
+  valued: ReadonlySet<string>,
   seen: (option: string, value: string) => void = () => undefined,
 ): number {
   for (let index = 0; index < args.length; index++) {

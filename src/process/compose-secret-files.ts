@@ -25,26 +25,7 @@ import {
   variantName,
   type SecretAccess,
 } from './compose-secret-access.js'
-
-/** compose v1 global options that take a value (the subcommand is the first other word). */
-const valueOptions = new Set([
-  '-f',
-  '--file',
-  '-p',
-  '--project-name',
-  '--project-directory',
-  '--env-file',
-  '--profile',
-  '-c',
-  '--context',
-  '-H',
-  '--host',
-  '--tlscacert',
-  '--tlscert',
-  '--tlskey',
-  '--log-level',
-  '--ansi',
-])
+import { composeValueOptions } from './compose-value-options.js'
 
 export interface ComposeInvocation {
   /** Global options before the subcommand, without -f / --project-directory. */
@@ -70,7 +51,7 @@ export function parseComposeV1(command: string, args: string[]): ComposeInvocati
       invocation.rest = args.slice(index + 1)
       break
     }
-    if (!valueOptions.has(flag)) {
+    if (!composeValueOptions.has(flag)) {
       invocation.globals.push(arg)
       continue
     }

@@ -125,21 +125,3 @@ describe('the README exit-code table', () => {
     expect(rows.find((row) => row.startsWith('| 1 |'))).toMatch(/a bug/)
   })
 })
-
-describe('exit 2: flags are parsed before anything is fetched', () => {
-  it.each([['export'], ['run', '--', 'true'], ['render']])(
-    'a bad --fallback-max-age: vault %s ... is a usage error, with no vault reachable',
-    async (command, ...rest) => {
-      const unreachable = { ...env, VAULT_DOMAIN: 'http://127.0.0.1:1' }
-      const result = await runCli(
-        [command, '--env', 'dev', '--fallback', '--fallback-max-age', 'soon', ...rest],
-        {
-          env: unreachable,
-          cwd: work,
-        },
-      )
-      expect(result.exitCode, result.stderr).toBe(ExitCode.usage)
-      expect(result.stderr).toMatch(/--fallback-max-age must be a duration such as 12h or 7d, got "soon"/)
-    },
-  )
-})

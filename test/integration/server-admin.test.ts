@@ -1,6 +1,6 @@
 /**
  * The vault server's admin side and its extras, against real components: the built CLI's admin
- * commands on a real SQLite file, webhooks delivered to a real receiver on 127.0.0.1, HTTPS with a
+ * commands beside a running server (the admin commands alone run in process: test/unit/commands/), webhooks delivered to a real receiver on 127.0.0.1, HTTPS with a
  * real certificate, ENCRYPTION_KEY rotation under a running server, secret rotation and revocation.
  */
 import { execFileSync } from 'node:child_process'
@@ -21,7 +21,6 @@ import {
   adminRevokeIdentity,
 } from '../../src/server/admin.js'
 import { startVault } from '../../src/server/server.js'
-import { openDriver } from '../../src/server/store/index.js'
 import { runCli } from '../helpers/cli.js'
 import { createTempHome } from '../helpers/temp-home.js'
 import { createDatabase, postgresOrNull } from '../helpers/components.js'
@@ -34,109 +33,6 @@ async function patch(vault: TestVault, token: string, name: string, value: strin
     body: JSON.stringify({ value }),
   })
 }
-
-describe('admin commands through the built CLI', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'vault-admin-'))
-  const env = { DB_URL: `sqlite://${join(dir, 'vault.db')}`, ENCRYPTION_KEY: randomBytes(32).toString('hex') }
-
-  it('initialises a vault, writes the stack .env with mode 600 and prints the secret once on stdout', async () => {
-    const init = await runCli(
-      [
-        'server',
-        'init',
-        '--admin-user',
-        'admin',
-        '--admin-password-stdin',
-        '--project',
-        'homelab',
-        '--environments',
-        'dev,prod,staging',
-        '--site-url',
-        'http://127.0.0.1:8200',
-        '--write-env',
-        join(dir, 'stack'),
-        '--json',
-      ],
-      { env, input: 'a long admin password\n' },
-    )
-    expect(init.exitCode).toBe(0)
-    const result = JSON.parse(init.stdout)
-    expect(result).toMatchObject({
-      projectName: 'homelab',
-      identityName: 'homelab-deployment',
-      environments: ['dev', 'prod', 'staging'],
-    })
-    const credentialsFile = join(dir, 'stack', '.vault', 'credentials')
-    expect(result.credentialsFile).toBe(credentialsFile)
-    expect(statSync(credentialsFile).mode & 0o777).toBe(0o600)
-    const clientSecret = /^VAULT_CLIENT_SECRET=(vs_\S+)$/m.exec(readFileSync(credentialsFile, 'utf8'))?.[1]
-    expect(clientSecret).toBeDefined()
-    expect(result).not.toHaveProperty('clientSecret')
-    expect(init.stdout + init.stderr).not.toContain(clientSecret)
-    expect(existsSync(join(dir, 'stack', '.env'))).toBe(false)
-    expect(readFileSync(join(dir, 'stack', '.gitignore'), 'utf8').split('\n')).toContain('.vault/')
-    const again = await runCli(
-      ['server', 'init', '--admin-user', 'admin', '--admin-password-stdin', '--project', 'homelab'],
-      { env, input: 'a long admin password' },
-    )
-    expect(again.exitCode).toBe(6)
-  })
-
-  it('creates, lists, rotates and revokes identities and environments, and audits it all', async () => {
-    const created = await runCli(
-      ['identity', 'create', 'ci', '--project', 'homelab', '--permissions', 'prod=read', '--json'],
-      { env },
-    )
-    expect(created.exitCode).toBe(0)
-    expect(JSON.parse(created.stdout)).toMatchObject({ name: 'ci', permissions: { prod: ['read'] } })
-    expect((await runCli(['env', 'create', 'qa', '-p', 'homelab'], { env })).exitCode).toBe(0)
-    expect((await runCli(['env', 'list', '-p', 'homelab'], { env })).stdout.split('\n')).toContain('qa')
-    const listed = await runCli(['identity', 'list', '-p', 'homelab', '--json'], { env })
-    expect(JSON.parse(listed.stdout).identities.map((identity: { name: string }) => identity.name)).toEqual([
-      'homelab-deployment',
-      'ci',
-    ])
-    expect(listed.stdout).not.toContain('vs_')
-    const rotated = await runCli(['identity', 'rotate-secret', 'ci', '-p', 'homelab', '--json'], { env })
-    expect(JSON.parse(rotated.stdout).clientSecret).toMatch(/^vs_/)
-    expect((await runCli(['identity', 'revoke', 'ci', '-p', 'homelab'], { env })).exitCode).toBe(0)
-    const audit = await runCli(['audit', 'list', '--json'], { env })
-    expect(JSON.parse(audit.stdout).events.map((event: { action: string }) => event.action)).toEqual([
-      'identity.revoke',
-      'identity.rotate-secret',
-      'environment.create',
-      'identity.create',
-      'project.init',
-    ])
-    const last = await runCli(['audit', 'list', '--last', '2', '--json'], { env })
-    expect(JSON.parse(last.stdout).events.map((event: { action: string }) => event.action)).toEqual([
-      'identity.revoke',
-      'identity.rotate-secret',
-    ])
-    expect(audit.stdout).not.toContain(JSON.parse(rotated.stdout).clientSecret)
-    expect((await runCli(['audit', 'verify'], { env })).exitCode).toBe(0)
-    const people = await runCli(['identity', 'list', '-p', 'homelab'], { env })
-    expect(people.stdout.split('\n')[0]).toMatch(/^NAME +CLIENT ID +STATE +PERMISSIONS$/)
-    expect(people.stdout).toMatch(/^ci +\S+ +revoked +prod=read$/m)
-    const events = await runCli(['audit', 'list'], { env })
-    expect(events.stdout.split('\n')[0]).toMatch(/^SEQ +AT +ACTOR +ACTION +ENV +TARGET +RESULT$/)
-    expect(events.stdout).toMatch(/ identity\.revoke +/)
-  })
-
-  it('reports a tampered audit log with exit code 8 and a wrong key with exit code 8', async () => {
-    const driver = openDriver(env.DB_URL)
-    await driver.transaction((tx) => tx.run(`UPDATE audit_events SET actor = 'someone-else' WHERE seq = 2`))
-    await driver.close()
-    const verify = await runCli(['audit', 'verify'], { env })
-    expect(verify.exitCode).toBe(8)
-    expect(verify.stderr).toMatch(/audit chain is broken at event 2/)
-    const wrong = await runCli(['env', 'list', '-p', 'homelab'], {
-      env: { ...env, ENCRYPTION_KEY: 'ab'.repeat(32) },
-    })
-    expect(wrong.exitCode).toBe(8)
-    expect(wrong.stderr).toMatch(/expects fingerprint [0-9a-f]{16}, got [0-9a-f]{16}/)
-  })
-})
 
 describe('a second stack: vault project create, and server init refusing a different admin password', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vault-project-'))

@@ -4,6 +4,7 @@ import { BaseCommand, connectionFlags, envFlag } from '../../cli/base-command.js
 import { connect } from '../../client/connect.js'
 import { formatProviderMessage, providerUp, type ProviderMessage } from '../../delivery/compose-provider.js'
 import { formatErrorReport, reportError } from '../../text/error-report.js'
+import { allowEnvFlag } from '../../cli/allow-env-flag.js'
 
 export default class Compose extends BaseCommand<typeof Compose> {
   static override summary = 'be a Docker Compose provider: give the services that depend on one their secrets'
@@ -39,12 +40,9 @@ export default class Compose extends BaseCommand<typeof Compose> {
   }
   static override flags = {
     ...connectionFlags,
-    'allow-env': Flags.string({
-      summary: 'let a secret whose name controls a process (PATH, LD_*, DOCKER_*, ...) through',
-      multiple: true,
-      multipleNonGreedy: true,
-      delimiter: ',',
-    }),
+    'allow-env': allowEnvFlag(
+      'let a secret whose name controls a process (PATH, LD_*, DOCKER_*, ...) through',
+    ),
     env: envFlag,
     'project-name': Flags.string({ summary: 'the compose project (compose passes it; nothing is kept)' }),
     raw: Flags.option({ options: ['true', 'false'] as const })({

@@ -5,6 +5,7 @@ import { connect } from '../../client/connect.js'
 import { secretMetadata, type SecretMetadata } from '../../client/vault-api.js'
 import { isDatabasePassword, rotatorHintFor } from '../../rotate/policy.js'
 import { rotatorChoice, rotatorFlags } from '../../cli/rotator-flags.js'
+import { allowEnvFlag } from '../../cli/allow-env-flag.js'
 
 export default class SecretsRollback extends BaseCommand<typeof SecretsRollback> {
   static override summary = "write a new version holding an earlier version's value"
@@ -33,12 +34,7 @@ export default class SecretsRollback extends BaseCommand<typeof SecretsRollback>
   }
   static override flags = {
     ...connectionFlags,
-    'allow-env': Flags.string({
-      summary: 'let a secret whose name controls the host (DOCKER_HOST, COMPOSE_*, ...) reach compose',
-      multiple: true,
-      multipleNonGreedy: true,
-      delimiter: ',',
-    }),
+    'allow-env': allowEnvFlag(),
     env: envFlag,
     file: Flags.string({
       char: 'f',

@@ -52,9 +52,12 @@ export default class ServerInit extends BaseCommand<typeof ServerInit> {
         ? await askConfirmedPassword()
         : ''
     if (!adminPassword && !interactive)
-      throw new UsageError('no admin password: not on a terminal and no --admin-password-stdin', {
-        hint: scriptHint,
-      })
+      throw new UsageError(
+        flags['admin-password-stdin']
+          ? 'no admin password on stdin (--admin-password-stdin)'
+          : 'no admin password: not on a terminal and no --admin-password-stdin',
+        { hint: scriptHint },
+      )
     const project = await ask(flags.project, 'project name', '--project')
     const siteUrl =
       flags['site-url'] ??

@@ -47,4 +47,37 @@ describe('vault pwgen', () => {
     expect(run.exitCode).toBe(0)
     expect(run.stdout).toMatch(/^[A-Za-z0-9]{8}\n$/)
   })
+
+  it('prints 48 characters with --length 48', async () => {
+    const run = await runCommand(Pwgen, ['--length', '48'])
+    expect(run.exitCode).toBe(0)
+    expect(run.stdout).toMatch(/^[A-Za-z0-9]{48}\n$/)
+  })
+
+  it('prints 64 hex characters with --bytes 32 --encoding hex', async () => {
+    const run = await runCommand(Pwgen, ['--bytes', '32', '--encoding', 'hex'])
+    expect(run.stdout).toMatch(/^[0-9a-f]{64}\n$/)
+  })
+
+  it('refuses --length 8 with exit 2 and one line on stderr', async () => {
+    const run = await runCommand(Pwgen, ['--length', '8'])
+    expect(run.exitCode).toBe(2)
+    expect(run.stdout).toBe('')
+    expect(run.stderr.trim().split('\n')).toEqual([
+      'Error: a length of 8 is too weak: use at least 16, or pass --allow-weak',
+    ])
+  })
+
+  it('--count 3 --charset hex --json: three 32-character hex values', async () => {
+    const run = await runCommand(Pwgen, ['--count', '3', '--charset', 'hex', '--json'])
+    const parsed = JSON.parse(run.stdout) as { values: string[] }
+    expect(parsed.values).toHaveLength(3)
+    for (const value of parsed.values) expect(value).toMatch(/^[0-9a-f]{32}$/)
+  })
+
+  it('a --json usage error is ERR_USAGE with exit 2', async () => {
+    const run = await runCommand(Pwgen, ['--length', '4', '--json'])
+    expect(run.exitCode).toBe(2)
+    expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'ERR_USAGE', exitCode: 2 } })
+  })
 })

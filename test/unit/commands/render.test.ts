@@ -1,16 +1,18 @@
+/** `vault render` in process: flags, --check, --json shapes and usage errors (moved from test/e2e/render.test.ts). */
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { runCli } from '../helpers/cli.js'
-import { createTempHome } from '../helpers/temp-home.js'
-import { writeStack } from '../helpers/compose-stack.js'
+import Render from '../../../src/commands/render.js'
+import { runCommand } from '../../helpers/run-command.js'
+import { createTempHome } from '../../helpers/temp-home.js'
+import { writeStack } from '../../helpers/compose-stack.js'
 
-const seed = fileURLToPath(new URL('../fixtures/compose/seed-stack/', import.meta.url))
+const seed = fileURLToPath(new URL('../../fixtures/compose/seed-stack/', import.meta.url))
 const seedFiles = ['-f', 'compose.yaml', '-f', 'compose.proxy.yaml']
 
 describe('vault render', () => {
   it('renders the seed stack with $ written as $$ and nothing on stderr', async () => {
-    const result = await runCli(['render', ...seedFiles], { cwd: seed, env: { PGID: '7' } })
+    const result = await runCommand(Render, [...seedFiles], { cwd: seed, env: { PGID: '7' } })
     expect(result.exitCode).toBe(0)
     expect(result.stderr).toBe('')
     const model = parse(result.stdout)
@@ -26,20 +28,20 @@ describe('vault render', () => {
   })
 
   it('prints JSON with --format json and the raw model with --no-interpolate', async () => {
-    const json = await runCli(['render', ...seedFiles, '--format', 'json'], { cwd: seed })
+    const json = await runCommand(Render, [...seedFiles, '--format', 'json'], { cwd: seed })
     expect(JSON.parse(json.stdout).services.db.environment.PGDATA).toBe('/srv/data/db')
-    const raw = await runCli(['render', ...seedFiles, '--no-interpolate'], { cwd: seed })
+    const raw = await runCommand(Render, [...seedFiles, '--no-interpolate'], { cwd: seed })
     expect(raw.exitCode).toBe(0)
     expect(parse(raw.stdout).services.db.environment.POSTGRES_PASSWORD).toBe('${DATABASE_PASSWORD:?err}')
   })
 
   it('lists who uses a variable and the variables', async () => {
-    const who = await runCli(['render', ...seedFiles, '--who-uses', 'DATA_DIR'], { cwd: seed })
+    const who = await runCommand(Render, [...seedFiles, '--who-uses', 'DATA_DIR'], { cwd: seed })
     expect(who.exitCode).toBe(0)
     expect(who.stdout.split('\n')[0]).toMatch(/^SERVICE\s+FIELD\s+LOCATION$/)
     expect(who.stdout).toMatch(/auth\s+environment\.DATA\s+compose\.yaml:21/)
     expect(who.stdout).toMatch(/db\s+environment\.PGDATA\s+compose\.yaml:31/)
-    const variables = await runCli(['render', ...seedFiles, '--variables', '--json'], { cwd: seed })
+    const variables = await runCommand(Render, [...seedFiles, '--variables', '--json'], { cwd: seed })
     const byName = Object.fromEntries(
       JSON.parse(variables.stdout).variables.map((variable: { name: string }) => [variable.name, variable]),
     )
@@ -52,7 +54,7 @@ describe('vault render', () => {
     const directory = writeStack({
       'compose.yaml': 'services:\n  a:\n    image: "x${NOPE}"\n    command: "$NOPE"\n',
     })
-    const result = await runCli(['render'], { cwd: directory })
+    const result = await runCommand(Render, [], { cwd: directory })
     expect(result.exitCode).toBe(0)
     expect(result.stderr).toBe('Warning: The "NOPE" variable is not set. Defaulting to a blank string.\n')
   })
@@ -72,7 +74,7 @@ describe('vault render --check', () => {
   }
 
   it('prints every problem in a table and exits 10 (the check found something)', async () => {
-    const result = await runCli(['render', '--check'], { cwd: writeStack(files) })
+    const result = await runCommand(Render, ['--check'], { cwd: writeStack(files) })
     expect(result.exitCode).toBe(10)
     const lines = result.stdout.trim().split('\n')
     expect(lines[0]).toMatch(/^LEVEL\s+VARIABLE\s+SERVICE\s+LOCATION\s+MESSAGE$/)
@@ -84,7 +86,7 @@ describe('vault render --check', () => {
   })
 
   it('prints the findings as JSON for scripts and still exits 10', async () => {
-    const result = await runCli(['render', '--check', '--json'], { cwd: writeStack(files) })
+    const result = await runCommand(Render, ['--check', '--json'], { cwd: writeStack(files) })
     expect(result.exitCode).toBe(10)
     const report = JSON.parse(result.stdout)
     expect(report).toMatchObject({ ok: false, errors: 2, warnings: 1 })
@@ -96,7 +98,7 @@ describe('vault render --check', () => {
   })
 
   it('exits 0 when every required variable has a value, warning for the secrets from the shell', async () => {
-    const result = await runCli(['render', '--check'], {
+    const result = await runCommand(Render, ['--check'], {
       cwd: writeStack(files),
       env: { TAG: '1', DB_PASSWORD: 'p', API_KEY: 'k' },
     })
@@ -110,7 +112,7 @@ describe('vault render --check', () => {
     "is an error when a stack's secret holds the host's %s, without printing it",
     async (setting) => {
       const canary = 'canary-vault-server-setting-5e1d'
-      const result = await runCli(['render', '--check', '--json'], {
+      const result = await runCommand(Render, ['--check', '--json'], {
         cwd: writeStack(files),
         env: { TAG: '1', DB_PASSWORD: canary, API_KEY: 'key-of-the-app', [setting]: canary },
       })
@@ -156,7 +158,7 @@ describe('vault render: bad input is one line with file and line, an exit code, 
     ],
     ['no compose file', { 'other.txt': '' }, 5, /^Error: no configuration file provided: not found$/],
   ])('%s', async (_, files, exitCode, message) => {
-    const result = await runCli(['render'], { cwd: writeStack(files as Record<string, string>) })
+    const result = await runCommand(Render, [], { cwd: writeStack(files as Record<string, string>) })
     expect(result.exitCode).toBe(exitCode)
     expect(result.stdout).toBe('')
     expect(result.stderr.split('\n')[0]).toMatch(message)
@@ -165,7 +167,7 @@ describe('vault render: bad input is one line with file and line, an exit code, 
   })
 
   it('a missing -f file exits 5', async () => {
-    const result = await runCli(['render', '-f', 'nope.yaml'], {
+    const result = await runCommand(Render, ['-f', 'nope.yaml'], {
       cwd: writeStack({ 'compose.yaml': 'services: {}\n' }),
     })
     expect(result.exitCode).toBe(5)
@@ -175,7 +177,7 @@ describe('vault render: bad input is one line with file and line, an exit code, 
   it('--env without a configured vault says what to set (exit 3)', async () => {
     const home = createTempHome()
     try {
-      const result = await runCli(['render', '--env', 'dev'], {
+      const result = await runCommand(Render, ['--env', 'dev'], {
         cwd: writeStack({ 'compose.yaml': 'services: {}\n' }),
         env: home.env,
       })
@@ -209,16 +211,19 @@ describe('vault render: include, profiles and validation through the CLI', () =>
 
   it('renders included services and enables a profile per --profile', async () => {
     const directory = writeStack(stack)
-    const plain = await runCli(['render', '--format', 'json'], { cwd: directory, env: { DB_PASSWORD: 'p' } })
+    const plain = await runCommand(Render, ['--format', 'json'], {
+      cwd: directory,
+      env: { DB_PASSWORD: 'p' },
+    })
     expect(plain.exitCode).toBe(0)
     expect(Object.keys(JSON.parse(plain.stdout).services)).toEqual(['db', 'web'])
     expect(plain.stdout).not.toContain('include')
-    const profiled = await runCli(['render', '--profile', 'monitoring', '--format', 'json'], {
+    const profiled = await runCommand(Render, ['--profile', 'monitoring', '--format', 'json'], {
       cwd: directory,
       env: { DB_PASSWORD: 'p', METRICS_TOKEN: 't' },
     })
     expect(Object.keys(JSON.parse(profiled.stdout).services)).toEqual(['db', 'metrics', 'web'])
-    const fromVariable = await runCli(['render', '--who-uses', 'METRICS_TOKEN'], {
+    const fromVariable = await runCommand(Render, ['--who-uses', 'METRICS_TOKEN'], {
       cwd: directory,
       env: { DB_PASSWORD: 'p', COMPOSE_PROFILES: 'monitoring' },
     })
@@ -227,7 +232,7 @@ describe('vault render: include, profiles and validation through the CLI', () =>
 
   it('--check reports the required variable of an included file with its file and line', async () => {
     const directory = writeStack(stack)
-    const result = await runCli(['render', '--check', '--json'], { cwd: directory })
+    const result = await runCommand(Render, ['--check', '--json'], { cwd: directory })
     expect(result.exitCode).not.toBe(0)
     const problem = JSON.parse(result.stdout).problems.find(
       (entry: { variable?: string }) => entry.variable === 'DB_PASSWORD',
@@ -240,8 +245,20 @@ describe('vault render: include, profiles and validation through the CLI', () =>
     const directory = writeStack({
       'compose.yaml': 'services:\n  web:\n    image: web\n    depends_on: [nope]\n',
     })
-    const result = await runCli(['render'], { cwd: directory })
+    const result = await runCommand(Render, [], { cwd: directory })
     expect(result.exitCode).toBe(2)
     expect(result.stderr).toMatch(/compose\.yaml:4: service "web" depends on undefined service "nope"/)
+  })
+})
+
+describe('vault render usage errors', () => {
+  it('a bad --fallback-max-age is a usage error (exit 2) before any vault is asked', async () => {
+    const run = await runCommand(Render, ['--env', 'dev', '--fallback', '--fallback-max-age', 'soon'], {
+      cwd: writeStack({ 'compose.yaml': 'services: {}\n' }),
+      env: { VAULT_DOMAIN: 'http://127.0.0.1:1', VAULT_CLIENT_ID: 'cid', VAULT_CLIENT_SECRET: 'x' },
+    })
+    expect(run.exitCode).toBe(2)
+    expect(run.stdout).toBe('')
+    expect(run.stderr).toMatch(/--fallback-max-age must be a duration such as 12h or 7d, got "soon"/)
   })
 })

@@ -1,0 +1,18 @@
+/** `vault proxy serve` in process (moved from the spawned test/integration/proxy-cli.test.ts). */
+import { describe, expect, it } from 'vitest'
+import ProxyServe from '../../../../src/commands/proxy/serve.js'
+import { runCommand } from '../../../helpers/run-command.js'
+
+describe('vault proxy serve', () => {
+  it.each([
+    [['--rules', 'GET /ok\nGET /bad('], /PROXY_RULES line 2: the pattern does not compile/],
+    [['--backend-addr', 'http://x'], /PROXY_BACKEND_ADDR "http:\/\/x" is not an address/],
+    [['--frontend-addr', 'tcp://:99999'], /PROXY_FRONTEND_ADDR/],
+    [['--log-level', '9'], /PROXY_LOG_LEVEL "9"/],
+    [['--rules-file', '/nonexistent/rules'], /cannot be read: ENOENT/],
+  ])('serve %j stops at startup with the reason', async (args, message) => {
+    const result = await runCommand(ProxyServe, args)
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr).toMatch(message)
+  })
+})
