@@ -14,6 +14,8 @@ export const crossModule = {
   // the tree of test/unit/ against src/ (this script's own test)
   'test-tree': 'the mirror of src/ in test/unit/',
   // the private Node and V8 interfaces the proxy relies on (docs/decisions.md), checked on each Node upgrade
+  // every command's --help, examples and --json offer against test/schemas
+  'commands/help': 'the help of every command',
   // oclif's compiled text the build patches (scripts/oclif-patches.mjs) and its pinned version
   'oclif-patches': "the patches to oclif's compiled files",
   'proxy/node-internals': "Node's internals under src/proxy/",

@@ -15,7 +15,7 @@ import { ExitCode } from '../../../src/errors.js'
 import Doctor from '../../../src/commands/doctor.js'
 import { runCommand } from '../../helpers/run-command.js'
 import { createTempHome } from '../../helpers/temp-home.js'
-import { canaryValues, startCliVault, type SeededVault } from './seeded-vault.js'
+import { canaryValues, startCliVault, type SeededVault } from '../../helpers/seeded-vault.js'
 
 // a real server and a database initialised in the hook: seconds on a loaded machine
 const serverStart = 60_000

@@ -12,7 +12,7 @@ import Export from '../../../src/commands/export.js'
 import { ExitCode } from '../../../src/errors.js'
 import { runCommand } from '../../helpers/run-command.js'
 import { createTempHome } from '../../helpers/temp-home.js'
-import { hostileValues, startCliVault, type SeededVault } from './seeded-vault.js'
+import { hostileValues, startCliVault, type SeededVault } from '../../helpers/seeded-vault.js'
 
 // a real server and a database initialised in the hook: seconds on a loaded machine
 const serverStart = 60_000

@@ -10,7 +10,7 @@ import Login from '../../../src/commands/login.js'
 import Logout from '../../../src/commands/logout.js'
 import { runCommand } from '../../helpers/run-command.js'
 import { createTempHome } from '../../helpers/temp-home.js'
-import { canaryValues as canaries, startCliVault, type SeededVault } from './seeded-vault.js'
+import { canaryValues as canaries, startCliVault, type SeededVault } from '../../helpers/seeded-vault.js'
 
 // a real server and a database initialised in the hook: seconds on a loaded machine
 const serverStart = 60_000

@@ -8,7 +8,7 @@ import EnvCreate from '../../../../src/commands/env/create.js'
 import EnvList from '../../../../src/commands/env/list.js'
 import { openDriver } from '../../../../src/server/store/index.js'
 import { runCommand } from '../../../helpers/run-command.js'
-import { initialisedAdminStore, type AdminStore } from '../admin-store.js'
+import { initialisedAdminStore, type AdminStore } from '../../../helpers/admin-store.js'
 
 // a real server and a database initialised in the hook: seconds on a loaded machine
 const serverStart = 60_000

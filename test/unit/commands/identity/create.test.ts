@@ -13,7 +13,7 @@ import IdentityList from '../../../../src/commands/identity/list.js'
 import IdentityRevoke from '../../../../src/commands/identity/revoke.js'
 import IdentityRotateSecret from '../../../../src/commands/identity/rotate-secret.js'
 import { runCommand } from '../../../helpers/run-command.js'
-import { initialisedAdminStore, type AdminStore } from '../admin-store.js'
+import { initialisedAdminStore, type AdminStore } from '../../../helpers/admin-store.js'
 
 // a real server and a database initialised in the hook: seconds on a loaded machine
 const serverStart = 60_000

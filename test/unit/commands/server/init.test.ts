@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import ServerInit from '../../../../src/commands/server/init.js'
 import { runCommand } from '../../../helpers/run-command.js'
-import { emptyAdminStore } from '../admin-store.js'
+import { emptyAdminStore } from '../../../helpers/admin-store.js'
 
 const store = emptyAdminStore()
 afterAll(() => store.cleanup())

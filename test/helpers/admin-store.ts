@@ -6,8 +6,8 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import ServerInit from '../../../src/commands/server/init.js'
-import { runCommand } from '../../helpers/run-command.js'
+import ServerInit from '../../src/commands/server/init.js'
+import { runCommand } from './run-command.js'
 
 export interface AdminStore {
   dir: string

@@ -7,9 +7,9 @@ import { mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { BaseCommand } from '../../../src/cli/base-command.js'
-import Pwgen from '../../../src/commands/pwgen.js'
-import { runCommand } from '../../helpers/run-command.js'
+import { BaseCommand } from '../../src/cli/base-command.js'
+import Pwgen from '../../src/commands/pwgen.js'
+import { runCommand } from './run-command.js'
 
 const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'vault-run-command-')))
 afterAll(() => rmSync(elsewhere, { recursive: true, force: true }))

@@ -6,8 +6,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTempHome, type TempHome } from '../../helpers/temp-home.js'
-import { deploymentApi, startVaultServer, type TestVault } from '../../helpers/vault-server.js'
+import { createTempHome, type TempHome } from './temp-home.js'
+import { deploymentApi, startVaultServer, type TestVault } from './vault-server.js'
 
 export interface SeededVault {
   server: TestVault
