@@ -2,15 +2,19 @@
  * Prints one plain closing line after the run, `tests: N passed, N failed, N skipped`, so that CI logs carry
  * a summary any reader understands, and lists the skipped tests by name so that no skip goes unnoticed.
  * Before it, each project's files and the time its files took (summed over files, which run in parallel),
- * and the run's wall time.
+ * and the run's wall time. With VAULT_TEST_WRITE_SECONDS=1 it also writes the seconds of each file that took
+ * 5 s or more to test/harness/file-seconds.json, the order test/harness/sequencer.ts starts files in.
  */
+import { writeFileSync } from 'node:fs'
 import type { Reporter, TestModule } from 'vitest/node'
+import { fileSecondsPath } from './sequencer.js'
 
 export default class SummaryReporter implements Reporter {
   private readonly startedAt = performance.now()
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     process.stdout.write(projectTimes(testModules, performance.now() - this.startedAt))
+    if (process.env.VAULT_TEST_WRITE_SECONDS === '1') writeFileSeconds(testModules)
     let passed = 0
     let failed = 0
     const skipped: string[] = []
@@ -42,4 +46,13 @@ function projectTimes(testModules: ReadonlyArray<TestModule>, wallMs: number): s
       `  ${name.padEnd(12)} ${String(files).padStart(4)} files  ${(ms / 1000).toFixed(1).padStart(7)} s`,
   )
   return `\nproject times (file time summed; files run in parallel):\n${lines.join('\n')}\n  wall time ${(wallMs / 1000).toFixed(1)} s\n`
+}
+
+/** The seconds of each file of 5 s or more, longest first, for the sequencer of a checkout without a cache. */
+function writeFileSeconds(testModules: ReadonlyArray<TestModule>): void {
+  const seconds = testModules
+    .map((module) => [module.relativeModuleId, Math.round(module.diagnostic().duration / 1000)] as const)
+    .filter(([, duration]) => duration >= 5)
+    .sort(([pathA, a], [pathB, b]) => b - a || pathA.localeCompare(pathB))
+  writeFileSync(fileSecondsPath, `${JSON.stringify(Object.fromEntries(seconds), null, 2)}\n`)
 }
