@@ -11,6 +11,11 @@ const measuredAlone = ['test/integration/proxy-floods.test.ts']
  */
 const workers = Number(process.env.VAULT_TEST_WORKERS ?? 6)
 
+/** Every project's files report their CPU seconds to the summary (test/harness/file-cpu.ts). */
+const withFileCpu = (project: { test: Record<string, unknown> }) => ({
+  test: { ...project.test, setupFiles: ['test/harness/file-cpu.ts'] },
+})
+
 export default defineConfig({
   test: {
     reporters: ['default', './test/harness/summary-reporter.ts'],
@@ -87,6 +92,6 @@ export default defineConfig({
           hookTimeout: 180_000,
         },
       },
-    ],
+    ].map(withFileCpu),
   },
 })
