@@ -1,18 +1,26 @@
 import { defineConfig } from 'vitest/config'
+import LongestFirstSequencer from './test/harness/sequencer.js'
 
 /** Tests that measure latency under load: they run last, alone, so other tests' CPU does not count. */
 const measuredAlone = ['test/integration/proxy-floods.test.ts']
 
 /**
- * Workers: the I/O-bound projects (they wait on child processes, servers and the engine, not the CPU)
- * run several files at once on this 2-core machine; VAULT_TEST_WORKERS overrides the pool's size.
+ * Workers: one pool for every project but 'measured' (the integration files beside the others, longest
+ * file first: test/harness/sequencer.ts). The files mostly wait on child processes, servers and the
+ * engine, not the CPU, so 6 run at once on this 2-core machine; VAULT_TEST_WORKERS sets the pool's size.
  */
-const workers = Number(process.env.VAULT_TEST_WORKERS ?? 4)
+const workers = Number(process.env.VAULT_TEST_WORKERS ?? 6)
+
+/** Every project's files report their CPU seconds to the summary (test/harness/file-cpu.ts). */
+const withFileCpu = (project: { test: Record<string, unknown> }) => ({
+  test: { ...project.test, setupFiles: ['test/harness/file-cpu.ts'] },
+})
 
 export default defineConfig({
   test: {
     reporters: ['default', './test/harness/summary-reporter.ts'],
     maxWorkers: workers,
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         test: {
@@ -52,10 +60,8 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           exclude: measuredAlone,
           globalSetup: ['test/harness/global-setup.ts'],
-          maxWorkers: Math.min(workers, Number(process.env.VAULT_TEST_INTEGRATION_WORKERS ?? 3)),
-          // a group of its own (vitest runs groups one after another): it shares one engine and one
-          // PostgreSQL, so it gets fewer workers than the projects before it
-          sequence: { groupOrder: 1 },
+          // beside the other projects: its files use their own compose projects, containers, databases
+          // and ports on the shared engine and PostgreSQL
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },
@@ -66,11 +72,11 @@ export default defineConfig({
           include: measuredAlone,
           globalSetup: ['test/harness/global-setup.ts'],
           maxWorkers: 1,
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 1 },
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },
       },
-    ],
+    ].map(withFileCpu),
   },
 })

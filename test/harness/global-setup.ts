@@ -2,6 +2,9 @@
  * Vitest global set-up of the integration project: one private engine and one private PostgreSQL for
  * the whole run, handed to tests through `inject('components')`. When a component cannot start, its
  * tests are skipped visibly; with VAULT_TEST_REQUIRE_COMPONENTS=1 (CI) the run fails instead.
+ * Every project naming this set-up (integration, measured) shares the same components: vitest runs the
+ * set-ups one after another before the first test, and each start costs seconds; the last project's
+ * teardown stops them.
  */
 import type { TestProject } from 'vitest/node'
 import { engineUnavailableReason, startEngine, stopEngine, type EngineInfo } from './engine.js'
@@ -23,7 +26,30 @@ const wanted = (name: string) =>
   (process.env.VAULT_TEST_COMPONENTS ?? 'engine,postgres').split(',').includes(name)
 const required = process.env.VAULT_TEST_REQUIRE_COMPONENTS === '1'
 
+/** The components of this run and how many projects still use them (one vitest process, many projects). */
+interface SharedComponents {
+  started: Promise<Components>
+  users: number
+}
+const sharedKey = Symbol.for('vault-test/components')
+const registry = globalThis as { [sharedKey]?: SharedComponents }
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const shared = (registry[sharedKey] ??= { started: startComponents(), users: 0 })
+  shared.users++
+  const components = await shared.started.catch((error: unknown) => {
+    shared.users--
+    throw error
+  })
+  project.provide('components', components)
+  return async () => {
+    if (--shared.users > 0) return
+    delete registry[sharedKey]
+    await teardown(components)
+  }
+}
+
+async function startComponents(): Promise<Components> {
   const components: Components = { engine: null, postgres: null, unavailable: {} }
   const [engine, postgres] = await Promise.allSettled([
     wanted('engine') ? start('engine', engineUnavailableReason, startEngine) : Promise.resolve(null),
@@ -50,8 +76,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     }
     process.stderr.write(`\n[vault tests] components unavailable, their tests will be SKIPPED:\n${text}\n\n`)
   }
-  project.provide('components', components)
-  return () => teardown(components)
+  return components
 }
 
 async function start<T>(

@@ -1,16 +1,20 @@
 /**
  * Prints one plain closing line after the run, `tests: N passed, N failed, N skipped`, so that CI logs carry
  * a summary any reader understands, and lists the skipped tests by name so that no skip goes unnoticed.
- * Before it, each project's files and the time its files took (summed over files, which run in parallel),
- * and the run's wall time.
+ * Before it, each project's files, the time and the CPU its files took (summed over files, which run in
+ * parallel), and the run's wall time. With VAULT_TEST_WRITE_SECONDS=1 it also writes the seconds of each file that took
+ * 5 s or more to test/harness/file-seconds.json, the order test/harness/sequencer.ts starts files in.
  */
+import { writeFileSync } from 'node:fs'
 import type { Reporter, TestModule } from 'vitest/node'
+import { fileSecondsPath } from './sequencer.js'
 
 export default class SummaryReporter implements Reporter {
   private readonly startedAt = performance.now()
 
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     process.stdout.write(projectTimes(testModules, performance.now() - this.startedAt))
+    if (process.env.VAULT_TEST_WRITE_SECONDS === '1') writeFileSeconds(testModules)
     let passed = 0
     let failed = 0
     const skipped: string[] = []
@@ -28,18 +32,32 @@ export default class SummaryReporter implements Reporter {
   }
 }
 
-/** One line per project: its files and the seconds they took (summed), then the run's wall time. */
+/**
+ * One line per project: its files, the seconds they took and their CPU seconds (both summed; the CPU of
+ * a file's worker and the processes it reaped, test/harness/file-cpu.ts), then the run's wall time.
+ */
 function projectTimes(testModules: ReadonlyArray<TestModule>, wallMs: number): string {
-  const projects = new Map<string, { files: number; ms: number }>()
+  const projects = new Map<string, { files: number; ms: number; cpu: number }>()
   for (const module of testModules) {
-    const entry = projects.get(module.project.name) ?? { files: 0, ms: 0 }
+    const entry = projects.get(module.project.name) ?? { files: 0, ms: 0, cpu: 0 }
     entry.files++
     entry.ms += module.diagnostic().duration
+    entry.cpu += module.meta().cpuSeconds ?? 0
     projects.set(module.project.name, entry)
   }
   const lines = [...projects].map(
-    ([name, { files, ms }]) =>
-      `  ${name.padEnd(12)} ${String(files).padStart(4)} files  ${(ms / 1000).toFixed(1).padStart(7)} s`,
+    ([name, { files, ms, cpu }]) =>
+      `  ${name.padEnd(12)} ${String(files).padStart(4)} files  ${(ms / 1000).toFixed(1).padStart(7)} s  cpu ${cpu.toFixed(1).padStart(7)} s`,
   )
-  return `\nproject times (file time summed; files run in parallel):\n${lines.join('\n')}\n  wall time ${(wallMs / 1000).toFixed(1)} s\n`
+  const cpu = [...projects.values()].reduce((sum, { cpu }) => sum + cpu, 0)
+  return `\nproject times (file time and CPU summed; files run in parallel):\n${lines.join('\n')}\n  wall time ${(wallMs / 1000).toFixed(1)} s, cpu ${cpu.toFixed(1)} s\n`
+}
+
+/** The seconds of each file of 5 s or more, longest first, for the sequencer of a checkout without a cache. */
+function writeFileSeconds(testModules: ReadonlyArray<TestModule>): void {
+  const seconds = testModules
+    .map((module) => [module.relativeModuleId, Math.round(module.diagnostic().duration / 1000)] as const)
+    .filter(([, duration]) => duration >= 5)
+    .sort(([pathA, a], [pathB, b]) => b - a || pathA.localeCompare(pathB))
+  writeFileSync(fileSecondsPath, `${JSON.stringify(Object.fromEntries(seconds), null, 2)}\n`)
 }
