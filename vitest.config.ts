@@ -25,8 +25,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          // test/helpers/*.test.ts: the tests of the test helpers themselves
-          include: ['test/unit/**/*.test.ts', 'test/helpers/**/*.test.ts'],
+          // test/helpers/*.test.ts and test/harness/*.test.ts: the tests of the test helpers and harness themselves
+          include: ['test/unit/**/*.test.ts', 'test/helpers/**/*.test.ts', 'test/harness/**/*.test.ts'],
           testTimeout: 20_000,
         },
       },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { TestSpecification, Vitest } from 'vitest/node'
-import LongestFirstSequencer from '../../harness/sequencer.js'
+import LongestFirstSequencer from './sequencer.js'
 
 const root = '/repo'
 
