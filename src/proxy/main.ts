@@ -30,7 +30,13 @@ export async function runProxyMain(args: readonly string[]): Promise<void> {
       if (!result.healthy) process.stderr.write(`unhealthy: ${result.reason}\n`)
       process.exit(result.healthy ? 0 : 1)
     }
-    const config = resolveProxyConfig(settingsFromArgs(args, process.env))
+    const settings = settingsFromArgs(args, process.env)
+    const config = resolveProxyConfig(settings)
+    if (settings.composePolicy?.length) {
+      // The compose loader (and its YAML parser) is evaluated only by a proxy that serves a policy.
+      const { loadComposePolicy } = await import('./compose-policy/load.js')
+      config.composePolicy = loadComposePolicy(settings.composePolicy, process.env)
+    }
     const logger = createLogger(config.logLevel, config.logFormat)
     process.on('uncaughtException', (error) =>
       logger.log('error', 'unexpected error', { reason: error.message }),

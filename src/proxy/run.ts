@@ -56,6 +56,7 @@ export async function runProxy(config: ProxyConfig, logger: ProxyLogger) {
       tls: config.frontendTls,
       maxConnections: config.maxConnections,
       guard: config.guard,
+      composePolicy: config.composePolicy,
     })
     proxy.server.on('error', (error) => logger.log('error', 'server error', { reason: error.message }))
     await listen(proxy, frontend)
@@ -67,6 +68,12 @@ export async function runProxy(config: ProxyConfig, logger: ProxyLogger) {
       ruleSets: describeRuleSets(config.ruleSets),
     })
   }
+  if (config.composePolicy)
+    logger.log('info', 'compose policy', {
+      project: config.composePolicy.project,
+      files: config.composePolicy.files.join(','),
+      services: [...config.composePolicy.services.keys()].join(','),
+    })
   if (!config.guard.enabled)
     logger.log('warning', 'THE HOST-ESCAPE GUARD IS OFF', {
       detail:

@@ -24,6 +24,7 @@ import type { ProxyLogger } from './log.js'
 import { everyoneSetName, type RuleSetConfig } from './rule-sets.js'
 import { defaultGuardSettings } from './guard-settings.js'
 import type { GuardSettings } from './guard.js'
+import type { ComposePolicy } from './compose-policy/policy.js'
 import type { Rule } from './rules.js'
 import { admitConnections } from './admission.js'
 import { fullCollection } from './exposed-gc.js'
@@ -54,6 +55,8 @@ export interface ProxyServerOptions {
   timeouts?: ProxyTimeouts
   /** The host-escape guard; on with its defaults unless given. */
   guard?: GuardSettings
+  /** A compose policy (compose-policy/): what its project's compose files allow. */
+  composePolicy?: ComposePolicy
 }
 
 /** The default connection cap (each open connection costs a few KB; 1,024 stay well under 64 MB). */
@@ -103,6 +106,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     backend: options.backend,
     logger: options.logger,
     guard: options.guard ?? defaultGuardSettings,
+    composePolicy: options.composePolicy,
     tunnels: new Set(),
     heldAnswers: createHeldBudget(options.budgets?.heldAnswerBytes ?? heldAnswerBudgetBytes, {
       collect: fullCollection,
