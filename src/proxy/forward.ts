@@ -140,7 +140,8 @@ export function handleRequest(
     })
   }
   const policy =
-    context.composePolicy && planComposeRequest(context.composePolicy, context.guard, { method, path, query: decision.query })
+    context.composePolicy &&
+    planComposeRequest(context.composePolicy, context.guard, { method, path, query: decision.query })
   if (policy && policy.action === 'refuse')
     return refuseForGuard(policy.refusal, bodyLength !== 0 || expectsContinue, 'compose policy')
   const plan =
@@ -163,15 +164,27 @@ export function handleRequest(
       .then(async (read) => {
         if (read.kind === 'gone') return
         if (read.kind === 'too-large')
-          return refuseForGuard({ field: 'body', reason: `the body is larger than ${guardBodyLimit} bytes` }, true)
+          return refuseForGuard(
+            { field: 'body', reason: `the body is larger than ${guardBodyLimit} bytes` },
+            true,
+          )
         const body = { body: read.body, contentType: req.headers['content-type'] }
         const verdict = await policy.decide(body, engineReader(context.backend))
         if ('reason' in verdict) return refuseForGuard(verdict, false, 'compose policy')
         const target = verdict.target ?? forwarded.target
-        forward(context, { req, res }, { ...forwarded, target, bodyLength: read.body.length, buffered: read.body }, record)
+        forward(
+          context,
+          { req, res },
+          { ...forwarded, target, bodyLength: read.body.length, buffered: read.body },
+          record,
+        )
       })
       .catch((error: Error) =>
-        refuseForGuard({ field: 'engine', reason: `the request could not be decided (${error.message})` }, true, 'compose policy'),
+        refuseForGuard(
+          { field: 'engine', reason: `the request could not be decided (${error.message})` },
+          true,
+          'compose policy',
+        ),
       )
     return
   }

@@ -80,8 +80,11 @@ export async function runProxy(config: ProxyConfig, logger: ProxyLogger) {
         'any client a rule allows to create containers, execs, services or volumes can take the host (privileged, host mounts, the engine socket); PROXY_GUARD=on restores the guard',
     })
   for (const set of allRuleSets(config.ruleSets)) {
-    for (const warning of exposureWarnings(set.rules, set.redactEnv))
+    for (const warning of exposureWarnings(set.rules, set.redactEnv)) {
+      // Under a compose policy a create is matched to its service's declared fields (compose-policy/).
+      if (config.composePolicy && warning.startsWith('POST /containers/create ')) continue
       logger.log('warning', 'rules expose', { ruleSet: set.name, detail: warning })
+    }
   }
   const bufferGarbage = boundBufferGarbage()
   let stopping: Promise<void> | undefined

@@ -186,12 +186,16 @@ export async function handleUpgrade(
     })
   }
   const policy =
-    context.composePolicy && planComposeRequest(context.composePolicy, context.guard, { method, path, query: decision.query })
+    context.composePolicy &&
+    planComposeRequest(context.composePolicy, context.guard, { method, path, query: decision.query })
   const plan =
     policy && policy.action !== 'pass'
       ? {
           action: 'refuse' as const,
-          refusal: { field: 'endpoint', reason: 'the compose policy decides this endpoint, never as an upgrade' },
+          refusal: {
+            field: 'endpoint',
+            reason: 'the compose policy decides this endpoint, never as an upgrade',
+          },
         }
       : planGuard(context.guard, { method, path, query: decision.query, hasBody: length > 0 })
   if (plan.action !== 'pass') {

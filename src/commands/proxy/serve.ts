@@ -28,7 +28,8 @@ export default class ProxyServe extends BaseCommand<typeof ProxyServe> {
       description: 'the same settings from the environment (as in a compose file)',
     },
     {
-      command: '<%= config.bin %> <%= command.id %> --compose-policy compose.yaml --frontend-addr unix:///run/deploy.sock',
+      command:
+        '<%= config.bin %> <%= command.id %> --compose-policy compose.yaml --frontend-addr unix:///run/deploy.sock',
       description:
         "only compose.yaml's project: create (nothing beyond what its services declare), start, stop, restart, remove; ps and logs. Variables: this environment, then the project's .env",
     },

@@ -42,7 +42,10 @@ function stringMap(value: unknown): Map<string, string> {
 }
 
 /** The networks or volumes of the file that compose creates (not `external`), by key, with engine names. */
-function declaredObjects(section: unknown, project: string): Map<string, DeclaredObject & { external: boolean }> {
+function declaredObjects(
+  section: unknown,
+  project: string,
+): Map<string, DeclaredObject & { external: boolean }> {
   const objects = new Map<string, DeclaredObject & { external: boolean }>()
   for (const [key, raw] of entries(section)) {
     const spec = record(raw)
@@ -66,7 +69,12 @@ function mountOf(entry: unknown, volumeName: (key: string) => string): DeclaredM
   const source = text(long.source) ?? ''
   return {
     type,
-    source: type === 'bind' ? cleanPath(posix.resolve('/', source)) : type === 'volume' && source ? volumeName(source) : '',
+    source:
+      type === 'bind'
+        ? cleanPath(posix.resolve('/', source))
+        : type === 'volume' && source
+          ? volumeName(source)
+          : '',
     target: cleanPath(text(long.target) ?? ''),
     readOnly: long.read_only === true,
   }
@@ -80,7 +88,9 @@ function devicesOf(value: unknown): { host: string; container: string }[] {
     }
     const spec = record(device)
     const host = text(spec.source)
-    return host === undefined ? [] : [{ host: cleanPath(host), container: cleanPath(text(spec.target) ?? host) }]
+    return host === undefined
+      ? []
+      : [{ host: cleanPath(host), container: cleanPath(text(spec.target) ?? host) }]
   })
 }
 
@@ -110,15 +120,21 @@ function fileMounts(service: Model, names: ProjectNames): DeclaredMount[] {
       if (file === undefined) return []
       const target = text(spec.target) ?? key
       const base = section === 'secrets' ? '/run/secrets' : '/'
-      return [{ type: 'bind' as const, source: file, target: cleanPath(posix.resolve(base, target)), readOnly: true }]
+      return [
+        {
+          type: 'bind' as const,
+          source: file,
+          target: cleanPath(posix.resolve(base, target)),
+          readOnly: true,
+        },
+      ]
     }),
   )
 }
 
 function servicePolicy(name: string, service: Model, names: ProjectNames): ServicePolicy {
   const declaredImages = [
-    text(service.image) ??
-      (service.build === undefined ? undefined : `${names.project}_${name}`),
+    text(service.image) ?? (service.build === undefined ? undefined : `${names.project}_${name}`),
     service.build === undefined || service.image !== undefined ? undefined : `${names.project}-${name}`,
   ].filter((image): image is string => image !== undefined)
   const networkMode = text(service.network_mode)
@@ -126,7 +142,9 @@ function servicePolicy(name: string, service: Model, names: ProjectNames): Servi
     ? service.networks.map(String)
     : Object.keys(record(service.networks))
   const networks =
-    networkMode !== undefined ? [] : (networkKeys.length > 0 ? networkKeys : ['default']).map(names.networkName)
+    networkMode !== undefined
+      ? []
+      : (networkKeys.length > 0 ? networkKeys : ['default']).map(names.networkName)
   return {
     name,
     images: new Set(declaredImages.flatMap(imageForms)),
@@ -140,10 +158,9 @@ function servicePolicy(name: string, service: Model, names: ProjectNames): Servi
     ],
     networkMode,
     networks: new Set(networks),
-    namespaces: Object.fromEntries(namespaceKeys.map(([field, key]) => [field, text(service[key])])) as Record<
-      NamespaceField,
-      string | undefined
-    >,
+    namespaces: Object.fromEntries(
+      namespaceKeys.map(([field, key]) => [field, text(service[key])]),
+    ) as Record<NamespaceField, string | undefined>,
     devices: devicesOf(service.devices),
     deviceCgroupRules: new Set(list(service.device_cgroup_rules).map(String)),
     securityOpt: new Set(list(service.security_opt).map(String)),

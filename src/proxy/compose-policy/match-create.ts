@@ -18,9 +18,12 @@ export const projectLabel = 'com.docker.compose.project'
 export const serviceLabel = 'com.docker.compose.service'
 
 const strings = (value: GoValue | undefined): string[] => (Array.isArray(value) ? (value as string[]) : [])
-const structs = (value: GoValue | undefined): GoStruct[] => (Array.isArray(value) ? (value as GoStruct[]) : [])
+const structs = (value: GoValue | undefined): GoStruct[] =>
+  Array.isArray(value) ? (value as GoStruct[]) : []
 const stringMap = (value: GoValue | undefined): Record<string, string> =>
-  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, string>) : {}
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, string>)
+    : {}
 const cleanPath = (path: string) => {
   const normal = posix.normalize(path)
   return normal.length > 1 && normal.endsWith('/') ? normal.slice(0, -1) : normal
@@ -100,7 +103,10 @@ function mountRefusal(service: ServicePolicy, mount: BodyMount): Refusal | null 
   if (mount.type === 'tmpfs') return null
   if (mount.type === 'volume' && (mount.source === '' || anonymousVolume.test(mount.source))) return null
   if (mount.type !== 'bind' && mount.type !== 'volume')
-    return { field: mount.field, reason: `${service_} does not declare a ${quoted(mount.type)} mount (${mount.field})` }
+    return {
+      field: mount.field,
+      reason: `${service_} does not declare a ${quoted(mount.type)} mount (${mount.field})`,
+    }
   if (service.mounts.some((declared) => mountMatches(declared, mount))) return null
   const kind = mount.type === 'bind' ? 'a bind of' : 'volume'
   const readOnly = service.mounts.some((declared) => mountMatches(declared, { ...mount, readOnly: true }))
@@ -137,7 +143,8 @@ function modeDeclared(declared: string | undefined, mode: string): boolean {
 function networkRefusal(service: ServicePolicy, config: GoStruct, prefix: string): Refusal | null {
   const mode = String(config.NetworkMode ?? '')
   if (mode === '') return null
-  const declared = service.networkMode !== undefined ? modeDeclared(service.networkMode, mode) : service.networks.has(mode)
+  const declared =
+    service.networkMode !== undefined ? modeDeclared(service.networkMode, mode) : service.networks.has(mode)
   if (declared) return null
   return {
     field: `${prefix}NetworkMode`,
@@ -149,17 +156,24 @@ function networkRefusal(service: ServicePolicy, config: GoStruct, prefix: string
 function hostFieldsRefusal(service: ServicePolicy, config: GoStruct, prefix: string): Refusal | null {
   const name = `service "${service.name}"`
   if (config.Privileged === true && !service.privileged)
-    return { field: `${prefix}Privileged`, reason: `${name} does not declare privileged: true (${prefix}Privileged)` }
+    return {
+      field: `${prefix}Privileged`,
+      reason: `${name} does not declare privileged: true (${prefix}Privileged)`,
+    }
   for (const cap of strings(config.CapAdd)) {
     const normal = normalizeCapability(cap)
     if (!service.capAdd.has(normal) && !service.capAdd.has('ALL'))
-      return { field: `${prefix}CapAdd`, reason: `${name} does not declare cap_add ${quoted(cap)} (${prefix}CapAdd)` }
+      return {
+        field: `${prefix}CapAdd`,
+        reason: `${name} does not declare cap_add ${quoted(cap)} (${prefix}CapAdd)`,
+      }
   }
   const network = networkRefusal(service, config, prefix)
   if (network) return network
   for (const field of Object.keys(defaultModes) as NamespaceField[]) {
     const mode = String(config[field] ?? '')
-    if (defaultModes[field].includes(mode.toLowerCase()) || modeDeclared(service.namespaces[field], mode)) continue
+    if (defaultModes[field].includes(mode.toLowerCase()) || modeDeclared(service.namespaces[field], mode))
+      continue
     return {
       field: `${prefix}${field}`,
       reason: `${name} does not declare ${namespaceKeys[field]}: ${mode} (${prefix}${field})`,
@@ -193,7 +207,8 @@ function hostFieldsRefusal(service: ServicePolicy, config: GoStruct, prefix: str
   }
   for (const [index, device] of structs(config.Devices).entries()) {
     const host = cleanPath(String(device.PathOnHost))
-    const inContainer = String(device.PathInContainer) === '' ? host : cleanPath(String(device.PathInContainer))
+    const inContainer =
+      String(device.PathInContainer) === '' ? host : cleanPath(String(device.PathInContainer))
     if (!service.devices.some((declared) => declared.host === host && declared.container === inContainer))
       return {
         field: `${prefix}Devices[${index}]`,
@@ -211,8 +226,7 @@ function hostFieldsRefusal(service: ServicePolicy, config: GoStruct, prefix: str
     const container = source.replace(/:(ro|rw)$/, '')
     const declared = service.volumesFrom.some(
       (entry) =>
-        entry.replace(/:(ro|rw)$/, '') === container ||
-        (!entry.startsWith('container:') && container !== ''),
+        entry.replace(/:(ro|rw)$/, '') === container || (!entry.startsWith('container:') && container !== ''),
     )
     if (!declared)
       return {
@@ -229,8 +243,10 @@ function hostFieldsRefusal(service: ServicePolicy, config: GoStruct, prefix: str
  */
 function residual(service: ServicePolicy, config: GoStruct): GoStruct {
   const rest: GoStruct = { ...config }
-  for (const field of ['Privileged', 'NetworkMode', ...Object.keys(defaultModes)]) rest[field] = typeof config[field] === 'boolean' ? false : ''
-  for (const field of ['CapAdd', 'Binds', 'Mounts', 'Devices', 'DeviceCgroupRules', 'VolumesFrom']) rest[field] = null
+  for (const field of ['Privileged', 'NetworkMode', ...Object.keys(defaultModes)])
+    rest[field] = typeof config[field] === 'boolean' ? false : ''
+  for (const field of ['CapAdd', 'Binds', 'Mounts', 'Devices', 'DeviceCgroupRules', 'VolumesFrom'])
+    rest[field] = null
   rest.SecurityOpt = strings(config.SecurityOpt).filter((opt) => !service.securityOpt.has(opt))
   const sysctls = stringMap(config.Sysctls)
   rest.Sysctls = Object.fromEntries(
@@ -239,7 +255,8 @@ function residual(service: ServicePolicy, config: GoStruct): GoStruct {
       .map((key) => [key, sysctls[key]!]),
   )
   if (service.runtime !== undefined && config.Runtime === service.runtime) rest.Runtime = ''
-  if (service.cgroupParent !== undefined && config.CgroupParent === service.cgroupParent) rest.CgroupParent = ''
+  if (service.cgroupParent !== undefined && config.CgroupParent === service.cgroupParent)
+    rest.CgroupParent = ''
   return rest
 }
 

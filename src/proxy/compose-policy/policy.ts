@@ -73,7 +73,8 @@ export function imageForms(reference: string): string[] {
   const hasTag = reference.includes('@') || reference.slice(lastSlash + 1).includes(':')
   const tagged = hasTag ? reference : `${reference}:latest`
   const first = tagged.split('/')[0]!
-  const hasRegistry = tagged.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost')
+  const hasRegistry =
+    tagged.includes('/') && (first.includes('.') || first.includes(':') || first === 'localhost')
   const path = hasRegistry ? tagged.slice(first.length + 1) : tagged
   const hub = !hasRegistry || first === 'docker.io' || first === 'index.docker.io'
   if (!hub) return [...new Set([reference, tagged])]

@@ -63,7 +63,12 @@ export type PolicyVerdict = Refusal | { target?: string }
 export type PolicyPlan =
   | { action: 'pass' }
   | { action: 'refuse'; refusal: Refusal }
-  | { action: 'decide'; decide: (body: PolicyBody, read: EngineRead) => Promise<PolicyVerdict> }
+  | {
+      action: 'decide'
+      decide: (body: PolicyBody, read: EngineRead) => Promise<PolicyVerdict>
+      /** Set where the body alone decides (creates): `vault proxy check --body` uses it. */
+      judge?: (body: PolicyBody) => PolicyVerdict
+    }
 
 const version = String.raw`(/v[0-9.]+)?`
 const containerCreate = new RegExp(String.raw`^${version}/containers/create/?$`)
@@ -165,26 +170,28 @@ function driverRefusal(
   return undeclared
 }
 
-async function decideNetworkCreate(policy: ComposePolicy, body: PolicyBody): Promise<PolicyVerdict> {
+function decideNetworkCreate(policy: ComposePolicy, body: PolicyBody): PolicyVerdict {
   const view = decoded(body, networkCreateShape)
   if (isRefusal(view)) return view
   const object = objectRefusal(policy, view, policy.networks, 'network')
   if (isRefusal(object)) return object
   if (view.Ingress === true || (view.ConfigFrom as GoStruct | null)?.Network)
-    return { field: 'Ingress', reason: `network ${quoted(object.name)} is declared without ingress or config-from` }
+    return {
+      field: 'Ingress',
+      reason: `network ${quoted(object.name)} is declared without ingress or config-from`,
+    }
   const options = driverRefusal(object, view, { driver: 'Driver', options: 'Options' }, 'network')
   if (isRefusal(options)) return options
   const key = Object.keys(options)[0]
   return key === undefined
     ? {}
-    : { field: 'Options', reason: `network ${quoted(object.name)} does not declare driver option ${quoted(key)} (Options)` }
+    : {
+        field: 'Options',
+        reason: `network ${quoted(object.name)} does not declare driver option ${quoted(key)} (Options)`,
+      }
 }
 
-async function decideVolumeCreate(
-  policy: ComposePolicy,
-  guard: GuardOptions,
-  body: PolicyBody,
-): Promise<PolicyVerdict> {
+function decideVolumeCreate(policy: ComposePolicy, guard: GuardOptions, body: PolicyBody): PolicyVerdict {
   const view = decoded(body, volumeCreateShape)
   if (isRefusal(view)) return view
   const object = objectRefusal(policy, view, policy.volumes, 'volume')
@@ -194,7 +201,10 @@ async function decideVolumeCreate(
   if (Object.keys(options).length === 0) return {}
   const refusal = volumeDriverRefusal(view.Driver!, options, 'DriverOpts', guard)
   return refusal
-    ? { field: refusal.field, reason: `volume ${quoted(object.name)} does not declare it, and ${refusal.reason}` }
+    ? {
+        field: refusal.field,
+        reason: `volume ${quoted(object.name)} does not declare it, and ${refusal.reason}`,
+      }
     : {}
 }
 
@@ -207,11 +217,18 @@ async function decideConnect(
   const view = decoded(body, networkConnectShape)
   if (isRefusal(view)) return view
   const containerName = String(view.Container)
-  const network = await projectObjectOrDeclared(policy, read, `${request.prefix}/networks/${encodeURIComponent(request.network)}`)
+  const network = await projectObjectOrDeclared(
+    policy,
+    read,
+    `${request.prefix}/networks/${encodeURIComponent(request.network)}`,
+  )
   if (isRefusal(network)) return network
   const answer = await read(`${request.prefix}/containers/${encodeURIComponent(containerName)}/json`)
   if ('failed' in answer || answer.status !== 200)
-    return { field: 'Container', reason: `container ${quoted(containerName)} could not be read from the engine` }
+    return {
+      field: 'Container',
+      reason: `container ${quoted(containerName)} could not be read from the engine`,
+    }
   const labels = labelsOf((answer.json as { Config?: unknown } | undefined)?.Config)
   const service = serviceOfLabels(policy, labels, `container ${quoted(containerName)}`)
   if (isRefusal(service)) return { ...service, field: 'Container' }
@@ -254,7 +271,10 @@ function imagePull(policy: ComposePolicy, query: string): PolicyPlan {
   if (imageForms(reference).some((form) => policy.images.has(form))) return { action: 'pass' }
   return {
     action: 'refuse',
-    refusal: { field: 'fromImage', reason: `no service of project "${policy.project}" declares image ${quoted(reference)} (fromImage)` },
+    refusal: {
+      field: 'fromImage',
+      reason: `no service of project "${policy.project}" declares image ${quoted(reference)} (fromImage)`,
+    },
   }
 }
 
@@ -269,21 +289,32 @@ export function planComposeRequest(
     action: 'decide',
     decide: run,
   })
+  const byBody = (judge: (body: PolicyBody) => PolicyVerdict): PolicyPlan => ({
+    action: 'decide',
+    decide: (body) => Promise.resolve(judge(body)),
+    judge,
+  })
   if (method === 'POST' && containerCreate.test(path))
-    return decide(async (body) => {
+    return byBody((body) => {
       const view = decoded(body, composeCreateShape)
       return isRefusal(view) ? view : (createRefusal(policy, view, guard) ?? {})
     })
   if (method === 'POST' && imageCreate.test(path)) return imagePull(policy, query)
-  if (method === 'POST' && networkCreate.test(path)) return decide((body) => decideNetworkCreate(policy, body))
+  if (method === 'POST' && networkCreate.test(path))
+    return byBody((body) => decideNetworkCreate(policy, body))
   if (method === 'POST' && volumeCreate.test(path))
-    return decide((body) => decideVolumeCreate(policy, guard, body))
+    return byBody((body) => decideVolumeCreate(policy, guard, body))
   const container = containerAction.exec(path)
   const isInspect = container !== null && container[3] === undefined && method !== 'DELETE'
   if (container && !isInspect) {
     const [, prefix = '', name = '', action = ''] = container
     return decide(async (_body, read) => {
-      const owned = await projectObject(policy, read, `${prefix}/containers/${encodeURIComponent(name)}/json`, `container ${quoted(name)}`)
+      const owned = await projectObject(
+        policy,
+        read,
+        `${prefix}/containers/${encodeURIComponent(name)}/json`,
+        `container ${quoted(name)}`,
+      )
       if (owned === 'absent') return {}
       if (isRefusal(owned)) return { ...owned, field: 'container' }
       return { target: `${prefix}/containers/${owned.id}${action}${query}` }
@@ -293,9 +324,16 @@ export function planComposeRequest(
   if (network && method !== 'GET' && method !== 'HEAD') {
     const [, prefix = '', name = '', action = ''] = network
     if (action !== '')
-      return decide((body, read) => decideConnect(policy, { prefix, network: name, action, query }, body, read))
+      return decide((body, read) =>
+        decideConnect(policy, { prefix, network: name, action, query }, body, read),
+      )
     return decide(async (_body, read) => {
-      const owned = await projectObject(policy, read, `${prefix}/networks/${encodeURIComponent(name)}`, `network ${quoted(name)}`)
+      const owned = await projectObject(
+        policy,
+        read,
+        `${prefix}/networks/${encodeURIComponent(name)}`,
+        `network ${quoted(name)}`,
+      )
       if (owned === 'absent') return {}
       if (isRefusal(owned)) return { ...owned, field: 'network' }
       return { target: `${prefix}/networks/${owned.id}${query}` }
@@ -305,7 +343,12 @@ export function planComposeRequest(
   if (volume) {
     const [, prefix = '', name = ''] = volume
     return decide(async (_body, read) => {
-      const owned = await projectObject(policy, read, `${prefix}/volumes/${encodeURIComponent(name)}`, `volume ${quoted(name)}`)
+      const owned = await projectObject(
+        policy,
+        read,
+        `${prefix}/volumes/${encodeURIComponent(name)}`,
+        `volume ${quoted(name)}`,
+      )
       if (owned === 'absent') return {}
       if (isRefusal(owned)) return { ...owned, field: 'volume' }
       return {}

@@ -23,9 +23,12 @@ const exclusive: [keyof ProxySettings, string][] = [
 export function composeRuleSetConfig(settings: ProxySettings): RuleSetConfig {
   for (const [key, name] of exclusive) {
     if (settings[key] !== undefined)
-      throw new UsageError(`PROXY_COMPOSE_POLICY and ${name} are given together: the compose policy is the rule set`, {
-        hint: 'run a second proxy for clients that need other rules',
-      })
+      throw new UsageError(
+        `PROXY_COMPOSE_POLICY and ${name} are given together: the compose policy is the rule set`,
+        {
+          hint: 'run a second proxy for clients that need other rules',
+        },
+      )
   }
   if (settings.redactEnv !== undefined && settings.redactEnv !== 'on' && settings.redactEnv !== 'off')
     throw new UsageError(`PROXY_REDACT_ENV "${settings.redactEnv}" is neither on nor off`)

@@ -12,6 +12,7 @@ import { loadComposePolicy } from '../../../src/proxy/compose-policy/load.js'
 import { planComposeRequest, type PolicyVerdict } from '../../../src/proxy/compose-policy/routes.js'
 import type { EngineRead } from '../../../src/proxy/compose-policy/engine-read.js'
 import type { ComposePolicy } from '../../../src/proxy/compose-policy/policy.js'
+import { checkRequest } from '../../../src/proxy/check.js'
 import { writeStack } from '../../helpers/compose-stack.js'
 
 const composeFile = `
@@ -102,27 +103,52 @@ function webBody(dir: string, hostConfig: Record<string, unknown> = {}) {
 
 describe('compose policy: loading', () => {
   it('reads names as the engine sees them, bind sources resolved against the project directory', () => {
-    const { dir, policy } = policyOf()
-    expect(policy.project).toBe(dir.split('/').pop()!.toLowerCase().replace(/[^a-z0-9_-]/g, ''))
+    const dir = writeStack({ 'compose.yaml': `name: app\n${composeFile}`, '.env': 'DATA_DIR=./data\n' })
+    const policy = loadComposePolicy(['compose.yaml'], { COMPOSE_PROFILES: '' }, dir)
+    const web = policy.services.get('web')!
+    expect(web.mounts).toEqual([
+      { type: 'bind', source: `${dir}/html`, target: '/usr/share/nginx/html', readOnly: true },
+      { type: 'volume', source: 'app_cache', target: '/var/cache/nginx', readOnly: false },
+      { type: 'bind', source: `${dir}/data/logs`, target: '/var/log/nginx', readOnly: false },
+    ])
+    expect([...web.networks]).toEqual(['app_front', 'app_back'])
+    expect([...policy.services.get('builder')!.networks]).toEqual(['app_default'])
+    expect([...policy.networks.keys()].sort()).toEqual(['app_back', 'app_default', 'app_front'])
+    expect([...policy.volumes.keys()]).toEqual(['app_cache'])
+    expect(policy.services.has('tools')).toBe(true)
+    expect(policy.images.has('docker.io/library/nginx:1.27')).toBe(true)
+    const narrowed = loadComposePolicy(['compose.yaml'], { COMPOSE_PROFILES: 'other' }, dir)
+    expect(narrowed.services.has('tools')).toBe(false)
+  })
+
+  it('merges several files in order, as -f does, with the environment before the .env', () => {
+    const dir = writeStack({
+      'compose.yaml': `name: app\n${composeFile}`,
+      'override.yaml':
+        'services:\n  proxy:\n    volumes:\n      - /srv/engine.sock:/var/run/docker.sock:ro\n',
+      '.env': 'DATA_DIR=./data\n',
+    })
+    const policy = loadComposePolicy(['compose.yaml', 'override.yaml'], { DATA_DIR: '/srv/data' }, dir)
+    expect(policy.services.get('proxy')!.mounts).toEqual([
+      { type: 'bind', source: '/srv/engine.sock', target: '/var/run/docker.sock', readOnly: true },
+    ])
+    expect(policy.services.get('web')!.mounts[2]).toMatchObject({ source: '/srv/data/logs' })
   })
 
   it('names the file and the missing variable when the project does not load', () => {
     const dir = writeStack({ 'compose.yaml': 'services:\n  a:\n    image: ${NEEDED:?set it}\n' })
-    expect(() => loadComposePolicy(['compose.yaml'], {}, dir)).toThrow(/PROXY_COMPOSE_POLICY compose.yaml: .*NEEDED/)
+    expect(() => loadComposePolicy(['compose.yaml'], {}, dir)).toThrow(
+      /PROXY_COMPOSE_POLICY compose.yaml: .*NEEDED/,
+    )
   })
 })
 
 describe('compose policy: container create', () => {
-  const named = (files?: Record<string, string>) => {
-    const loaded = policyOf({ ...(files ?? { 'compose.yaml': composeFile }), 'x/.keep': '' })
-    return { ...loaded, policy: { ...loaded.policy, project: 'app' } as ComposePolicy }
-  }
-  // The project name follows the temporary directory; re-name it `app` and rebuild the engine names.
+  // `name: app`: the engine names below are the project's.
   const load = () => {
     const dir = writeStack({ 'compose.yaml': `name: app\n${composeFile}`, '.env': 'DATA_DIR=./data\n' })
     return { dir, policy: loadComposePolicy(['compose.yaml'], {}, dir) }
   }
-  void named
 
   it("allows exactly what the service declares (docker-compose 1.29's body for web)", async () => {
     const { dir, policy } = load()
@@ -173,19 +199,28 @@ describe('compose policy: container create', () => {
 
   it('reads keys as dockerd does: case variants, the last one winning, and refuses exact repeats', async () => {
     const { dir, policy } = load()
-    const text = JSON.stringify(webBody(dir)).replace('"Privileged":false', '"Privileged":false,"privileged":true')
+    const text = JSON.stringify(webBody(dir)).replace(
+      '"Privileged":false',
+      '"Privileged":false,"privileged":true',
+    )
     expect(await create(policy, text)).toMatchObject({ field: 'HostConfig.Privileged' })
     const hostConfig = JSON.stringify(webBody(dir).HostConfig)
     // Go decodes a struct given twice into the one before: the later Privileged wins.
     const merged = JSON.stringify(webBody(dir)).replace(/\}$/, ',"hostconfig":{"Privileged":true}}')
     expect(await create(policy, merged)).toMatchObject({ field: 'HostConfig.Privileged' })
-    const undone = JSON.stringify(webBody(dir)).replace(/"HostConfig":\{/, '"hostconfig":{"Privileged":true},"HostConfig":{')
+    const undone = JSON.stringify(webBody(dir)).replace(
+      /"HostConfig":\{/,
+      '"hostconfig":{"Privileged":true},"HostConfig":{',
+    )
     expect(await create(policy, undone)).toEqual({})
     const exact = JSON.stringify(webBody(dir)).replace(
       /\}$/,
       `,"HostConfig":${hostConfig.replace('"Privileged":false', '"Privileged":true')}}`,
     )
-    expect(await create(policy, exact)).toMatchObject({ field: 'body', reason: expect.stringMatching(/repeats a key/) })
+    expect(await create(policy, exact)).toMatchObject({
+      field: 'body',
+      reason: expect.stringMatching(/repeats a key/),
+    })
   })
 
   it('refuses the host fields at the top level of the body (a 20.10 engine reads them there)', async () => {
@@ -202,13 +237,19 @@ describe('compose policy: container create', () => {
     })
     expect(await create(policy, withLabels({}))).toMatchObject({ field: 'Labels.com.docker.compose.project' })
     for (const name of ['evil', 'constructor', '__proto__', 'toString', 'hasOwnProperty']) {
-      const body = JSON.stringify(withLabels(labels('web'))).replace('"com.docker.compose.service":"web"', `"com.docker.compose.service":${JSON.stringify(name)}`)
+      const body = JSON.stringify(withLabels(labels('web'))).replace(
+        '"com.docker.compose.service":"web"',
+        `"com.docker.compose.service":${JSON.stringify(name)}`,
+      )
       expect(await create(policy, body), name).toEqual({
         field: 'Labels.com.docker.compose.service',
         reason: `project "app" has no service ${JSON.stringify(name)} (Labels.com.docker.compose.service)`,
       })
     }
-    const protoProject = JSON.stringify(webBody(dir)).replace('"com.docker.compose.project":"app",', '"__proto__":"app",')
+    const protoProject = JSON.stringify(webBody(dir)).replace(
+      '"com.docker.compose.project":"app",',
+      '"__proto__":"app",',
+    )
     expect(await create(policy, protoProject)).toMatchObject({ field: 'Labels.com.docker.compose.project' })
   })
 
@@ -233,7 +274,10 @@ describe('compose policy: container create', () => {
       reason: 'service "web" does not declare pid: host (HostConfig.PidMode)',
     })
     expect(
-      await create(policy, webBody(dir, { Devices: [{ PathOnHost: '/dev/sda', PathInContainer: '/dev/sda' }] })),
+      await create(
+        policy,
+        webBody(dir, { Devices: [{ PathOnHost: '/dev/sda', PathInContainer: '/dev/sda' }] }),
+      ),
     ).toMatchObject({ field: 'HostConfig.Devices[0]' })
     expect(
       await create(policy, webBody(dir, { Mounts: [{ Type: 'bind', Source: '/', Target: '/host' }] })),
@@ -255,14 +299,18 @@ describe('compose policy: container create', () => {
       },
     })
     expect(await create(policy, proxy({}))).toEqual({})
-    expect(await create(policy, proxy({ SecurityOpt: ['seccomp=unconfined', 'apparmor=unconfined'] }))).toMatchObject({
+    expect(
+      await create(policy, proxy({ SecurityOpt: ['seccomp=unconfined', 'apparmor=unconfined'] })),
+    ).toMatchObject({
       field: 'HostConfig.SecurityOpt',
       reason: expect.stringMatching(/^service "proxy" does not declare it, and .*apparmor=unconfined/),
     })
     expect(await create(policy, proxy({ Sysctls: { 'kernel.domainname': 'other' } }))).toMatchObject({
       field: 'HostConfig.Sysctls',
     })
-    expect(await create(policy, proxy({ MaskedPaths: [] }))).toMatchObject({ field: 'HostConfig.MaskedPaths' })
+    expect(await create(policy, proxy({ MaskedPaths: [] }))).toMatchObject({
+      field: 'HostConfig.MaskedPaths',
+    })
     const tools = {
       Image: 'busybox',
       Labels: labels('tools'),
@@ -298,15 +346,35 @@ describe('compose policy: networks, volumes, pulls and container actions', () =>
 
   it('creates only declared networks and volumes, with their declared drivers and options', async () => {
     const policy = load()
-    const network = (body: Record<string, unknown>) => decide(policy, { path: '/v1.41/networks/create' }, body)
+    const network = (body: Record<string, unknown>) =>
+      decide(policy, { path: '/v1.41/networks/create' }, body)
     expect(
-      await network({ Name: 'app_back', Driver: 'bridge', Options: { 'com.docker.network.bridge.name': 'br-back' }, Labels: networkLabels }),
+      await network({
+        Name: 'app_back',
+        Driver: 'bridge',
+        Options: { 'com.docker.network.bridge.name': 'br-back' },
+        Labels: networkLabels,
+      }),
     ).toEqual({})
-    expect(await network({ Name: 'app_other', Driver: 'bridge', Labels: networkLabels })).toMatchObject({ field: 'Name' })
+    expect(await network({ Name: 'app_other', Driver: 'bridge', Labels: networkLabels })).toMatchObject({
+      field: 'Name',
+    })
     expect(
-      await network({ Name: 'app_back', Driver: 'macvlan', Options: { parent: 'eth0' }, Labels: networkLabels }),
+      await network({
+        Name: 'app_back',
+        Driver: 'macvlan',
+        Options: { parent: 'eth0' },
+        Labels: networkLabels,
+      }),
     ).toMatchObject({ field: 'Driver' })
-    expect(await network({ Name: 'app_front', Driver: 'bridge', Options: { parent: 'eth0' }, Labels: networkLabels })).toMatchObject({
+    expect(
+      await network({
+        Name: 'app_front',
+        Driver: 'bridge',
+        Options: { parent: 'eth0' },
+        Labels: networkLabels,
+      }),
+    ).toMatchObject({
       field: 'Options',
     })
     expect(await network({ Name: 'app_back', Labels: labels('x', 'other') })).toMatchObject({
@@ -315,7 +383,12 @@ describe('compose policy: networks, volumes, pulls and container actions', () =>
     const volume = (body: Record<string, unknown>) => decide(policy, { path: '/v1.41/volumes/create' }, body)
     expect(await volume({ Name: 'app_cache', Driver: 'local', Labels: labels('x') })).toEqual({})
     expect(
-      await volume({ Name: 'app_cache', Driver: 'local', DriverOpts: { o: 'bind', device: '/etc' }, Labels: labels('x') }),
+      await volume({
+        Name: 'app_cache',
+        Driver: 'local',
+        DriverOpts: { o: 'bind', device: '/etc' },
+        Labels: labels('x'),
+      }),
     ).toMatchObject({ field: 'DriverOpts.device' })
   })
 
@@ -335,16 +408,22 @@ describe('compose policy: networks, volumes, pulls and container actions', () =>
     const engine =
       (answers: Record<string, unknown>): EngineRead =>
       (target) =>
-        Promise.resolve(target in answers ? { status: 200, json: answers[target] } : { status: 404, json: {} })
+        Promise.resolve(
+          target in answers ? { status: 200, json: answers[target] } : { status: 404, json: {} },
+        )
     const read = engine({
       '/v1.41/containers/app_web_1/json': { Id: 'a'.repeat(64), Config: { Labels: labels('web') } },
       '/v1.41/containers/other/json': { Id: 'b'.repeat(64), Config: { Labels: labels('web', 'other') } },
       '/v1.41/containers/proto/json': { Id: 'c'.repeat(64), Config: { Labels: { __proto__: 'app' } } },
     })
-    expect(await decide(policy, { path: '/v1.41/containers/app_web_1/stop', query: '?t=10' }, undefined, read)).toEqual({
+    expect(
+      await decide(policy, { path: '/v1.41/containers/app_web_1/stop', query: '?t=10' }, undefined, read),
+    ).toEqual({
       target: `/v1.41/containers/${'a'.repeat(64)}/stop?t=10`,
     })
-    expect(await decide(policy, { method: 'DELETE', path: '/v1.41/containers/other' }, undefined, read)).toEqual({
+    expect(
+      await decide(policy, { method: 'DELETE', path: '/v1.41/containers/other' }, undefined, read),
+    ).toEqual({
       field: 'container',
       reason: 'container "other" is not project "app"\'s (its label com.docker.compose.project is "other")',
     })
@@ -352,5 +431,41 @@ describe('compose policy: networks, volumes, pulls and container actions', () =>
       field: 'container',
     })
     expect(await decide(policy, { method: 'GET', path: '/v1.41/containers/json' })).toBe('pass')
+  })
+})
+
+describe('compose policy: vault proxy check', () => {
+  it('explains a create as the proxy decides it, and says what waits for the engine', () => {
+    const dir = writeStack({ 'compose.yaml': `name: app\n${composeFile}`, '.env': 'DATA_DIR=./data\n' })
+    const composePolicy = loadComposePolicy(['compose.yaml'], {}, dir)
+    const settings = { composePolicy: ['compose.yaml'] }
+    const body = (hostConfig: Record<string, unknown>) => ({
+      bytes: Buffer.from(
+        JSON.stringify({ ...webBody(dir), HostConfig: { ...webBody(dir).HostConfig, ...hostConfig } }),
+      ),
+      contentType: 'application/json',
+    })
+    const check = (method: string, path: string, checked?: ReturnType<typeof body>) =>
+      checkRequest(settings, method, path, { body: checked, composePolicy })
+    expect(check('POST', '/v1.41/containers/create', body({}))).toMatchObject({
+      decision: 'allow',
+      ruleSet: 'compose-policy',
+    })
+    expect(check('POST', '/v1.41/containers/create', body({ Privileged: true }))).toMatchObject({
+      decision: 'deny',
+      field: 'HostConfig.Privileged',
+      reason: 'compose policy: service "web" does not declare privileged: true (HostConfig.Privileged)',
+    })
+    expect(check('POST', '/v1.41/containers/app_web_1/stop')).toMatchObject({
+      decision: 'allow',
+      reason: expect.stringMatching(/only for project "app"'s own containers/),
+    })
+    expect(check('POST', '/v1.41/containers/app_web_1/exec')).toMatchObject({
+      decision: 'deny',
+      reason: 'no rule allows it',
+    })
+    expect(() => checkRequest({ ...settings, preset: 'management' }, 'GET', '/_ping')).toThrow(
+      /PROXY_COMPOSE_POLICY and PROXY_PRESET are given together/,
+    )
   })
 })
