@@ -48,11 +48,6 @@ networks:
   back: { driver_opts: { com.docker.network.bridge.name: br-back } }
 `
 
-function policyOf(files: Record<string, string> = { 'compose.yaml': composeFile }) {
-  const dir = writeStack({ ...files, '.env': 'DATA_DIR=./data\n' })
-  return { dir, policy: loadComposePolicy(['compose.yaml'], {}, dir) }
-}
-
 const labels = (service: string, project = 'app') => ({
   'com.docker.compose.project': project,
   'com.docker.compose.service': service,
