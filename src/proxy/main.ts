@@ -12,6 +12,9 @@ import { createLogger } from './log.js'
 import { runProxy } from './run.js'
 import { settingsFromArgs } from './settings.js'
 
+/** The module that loads a compose policy (see runProxyMain). */
+const composePolicyLoader = './compose-policy/load.js'
+
 function fail(error: unknown): never {
   const message = error instanceof Error ? error.message : String(error)
   const hint = error instanceof VaultError && error.hint ? `\nhint: ${error.hint}` : ''
@@ -33,8 +36,12 @@ export async function runProxyMain(args: readonly string[]): Promise<void> {
     const settings = settingsFromArgs(args, process.env)
     const config = resolveProxyConfig(settings)
     if (settings.composePolicy?.length) {
-      // The compose loader (and its YAML parser) is evaluated only by a proxy that serves a policy.
-      const { loadComposePolicy } = await import('./compose-policy/load.js')
+      // The compose loader (and its YAML parser) stays out of the bundle: a specifier that is not a
+      // literal is not bundled, so a proxy without a policy never parses it (bundled, it made main.js
+      // 310 KB instead of 191 KB); this loads tsc's dist/proxy/compose-policy/load.js and its imports.
+      const { loadComposePolicy } = (await import(
+        composePolicyLoader
+      )) as typeof import('./compose-policy/load.js')
       config.composePolicy = loadComposePolicy(settings.composePolicy, process.env)
     }
     const logger = createLogger(config.logLevel, config.logFormat)
