@@ -179,6 +179,18 @@ describe.skipIf(!engine)(
       for (const service of services) expect(ps.stdout).toMatch(new RegExp(`${project}_${service}_1 .* Up`))
       const logs = await compose(committed(), 'logs', '--tail', '5', 'database')
       expect(logs.code, logs.stderr).toBe(0)
+      // A recreate: 1.29 stops the old container, renames it, creates the new one and removes the old.
+      const recreate = await compose(
+        committed(),
+        'up',
+        '-d',
+        '--force-recreate',
+        '--timeout',
+        '1',
+        'database',
+      )
+      expect(recreate.code, recreate.stderr).toBe(0)
+      expect(recreate.stderr).toMatch(/Recreating policytest_database_1 +\.\.\. done/)
       const down = await compose(committed(), 'down', '--timeout', '1')
       expect(down.code, down.stderr).toBe(0)
       expect(await containers()).toEqual([])
@@ -221,25 +233,30 @@ describe.skipIf(!engine)(
     ])(
       'refuses the stack with $change, naming the service and the field',
       async ({ edit, service, message, field }) => {
-        const logged = proxyLog.length
-        const up = await compose(editedCopy(service, edit), 'up', '-d', service)
-        expect(up.code).not.toBe(0)
-        expect(up.stderr).toContain(
-          `Cannot create container for service ${service}: vault proxy refused POST /v1.41/containers/create: `,
-        )
-        if (typeof message === 'string') expect(up.stderr).toContain(message)
-        else expect(up.stderr).toMatch(message)
-        expect(await containers()).toEqual([])
-        const refusal = proxyLog
-          .slice(logged)
-          .split('\n')
-          .find((line) => line.includes('decision=deny'))!
-        expect(refusal).toMatch(/client=127\.0\.0\.1:\d+ /)
-        expect(refusal).toContain('ruleSet=compose-policy')
-        expect(refusal).toMatch(
-          new RegExp(`field=${typeof field === 'string' ? field.replace(/[.[\]]/g, '\\$&') : field.source}`),
-        )
-        await compose(committed(), 'down', '--timeout', '1')
+        try {
+          const logged = proxyLog.length
+          const up = await compose(editedCopy(service, edit), 'up', '-d', service)
+          expect(up.code).not.toBe(0)
+          expect(up.stderr).toContain(
+            `Cannot create container for service ${service}: vault proxy refused POST /v1.41/containers/create: `,
+          )
+          if (typeof message === 'string') expect(up.stderr).toContain(message)
+          else expect(up.stderr).toMatch(message)
+          expect(await containers()).toEqual([])
+          const refusal = proxyLog
+            .slice(logged)
+            .split('\n')
+            .find((line) => line.includes('decision=deny'))!
+          expect(refusal).toMatch(/client=127\.0\.0\.1:\d+ /)
+          expect(refusal).toContain('ruleSet=compose-policy')
+          expect(refusal).toMatch(
+            new RegExp(
+              `field=${typeof field === 'string' ? field.replace(/[.[\]]/g, '\\$&') : field.source}`,
+            ),
+          )
+        } finally {
+          await compose(committed(), 'down', '--timeout', '1')
+        }
       },
       300_000,
     )

@@ -189,7 +189,8 @@ export function policyOfModel(model: Model, files: readonly string[]): ComposePo
     networkName: (key) => networks.get(key)?.name ?? `${project}_${key}`,
     volumeName: (key) => volumes.get(key)?.name ?? `${project}_${key}`,
     fileOf: (section, key) => {
-      const file = text(record(record(model[section])[key]).file)
+      const declared = record(model[section])
+      const file = Object.hasOwn(declared, key) ? text(record(declared[key]).file) : undefined
       return file === undefined ? undefined : cleanPath(posix.resolve('/', file))
     },
   }

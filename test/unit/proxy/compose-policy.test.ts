@@ -32,6 +32,7 @@ services:
     cap_add: [NET_ADMIN]
     security_opt: [seccomp=unconfined]
     sysctls: { kernel.domainname: example }
+    secrets: [token]
   tools:
     image: busybox
     privileged: true
@@ -43,6 +44,8 @@ services:
     build: .
 volumes:
   cache: {}
+secrets:
+  token: { file: ./token.txt }
 networks:
   front: {}
   back: { driver_opts: { com.docker.network.bridge.name: br-back } }
@@ -126,6 +129,7 @@ describe('compose policy: loading', () => {
     const policy = loadComposePolicy(['compose.yaml', 'override.yaml'], { DATA_DIR: '/srv/data' }, dir)
     expect(policy.services.get('proxy')!.mounts).toEqual([
       { type: 'bind', source: '/srv/engine.sock', target: '/var/run/docker.sock', readOnly: true },
+      { type: 'bind', source: `${dir}/token.txt`, target: '/run/secrets/token', readOnly: true },
     ])
     expect(policy.services.get('web')!.mounts[2]).toMatchObject({ source: '/srv/data/logs' })
   })
@@ -280,13 +284,14 @@ describe('compose policy: container create', () => {
   })
 
   it('allows what a service declares even where the guard refuses it; the guard still judges the rest', async () => {
-    const { policy } = load()
+    const { dir, policy } = load()
     const proxy = (hostConfig: Record<string, unknown>) => ({
       Image: 'vault:local',
       Labels: labels('proxy'),
       HostConfig: {
         NetworkMode: 'app_default',
-        Binds: ['/var/run/docker.sock:/var/run/docker.sock:ro'],
+        // docker-compose 1.29 binds a `secrets: file:` read-only at /run/secrets/NAME.
+        Binds: ['/var/run/docker.sock:/var/run/docker.sock:ro', `${dir}/token.txt:/run/secrets/token:ro`],
         CapAdd: ['NET_ADMIN'],
         SecurityOpt: ['seccomp=unconfined'],
         Sysctls: { 'kernel.domainname': 'example' },
