@@ -6,7 +6,7 @@
  */
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { exitCodeOf, VaultError } from '../errors.js'
+import { ExitCode, exitCodeOf, UsageError, VaultError } from '../errors.js'
 import { defaultFrontendAddr, parseAddress, resolveProxyConfig } from './config.js'
 import { createLogger } from './log.js'
 import { runProxy } from './run.js'
@@ -42,7 +42,13 @@ export async function runProxyMain(args: readonly string[]): Promise<void> {
       const { loadComposePolicy } = (await import(
         composePolicyLoader
       )) as typeof import('./compose-policy/load.js')
-      config.composePolicy = loadComposePolicy(settings.composePolicy, process.env)
+      try {
+        config.composePolicy = loadComposePolicy(settings.composePolicy, process.env)
+      } catch (error) {
+        // That module has its own copy of the error classes: its UsageError becomes this bundle's.
+        const { message, hint, exitCode } = error as { message: string; hint?: string; exitCode?: number }
+        throw exitCode === ExitCode.usage ? new UsageError(message, { hint }) : error
+      }
     }
     const logger = createLogger(config.logLevel, config.logFormat)
     process.on('uncaughtException', (error) =>
