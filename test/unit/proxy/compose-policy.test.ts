@@ -432,6 +432,36 @@ describe('compose policy: networks, volumes, pulls and container actions', () =>
     })
     expect(await decide(policy, { method: 'GET', path: '/v1.41/containers/json' })).toBe('pass')
   })
+
+  it("connects only the project's containers, and only to networks their service joins", async () => {
+    const policy = load()
+    const read: EngineRead = (target) => {
+      const answers: Record<string, unknown> = {
+        '/v1.41/networks/app_back': { Id: 'n'.repeat(64), Name: 'app_back', Labels: labels('x') },
+        '/v1.41/networks/app_default': { Id: 'd'.repeat(64), Name: 'app_default', Labels: labels('x') },
+        '/v1.41/networks/theirs': { Id: 't'.repeat(64), Name: 'theirs', Labels: labels('x', 'other') },
+        '/v1.41/containers/app_web_1/json': { Id: 'a'.repeat(64), Config: { Labels: labels('web') } },
+        '/v1.41/containers/intruder/json': { Id: 'b'.repeat(64), Config: { Labels: labels('web', 'other') } },
+      }
+      return Promise.resolve(
+        target in answers ? { status: 200, json: answers[target] } : { status: 404, json: {} },
+      )
+    }
+    const connect = (network: string, container: string) =>
+      decide(policy, { path: `/v1.41/networks/${network}/connect` }, { Container: container }, read)
+    expect(await connect('app_back', 'app_web_1')).toEqual({
+      target: `/v1.41/networks/${'n'.repeat(64)}/connect`,
+    })
+    expect(await connect('app_default', 'app_web_1')).toEqual({
+      field: 'Container',
+      reason: 'service "web" does not declare network "app_default"',
+    })
+    expect(await connect('app_back', 'intruder')).toMatchObject({ field: 'Container' })
+    expect(await connect('theirs', 'app_web_1')).toMatchObject({ field: 'network' })
+    expect(
+      await decide(policy, { method: 'DELETE', path: '/v1.41/networks/theirs' }, undefined, read),
+    ).toMatchObject({ field: 'network', reason: expect.stringMatching(/not project "app"'s/) })
+  })
 })
 
 describe('compose policy: vault proxy check', () => {
