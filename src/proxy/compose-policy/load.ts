@@ -13,6 +13,7 @@ import { UsageError, VaultError } from '../../errors.js'
 import { normalizeCapability } from '../body-guard.js'
 import {
   imageForms,
+  ipamKey,
   type ComposePolicy,
   type DeclaredMount,
   type DeclaredObject,
@@ -56,6 +57,12 @@ function declaredObjects(
       name,
       driver: text(spec.driver) ?? '',
       options: stringMap(spec.driver_opts),
+      ipam: new Set(
+        list(record(spec.ipam).config).map((entry) => {
+          const config = record(entry)
+          return ipamKey(text(config.subnet), text(config.ip_range), text(config.gateway))
+        }),
+      ),
       external,
     })
   }
@@ -182,6 +189,7 @@ export function policyOfModel(model: Model, files: readonly string[]): ComposePo
       name: `${project}_default`,
       driver: '',
       options: new Map(),
+      ipam: new Set(),
       external: false,
     })
   const names: ProjectNames = {

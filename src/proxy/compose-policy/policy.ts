@@ -49,6 +49,8 @@ export interface DeclaredObject {
   name: string
   driver: string
   options: ReadonlyMap<string, string>
+  /** A network's `ipam.config` entries as `subnet ip_range gateway` ('' for one not given). */
+  ipam: ReadonlySet<string>
 }
 
 export interface ComposePolicy {
@@ -82,3 +84,6 @@ export function imageForms(reference: string): string[] {
   const long = short.includes('/') ? short : `library/${short}`
   return [...new Set([reference, tagged, short, long, `docker.io/${short}`, `docker.io/${long}`])]
 }
+
+/** One IPAM pool as compared between a file (`ipam.config`) and a network create body (`IPAM.Config`). */
+export const ipamKey = (subnet = '', ipRange = '', gateway = '') => `${subnet} ${ipRange} ${gateway}`

@@ -18,7 +18,7 @@ import { decodeGoJson, DecodeError, type GoShape, type GoStruct } from '../go-js
 import { queryPairs } from '../env-refusal.js'
 import type { EngineRead } from './engine-read.js'
 import { createRefusal, ownValue, projectLabel, serviceOfLabels } from './match-create.js'
-import { imageForms, type ComposePolicy, type DeclaredObject } from './policy.js'
+import { imageForms, ipamKey, type ComposePolicy, type DeclaredObject } from './policy.js'
 import { composeCreateShape, networkConnectShape, networkCreateShape, volumeCreateShape } from './shapes.js'
 
 /** The rule text of a compose policy's rule set (the built-in rules come before it). */
@@ -182,6 +182,15 @@ function decideNetworkCreate(policy: ComposePolicy, body: PolicyBody): PolicyVer
     }
   const options = driverRefusal(object, view, { driver: 'Driver', options: 'Options' }, 'network')
   if (isRefusal(options)) return options
+  const pools = ((view.IPAM as GoStruct | null)?.Config ?? []) as GoStruct[]
+  for (const [index, pool] of pools.entries()) {
+    const key = ipamKey(String(pool.Subnet), String(pool.IPRange), String(pool.Gateway))
+    if (!object.ipam.has(key))
+      return {
+        field: `IPAM.Config[${index}]`,
+        reason: `network ${quoted(object.name)} does not declare the address pool ${quoted(key.trim())} (IPAM.Config[${index}])`,
+      }
+  }
   const key = Object.keys(options)[0]
   return key === undefined
     ? {}

@@ -39,6 +39,7 @@ export const networkCreateShape = struct(
     Labels: mapOf(string),
     ConfigFrom: struct({ Network: string }),
     Ingress: bool,
+    IPAM: struct({ Config: sliceOf(struct({ Subnet: string, IPRange: string, Gateway: string }, false)) }),
   },
   false,
 ) as StructShape

@@ -48,7 +48,9 @@ secrets:
   token: { file: ./token.txt }
 networks:
   front: {}
-  back: { driver_opts: { com.docker.network.bridge.name: br-back } }
+  back:
+    driver_opts: { com.docker.network.bridge.name: br-back }
+    ipam: { config: [{ subnet: 10.99.0.0/24 }] }
 `
 
 const labels = (service: string, project = 'app') => ({
@@ -356,6 +358,20 @@ describe('compose policy: networks, volumes, pulls and container actions', () =>
         Labels: networkLabels,
       }),
     ).toEqual({})
+    const pool = (Subnet: string) => ({ Driver: 'default', Config: [{ Subnet }] })
+    expect(
+      await network({ Name: 'app_back', IPAM: pool('10.99.0.0/24'), Labels: networkLabels }),
+      'the declared pool',
+    ).toEqual({})
+    expect(await network({ Name: 'app_back', IPAM: pool('192.168.1.0/24'), Labels: networkLabels })).toEqual({
+      field: 'IPAM.Config[0]',
+      reason: 'network "app_back" does not declare the address pool "192.168.1.0/24" (IPAM.Config[0])',
+    })
+    expect(
+      await network({ Name: 'app_front', IPAM: pool('10.99.0.0/24'), Labels: networkLabels }),
+    ).toMatchObject({
+      field: 'IPAM.Config[0]',
+    })
     expect(await network({ Name: 'app_other', Driver: 'bridge', Labels: networkLabels })).toMatchObject({
       field: 'Name',
     })
