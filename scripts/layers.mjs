@@ -22,7 +22,9 @@ export const cliLayers = [
 export const sideFolders = {
   server: ['client', 'process', 'fs', 'crypto', 'text'],
   backup: ['server', 'process', 'fs', 'crypto', 'text'],
-  proxy: ['text'],
+  // compose: the compose policy (src/proxy/compose-policy/load.ts) renders a project with the loader
+  // `vault render` uses, so that the proxy allows exactly what compose creates from the same files.
+  proxy: ['text', 'compose'],
 }
 
 /** The folders of the CLI's layers that may import the side folders. */

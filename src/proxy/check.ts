@@ -17,7 +17,9 @@ import { needsEnvMasking, needsProcessListMasking } from './inspect-redact.js'
 import { describeRule, decideTarget } from './rules.js'
 import { bodyRefusal } from './guard-endpoints.js'
 import { judgeBody, planGuard } from './guard.js'
-import { resolveGuardSettings } from './guard-settings.js'
+import { defaultGuardSettings, resolveGuardSettings } from './guard-settings.js'
+import type { ComposePolicy } from './compose-policy/policy.js'
+import { planComposeRequest, type PolicyPlan } from './compose-policy/routes.js'
 
 export interface ProxyCheckResult {
   decision: 'allow' | 'deny'
@@ -76,17 +78,36 @@ export interface CheckedBody {
   contentType?: string
 }
 
-/** Why the body checks or the host-escape guard refuse an allowed request, or undefined. */
+/** The compose policy's verdict where the body alone decides; undefined where it passes or asks the engine. */
+function policyRefusal(
+  plan: PolicyPlan,
+  body: CheckedBody | undefined,
+): { field: string; reason: string } | undefined {
+  const verdict =
+    plan.action === 'refuse'
+      ? plan.refusal
+      : plan.action === 'decide' && plan.judge
+        ? plan.judge({ body: body?.bytes ?? Buffer.alloc(0), contentType: body?.contentType })
+        : {}
+  return 'reason' in verdict
+    ? { field: verdict.field, reason: `compose policy: ${verdict.reason}` }
+    : undefined
+}
+
+/** Why the body checks, the compose policy or the host-escape guard refuse an allowed request, or undefined. */
 function guardRefusal(
   settings: ProxySettings,
   request: { method: string; path: string; query: string },
   body: CheckedBody | undefined,
+  policy: ComposePolicy | undefined,
 ): { field: string; reason: string } | undefined {
   const hasBody = body !== undefined && body.bytes.length > 0
   const refused = hasBody ? bodyRefusal(request.method, request.path) : undefined
   if (refused !== undefined) return { field: 'body', reason: refused }
   const backend = settings.backendAddr?.startsWith('unix://') ? settings.backendAddr.slice(7) : undefined
   const guard = resolveGuardSettings(settings, backend)
+  const policyPlan = policy && planComposeRequest(policy, guard, request)
+  if (policyPlan && policyPlan.action !== 'pass') return policyRefusal(policyPlan, body)
   const plan = planGuard(guard, { ...request, hasBody })
   const refusal =
     plan.action === 'refuse'
@@ -101,6 +122,23 @@ function guardRefusal(
   return refusal ? { field: refusal.field, reason: `host-escape guard: ${refusal.reason}` } : undefined
 }
 
+/** What the proxy under a compose policy will still ask the engine before it forwards the request. */
+function engineDecided(
+  policy: ComposePolicy | undefined,
+  method: string,
+  decision: { canonicalPath: string; query: string },
+): string | undefined {
+  if (!policy) return undefined
+  const plan = planComposeRequest(policy, defaultGuardSettings, {
+    method,
+    path: decision.canonicalPath,
+    query: decision.query,
+  })
+  return plan.action === 'decide' && !plan.judge
+    ? `compose policy: only for project "${policy.project}"'s own containers, networks and volumes (the proxy reads their labels from the engine)`
+    : undefined
+}
+
 /**
  * Decides METHOD and raw PATH (with a body, when given) against the rule set the settings choose for
  * `client` (`kind=value`s), the host-escape guard included.
@@ -109,9 +147,9 @@ export function checkRequest(
   settings: ProxySettings,
   method: string,
   rawPath: string,
-  options: { client?: readonly string[]; body?: CheckedBody } = {},
+  options: { client?: readonly string[]; body?: CheckedBody; composePolicy?: ComposePolicy } = {},
 ): ProxyCheckResult {
-  const { client = [], body } = options
+  const { client = [], body, composePolicy } = options
   const config = resolveRuleSetConfig(settings)
   let ruleSet = config.everyone
   if (!ruleSet) {
@@ -132,7 +170,12 @@ export function checkRequest(
   const base = { method, path: rawPath, ruleSet: ruleSet.name }
   if (!decision.valid) return { ...base, decision: 'deny', reason: decision.reason, envMasked: false }
   const guarded = decision.allowed
-    ? guardRefusal(settings, { method, path: decision.canonicalPath, query: decision.query }, body)
+    ? guardRefusal(
+        settings,
+        { method, path: decision.canonicalPath, query: decision.query },
+        body,
+        composePolicy,
+      )
     : undefined
   if (guarded !== undefined) {
     return {
@@ -164,7 +207,7 @@ export function checkRequest(
     decision: decision.allowed ? 'allow' : 'deny',
     canonicalPath: decision.canonicalPath,
     rule: decision.rule ? describeRule(decision.rule) : undefined,
-    reason: decision.allowed ? undefined : 'no rule allows it',
+    reason: decision.allowed ? engineDecided(composePolicy, method, decision) : 'no rule allows it',
     envMasked:
       decision.allowed &&
       ruleSet.redactEnv &&

@@ -13,12 +13,15 @@ import { RuleSyntaxError, type Rule } from './rules.js'
 import type { GuardSettings } from './guard.js'
 import { resolveGuardSettings } from './guard-settings.js'
 import { resolveLearnSettings, type LearnSettings } from './learn/learn-mode.js'
+import type { ComposePolicy } from './compose-policy/policy.js'
+import { composeRuleSetConfig } from './compose-policy/rule-set.js'
 
 /** Settings as the user gave them; each is declared (flag, PROXY_* variable, help) in settings.ts. */
 export interface ProxySettings {
   allowBindFrom?: string[]
   allowCap?: string[]
   allowImageLoad?: boolean
+  composePolicy?: string[]
   guard?: string
   backendAddr?: string
   backendTlsCa?: string
@@ -68,6 +71,8 @@ export interface ProxyConfig {
   guard: GuardSettings
   /** Learn mode (learn/learn-mode.ts), when PROXY_LEARN is set. */
   learn?: LearnSettings
+  /** The compose policy, loaded by the caller (compose-policy/load.ts) when `composePolicy` is set. */
+  composePolicy?: ComposePolicy
 }
 
 const tcpAddress = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[a-zA-Z0-9.-]*):([0-9]{1,5})$/
@@ -128,6 +133,7 @@ function readRulesFile(path: string): string {
  */
 export function resolveRuleSetConfig(settings: ProxySettings): RuleSetConfig {
   const hint = 'a rule is "METHODS PATTERN", e.g. GET,HEAD %API_PREFIX_CONTAINERS%(/.*)?'
+  if (settings.composePolicy?.length) return composeRuleSetConfig(settings)
   try {
     const texts: RuleText[] = []
     if (settings.rules) texts.push({ text: settings.rules, source: 'PROXY_RULES' })

@@ -5,6 +5,7 @@
 import type net from 'node:net'
 import type { Backend } from './backend.js'
 import type { GuardSettings } from './guard.js'
+import type { ComposePolicy } from './compose-policy/policy.js'
 import type { HeldBudget } from './held-budget.js'
 import type { Learner } from './learn/learner.js'
 import type { MaskedSlots } from './masked-slots.js'
@@ -39,6 +40,8 @@ export interface ProxyContext {
   logger: ProxyLogger
   /** The host-escape guard (guard.ts). */
   guard: GuardSettings
+  /** The compose policy (compose-policy/), when the proxy serves one project's compose files. */
+  composePolicy?: ComposePolicy
   /** Engine-side sockets of open upgrade tunnels (closed at the end of the shutdown grace period). */
   tunnels: Set<net.Socket>
   /** The bytes of masked answers held whole (collected, or sent and not yet read by their client). */

@@ -21,6 +21,8 @@ import { bodyLengthOf, framingProblem } from './framing.js'
 import { bodyRefusal } from './guard-endpoints.js'
 import { guardBodyLimit, judgeBody, planGuard, type Refusal } from './guard.js'
 import { readWholeBody } from './read-body.js'
+import { engineReader } from './compose-policy/engine-read.js'
+import { planComposeRequest } from './compose-policy/routes.js'
 import { decideTarget, type Rule } from './rules.js'
 
 function sendMessage(res: http.ServerResponse, status: number, message: string, close: boolean): void {
@@ -131,8 +133,8 @@ export function handleRequest(
     record({ path, status: 403, decision: 'deny', reason: bodyRefused, ruleSet, field: 'body' })
     return
   }
-  const refuseForGuard = (refusal: Refusal, close: boolean) => {
-    const reason = `host-escape guard: ${refusal.reason}`
+  const refuseForGuard = (refusal: Refusal, close: boolean, by = 'host-escape guard') => {
+    const reason = `${by}: ${refusal.reason}`
     sendMessage(res, 403, refusalMessage(method, path, reason), close)
     record({
       path,
@@ -144,7 +146,15 @@ export function handleRequest(
       rule: decision.rule,
     })
   }
-  const plan = planGuard(context.guard, { method, path, query: decision.query, hasBody: bodyLength !== 0 })
+  const policy =
+    context.composePolicy &&
+    planComposeRequest(context.composePolicy, context.guard, { method, path, query: decision.query })
+  if (policy && policy.action === 'refuse')
+    return refuseForGuard(policy.refusal, bodyLength !== 0 || expectsContinue, 'compose policy')
+  const plan =
+    policy?.action === 'decide'
+      ? { action: 'pass' as const }
+      : planGuard(context.guard, { method, path, query: decision.query, hasBody: bodyLength !== 0 })
   if (plan.action === 'refuse' && !learning?.overrule(plan.refusal))
     return refuseForGuard(plan.refusal, bodyLength !== 0 || expectsContinue)
   const forwarded = {
@@ -153,6 +163,38 @@ export function handleRequest(
     rule: decision.rule,
     bodyLength,
     maskEnv: choice.ruleSet.redactEnv,
+  }
+  if (policy?.action === 'decide') {
+    // The compose policy decides on the whole body and on what the engine says of the container or
+    // network named (compose-policy/routes.ts); the request may go on for the object's id instead.
+    if (expectsContinue) res.writeContinue()
+    void readWholeBody(req, guardBodyLimit, context.timeouts.bodyStallMs)
+      .then(async (read) => {
+        if (read.kind === 'gone') return
+        if (read.kind === 'too-large')
+          return refuseForGuard(
+            { field: 'body', reason: `the body is larger than ${guardBodyLimit} bytes` },
+            true,
+          )
+        const body = { body: read.body, contentType: req.headers['content-type'] }
+        const verdict = await policy.decide(body, engineReader(context.backend))
+        if ('reason' in verdict) return refuseForGuard(verdict, false, 'compose policy')
+        const target = verdict.target ?? forwarded.target
+        forward(
+          context,
+          { req, res },
+          { ...forwarded, target, bodyLength: read.body.length, buffered: read.body },
+          record,
+        )
+      })
+      .catch((error: Error) =>
+        refuseForGuard(
+          { field: 'engine', reason: `the request could not be decided (${error.message})` },
+          true,
+          'compose policy',
+        ),
+      )
+    return
   }
   if (plan.action === 'read-body') {
     if (expectsContinue) res.writeContinue()

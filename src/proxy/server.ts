@@ -24,6 +24,7 @@ import type { ProxyLogger } from './log.js'
 import { everyoneSetName, type RuleSetConfig } from './rule-sets.js'
 import { defaultGuardSettings } from './guard-settings.js'
 import type { GuardSettings } from './guard.js'
+import type { ComposePolicy } from './compose-policy/policy.js'
 import type { Rule } from './rules.js'
 import type { Learner } from './learn/learner.js'
 import { admitConnections } from './admission.js'
@@ -57,6 +58,8 @@ export interface ProxyServerOptions {
   guard?: GuardSettings
   /** Learn mode (learn/learner.ts): absent when the proxy enforces. */
   learner?: Learner
+  /** A compose policy (compose-policy/): what its project's compose files allow. */
+  composePolicy?: ComposePolicy
 }
 
 /** The default connection cap (1,024 open connections stay under 64 MB: test/integration/proxy-abuse.test.ts). */
@@ -106,6 +109,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     backend: options.backend,
     logger: options.logger,
     guard: options.guard ?? defaultGuardSettings,
+    composePolicy: options.composePolicy,
     tunnels: new Set(),
     heldAnswers: createHeldBudget(options.budgets?.heldAnswerBytes ?? heldAnswerBudgetBytes, {
       collect: fullCollection,

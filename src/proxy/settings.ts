@@ -85,6 +85,14 @@ export const proxySettingSpecs: readonly SettingSpec[] = [
       'per-client rule sets: "KIND VALUE RULESET" entries separated by ";", KIND source, cert or frontend (e.g. "source 10.0.0.0/8 monitoring")',
   },
   {
+    key: 'composePolicy',
+    flag: 'compose-policy',
+    env: 'PROXY_COMPOSE_POLICY',
+    kind: 'list',
+    summary:
+      "compose files (merged in order, like -f) whose project is the only thing clients may create, start, stop and remove; they are rendered with the proxy's environment and the project's .env; replaces the rules",
+  },
+  {
     key: 'frontendAddrs',
     flag: 'frontend-addr',
     env: 'PROXY_FRONTEND_ADDR',

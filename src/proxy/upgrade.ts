@@ -31,6 +31,7 @@ import { planGuard } from './guard.js'
 import { environmentRefusal } from './env-refusal.js'
 import { answerIsMasked } from './inspect-redact.js'
 import { decideTarget } from './rules.js'
+import { planComposeRequest } from './compose-policy/routes.js'
 
 /** The largest body an upgrade request may declare (exec start and attach send a few hundred bytes). */
 const maxUpgradeBody = 1 << 20
@@ -191,8 +192,20 @@ export async function handleUpgrade(
       field: 'body',
     })
   }
-  const plan = planGuard(context.guard, { method, path, query: decision.query, hasBody: length > 0 })
-  if (plan.action !== 'pass' && !(plan.action === 'refuse' && learning?.overrule(plan.refusal))) {
+  const policy =
+    context.composePolicy &&
+    planComposeRequest(context.composePolicy, context.guard, { method, path, query: decision.query })
+  const plan =
+    policy && policy.action !== 'pass'
+      ? {
+          action: 'refuse' as const,
+          refusal: {
+            field: 'endpoint',
+            reason: 'the compose policy decides this endpoint, never as an upgrade',
+          },
+        }
+      : planGuard(context.guard, { method, path, query: decision.query, hasBody: length > 0 })
+  if (plan.action !== 'pass' && !(plan.action === 'refuse' && !policy && learning?.overrule(plan.refusal))) {
     const refusal =
       plan.action === 'refuse'
         ? plan.refusal

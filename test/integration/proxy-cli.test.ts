@@ -10,6 +10,21 @@ import { engineOrNull, unavailableReason } from '../helpers/components.js'
 
 const engine = engineOrNull()
 
+describe('vault proxy serve stops at startup (the bundled serving process, not oclif)', () => {
+  it.each([
+    [['--compose-policy', '/nonexistent/compose.yaml'], /PROXY_COMPOSE_POLICY .*compose.yaml not found/],
+    [['--compose-policy', 'compose.yaml', '--preset', 'monitoring'], /PROXY_COMPOSE_POLICY and PROXY_PRESET/],
+    [
+      ['--compose-policy', 'compose.yaml', '--learn', '/tmp/learned.rules'],
+      /PROXY_COMPOSE_POLICY and PROXY_LEARN/,
+    ],
+  ])('serve %j exits 2 with the reason', async (args, message) => {
+    const result = await runCli(['proxy', 'serve', ...args])
+    expect(result.exitCode).toBe(2)
+    expect(result.stderr).toMatch(message)
+  })
+})
+
 describe.skipIf(!engine)(`vault proxy serve against the engine (${unavailableReason('engine')})`, () => {
   it('serves, answers the healthcheck, logs json, and stops on SIGTERM within the grace period', async () => {
     const port = await freePort()

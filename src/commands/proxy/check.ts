@@ -6,6 +6,7 @@ import { settingFlags } from '../../cli/setting-flags.js'
 import { ExitCode, UsageError } from '../../errors.js'
 import { fields } from '../../text/terminal-text.js'
 import { checkRequest, type ProxyCheckResult } from '../../proxy/check.js'
+import { loadComposePolicy } from '../../proxy/compose-policy/load.js'
 import type { ProxySettings } from '../../proxy/config.js'
 import { proxySettingSpecs, settingsFromEnv } from '../../proxy/settings.js'
 
@@ -15,6 +16,7 @@ const ruleSettingKeys = new Set<keyof ProxySettings>([
   'allowCap',
   'allowImageLoad',
   'clients',
+  'composePolicy',
   'frontendAddrs',
   'guard',
   'noBuiltinRules',
@@ -44,7 +46,8 @@ export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
     'Decides exactly as `vault proxy serve` does: the path is percent-decoded once and cleaned, the query ' +
     'is ignored, built-in rules come first, and the first matching rule wins. With rule sets chosen per ' +
     'client, --client says who asks. With --body FILE the host-escape guard reads the body as the proxy ' +
-    'would (application/json unless --content-type says otherwise) and names the field it refuses. Exit 0 allow, 10 deny.'
+    'would (application/json unless --content-type says otherwise) and names the field it refuses; with ' +
+    '--compose-policy FILE the policy decides creates as the proxy would. Exit 0 allow, 10 deny.'
   static override examples = [
     {
       command: '<%= config.bin %> <%= command.id %> GET /v1.41/containers/json',
@@ -58,6 +61,11 @@ export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
     {
       command: '<%= config.bin %> <%= command.id %> POST /v1.41/containers/create --body create.json',
       description: 'whether the guard lets this create through, and which field it refuses',
+    },
+    {
+      command:
+        '<%= config.bin %> <%= command.id %> --compose-policy compose.yaml POST /v1.41/containers/create --body create.json',
+      description: 'whether the compose policy lets this create through: the service and field it refuses',
     },
     {
       command:
@@ -100,14 +108,22 @@ export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
       flags.body === undefined
         ? undefined
         : { bytes: readBody(flags.body), contentType: flags['content-type'] }
-    const result = checkRequest(settings, args.method, args.path, { client: flags.client ?? [], body })
+    const composePolicy = settings.composePolicy?.length
+      ? loadComposePolicy(settings.composePolicy, process.env)
+      : undefined
+    const result = checkRequest(settings, args.method, args.path, {
+      client: flags.client ?? [],
+      body,
+      composePolicy,
+    })
     if (!this.jsonEnabled()) {
       this.out(fields`${result.decision} ${result.method} ${result.canonicalPath ?? result.path}`)
       if (result.ruleSet !== undefined && result.ruleSet !== '*')
         this.note(fields`rule set: ${result.ruleSet}`)
       if (result.rule) this.note(fields`rule: ${result.rule}`)
       if (result.field) this.note(fields`field: ${result.field}`)
-      if (!result.rule || result.decision === 'deny') this.note(fields`reason: ${result.reason}`)
+      if (!result.rule || result.decision === 'deny' || result.reason !== undefined)
+        this.note(fields`reason: ${result.reason}`)
       if (result.envMasked) this.note('container environment values in the answer are masked')
     }
     if (result.decision === 'deny') process.exitCode = ExitCode.findings

@@ -1,6 +1,7 @@
 import { BaseCommand } from '../../cli/base-command.js'
 import { settingFlags } from '../../cli/setting-flags.js'
 import { resolveProxyConfig } from '../../proxy/config.js'
+import { loadComposePolicy } from '../../proxy/compose-policy/load.js'
 import { serveProxyInPlace } from '../../proxy/launch.js'
 import { proxySettingSpecs, settingsFromArgs } from '../../proxy/settings.js'
 
@@ -27,6 +28,16 @@ export default class ProxyServe extends BaseCommand<typeof ProxyServe> {
       description: 'the same settings from the environment (as in a compose file)',
     },
     {
+      command:
+        '<%= config.bin %> <%= command.id %> --compose-policy compose.yaml --frontend-addr unix:///run/deploy.sock',
+      description:
+        "only compose.yaml's project: create (nothing beyond what its services declare), start, stop, restart, remove; ps and logs. Variables: this environment, then the project's .env",
+    },
+    {
+      command: 'PROXY_COMPOSE_POLICY=compose.yaml,compose.prod.yaml <%= config.bin %> <%= command.id %>',
+      description: 'two files merged in order, as `docker compose -f compose.yaml -f compose.prod.yaml` does',
+    },
+    {
       command: '<%= config.bin %> <%= command.id %> --rules-file examples/proxy/traefik.rules --log-level 7',
       description: 'a ready-made rule file, every request logged',
     },
@@ -40,7 +51,9 @@ export default class ProxyServe extends BaseCommand<typeof ProxyServe> {
   static override flags = settingFlags(proxySettingSpecs)
 
   async run(): Promise<void> {
-    resolveProxyConfig(settingsFromArgs(this.argv, process.env))
+    const settings = settingsFromArgs(this.argv, process.env)
+    resolveProxyConfig(settings)
+    if (settings.composePolicy?.length) loadComposePolicy(settings.composePolicy, process.env)
     await serveProxyInPlace(this.argv)
   }
 }

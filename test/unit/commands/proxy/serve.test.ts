@@ -10,6 +10,12 @@ describe('vault proxy serve', () => {
     [['--frontend-addr', 'tcp://:99999'], /PROXY_FRONTEND_ADDR/],
     [['--log-level', '9'], /PROXY_LOG_LEVEL "9"/],
     [['--rules-file', '/nonexistent/rules'], /cannot be read: ENOENT/],
+    [['--compose-policy', '/nonexistent/compose.yaml'], /PROXY_COMPOSE_POLICY .*compose.yaml not found/],
+    [['--compose-policy', 'compose.yaml', '--preset', 'monitoring'], /PROXY_COMPOSE_POLICY and PROXY_PRESET/],
+    [
+      ['--compose-policy', 'compose.yaml', '--learn', '/tmp/learned.rules'],
+      /PROXY_COMPOSE_POLICY and PROXY_LEARN/,
+    ],
   ])('serve %j stops at startup with the reason', async (args, message) => {
     const result = await runCommand(ProxyServe, args)
     expect(result.exitCode).toBe(2)

@@ -1,0 +1,54 @@
+/**
+ * The Go shapes (go-json.ts) of the bodies the compose policy reads: the container create body with the
+ * guard's host fields plus what names the project, service, image and networks (container.Config's
+ * Image and Labels, network.NetworkingConfig's endpoints); network and volume create bodies; and a
+ * network connect or disconnect body (its Container).
+ */
+import { bool, mapOf, sliceOf, string, struct, type GoShape } from '../go-json.js'
+import { containerCreateShape, mountShape } from '../guard-shapes.js'
+
+type StructShape = Extract<GoShape, { kind: 'struct' }>
+
+/** mount.Mount with its ReadOnly flag (a bind declared read-only must be sent read-only). */
+const composeMountShape = struct(
+  { ...(mountShape as StructShape).fields, ReadOnly: bool },
+  false,
+) as StructShape
+
+const hostConfigShape = containerCreateShape.fields.HostConfig as StructShape
+const { HostConfig: _, ...topLevelHostFields } = containerCreateShape.fields
+
+export const composeCreateShape = struct(
+  {
+    ...topLevelHostFields,
+    Mounts: sliceOf(composeMountShape),
+    HostConfig: struct({ ...hostConfigShape.fields, Mounts: sliceOf(composeMountShape) }),
+    Image: string,
+    Labels: mapOf(string),
+    NetworkingConfig: struct({ EndpointsConfig: mapOf(struct({ Aliases: sliceOf(string) })) }),
+  },
+  false,
+) as StructShape
+
+/** network.CreateRequest. */
+export const networkCreateShape = struct(
+  {
+    Name: string,
+    Driver: string,
+    Options: mapOf(string),
+    Labels: mapOf(string),
+    ConfigFrom: struct({ Network: string }),
+    Ingress: bool,
+    IPAM: struct({ Config: sliceOf(struct({ Subnet: string, IPRange: string, Gateway: string }, false)) }),
+  },
+  false,
+) as StructShape
+
+/** volume.CreateOptions with its name and labels. */
+export const volumeCreateShape = struct(
+  { Name: string, Driver: string, DriverOpts: mapOf(string), Labels: mapOf(string) },
+  false,
+) as StructShape
+
+/** types.NetworkConnect / NetworkDisconnect. */
+export const networkConnectShape = struct({ Container: string }, false) as StructShape
