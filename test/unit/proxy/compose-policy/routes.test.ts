@@ -7,13 +7,13 @@
 import { mkdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { defaultGuardSettings } from '../../../src/proxy/guard-settings.js'
-import { loadComposePolicy } from '../../../src/proxy/compose-policy/load.js'
-import { planComposeRequest, type PolicyVerdict } from '../../../src/proxy/compose-policy/routes.js'
-import type { EngineRead } from '../../../src/proxy/compose-policy/engine-read.js'
-import type { ComposePolicy } from '../../../src/proxy/compose-policy/policy.js'
-import { checkRequest } from '../../../src/proxy/check.js'
-import { writeStack } from '../../helpers/compose-stack.js'
+import { defaultGuardSettings } from '../../../../src/proxy/guard-settings.js'
+import { loadComposePolicy } from '../../../../src/proxy/compose-policy/load.js'
+import { planComposeRequest, type PolicyVerdict } from '../../../../src/proxy/compose-policy/routes.js'
+import type { EngineRead } from '../../../../src/proxy/compose-policy/engine-read.js'
+import type { ComposePolicy } from '../../../../src/proxy/compose-policy/policy.js'
+import { checkRequest } from '../../../../src/proxy/check.js'
+import { writeStack } from '../../../helpers/compose-stack.js'
 
 const composeFile = `
 services:
