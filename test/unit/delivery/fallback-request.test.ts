@@ -25,7 +25,7 @@ describe('parseMaxAge', () => {
     )
   })
 
-  it.each(['', 'h', '12x', '1.5h', '-1h', '12 h h', '1h30m', '0x10', '1e3', 'Infinity', '12hours', '٣h'])(
+  it.each(['', 'h', '12x', '1.5h', '-1h', '12 h h', '1h30m', '0x10', '1e3', 'Infinity', '12hours', '٣h', '1hh', '2ws'])(
     'refuses %j as a usage error naming the flag',
     (text) => {
       expect(() => parseMaxAge(text)).toThrow(UsageError)
