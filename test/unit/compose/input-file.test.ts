@@ -62,6 +62,20 @@ describe('readInputFile', () => {
     expect(performance.now() - started).toBeLessThan(10_000)
   })
 
+  it.each([
+    [maxInputBytes, 'reads'],
+    [maxInputBytes + 1, 'refuses'],
+  ])('through a named pipe, %i bytes: %s (a pipe has no size up front)', async (bytes, outcome) => {
+    const fifo = join(dir, `pipe-${bytes}`)
+    execFileSync('mkfifo', [fifo])
+    const writer = spawn('/bin/sh', ['-c', `head -c ${bytes} /dev/zero > '${fifo}'`])
+    const closed = new Promise((resolve) => writer.on('close', resolve))
+    if (outcome === 'reads') expect(readInputBytes(fifo, 'env file', { named: true })).toHaveLength(bytes)
+    else expect(refusal(() => readInputBytes(fifo, 'env file', { named: true })).message).toMatch(/larger than 16 MiB/)
+    writer.kill()
+    await closed
+  })
+
   it('refuses a sparse file past the limit by its size, before reading it', () => {
     const path = join(dir, 'sparse.env')
     writeFileSync(path, '')
