@@ -16,7 +16,9 @@ function digest(rows: SqlRow[]): TableDigest {
 
 function multiset(rows: SqlRow[]): string[] {
   return rows
-    .map((row) => JSON.stringify(Object.fromEntries(Object.entries(row).sort(([a], [b]) => (a < b ? -1 : 1)))))
+    .map((row) =>
+      JSON.stringify(Object.fromEntries(Object.entries(row).sort(([a], [b]) => (a < b ? -1 : 1)))),
+    )
     .sort()
 }
 

@@ -33,7 +33,9 @@ describe('readPipedValue', () => {
 
   it('joins UTF-8 split across chunks', async () => {
     const bytes = Buffer.from('€uro\n')
-    expect(await readPipedValue(piped(bytes.subarray(0, 1), bytes.subarray(1, 2), bytes.subarray(2)))).toBe('€uro')
+    expect(await readPipedValue(piped(bytes.subarray(0, 1), bytes.subarray(1, 2), bytes.subarray(2)))).toBe(
+      '€uro',
+    )
   })
 })
 
@@ -41,9 +43,9 @@ describe('readSecretValue', () => {
   it('takes --value with the one warning, which does not hold the value', async () => {
     const warnings: string[] = []
     const stdin = piped('not read\n')
-    expect(await readSecretValue({ name: 'A', value: canary, stdin, warn: (line) => warnings.push(line) })).toBe(
-      canary,
-    )
+    expect(
+      await readSecretValue({ name: 'A', value: canary, stdin, warn: (line) => warnings.push(line) }),
+    ).toBe(canary)
     expect(warnings).toHaveLength(1)
     expect(warnings[0]).toMatch(/--value puts the secret on the command line/)
     expect(warnings.join('\n')).not.toContain(canary)
@@ -55,9 +57,9 @@ describe('readSecretValue', () => {
 
   it('reads piped stdin without a warning', async () => {
     const warnings: string[] = []
-    expect(await readSecretValue({ name: 'A', stdin: piped(`${canary}\n`), warn: (line) => warnings.push(line) })).toBe(
-      canary,
-    )
+    expect(
+      await readSecretValue({ name: 'A', stdin: piped(`${canary}\n`), warn: (line) => warnings.push(line) }),
+    ).toBe(canary)
     expect(warnings).toEqual([])
   })
 })
@@ -66,14 +68,23 @@ describe('readDevAdminPassword', () => {
   it('prefers the flag (warned), then the environment, else a random one (undefined)', async () => {
     const warnings: string[] = []
     const warn = (line: string) => warnings.push(line)
-    expect(await readDevAdminPassword({ flag: canary, fromStdin: false, env: { VAULT_ADMIN_PASSWORD: 'e' }, warn })).toBe(
-      canary,
-    )
+    expect(
+      await readDevAdminPassword({
+        flag: canary,
+        fromStdin: false,
+        env: { VAULT_ADMIN_PASSWORD: 'e' },
+        warn,
+      }),
+    ).toBe(canary)
     expect(warnings).toEqual([
       'Warning: --admin-password puts the secret on the command line, where process listings and shell history show it',
     ])
-    expect(await readDevAdminPassword({ fromStdin: false, env: { VAULT_ADMIN_PASSWORD: 'e' }, warn })).toBe('e')
-    expect(await readDevAdminPassword({ fromStdin: false, env: { VAULT_ADMIN_PASSWORD: '' }, warn })).toBeUndefined()
+    expect(await readDevAdminPassword({ fromStdin: false, env: { VAULT_ADMIN_PASSWORD: 'e' }, warn })).toBe(
+      'e',
+    )
+    expect(
+      await readDevAdminPassword({ fromStdin: false, env: { VAULT_ADMIN_PASSWORD: '' }, warn }),
+    ).toBeUndefined()
   })
 })
 

@@ -13,7 +13,8 @@ let base: string
 beforeAll(async () => {
   server = createServer((request, response) => {
     if (request.url === '/_ping') response.end('OK')
-    else if (request.url === '/silent') return // never answers
+    else if (request.url === '/silent')
+      return // never answers
     else if (request.url === '/moved') response.writeHead(301, { location: '/_ping' }).end()
     else response.writeHead(500).end()
   })

@@ -39,7 +39,10 @@ const secretList: Decoder<{ name: string; version: number }[]> = (value, where) 
     arrayOf((item, at) => {
       const record = object(item, at)
       return { name: field(record, 'name', secretName, at), version: field(record, 'version', count, at) }
-    })(field(object(value, where), 'secrets', (v) => v, where), 'secrets'),
+    })(
+      field(object(value, where), 'secrets', (v) => v, where),
+      'secrets',
+    ),
     'secrets',
   )
 
@@ -67,6 +70,7 @@ describe('decodeAnswer', () => {
     ['a'.repeat(300)],
   ])('refuses the secret name %j, shown escaped', (name) => {
     const error = refusal({ secrets: [{ name, version: 1 }] }, secretList)
+    // eslint-disable-next-line no-control-regex -- the test looks for raw control characters
     expect(error.message).not.toMatch(/[\u0000-\u001f\u007f]/)
     expect(error.message.length).toBeLessThan(300)
   })
@@ -79,7 +83,12 @@ describe('decodeAnswer', () => {
   })
 
   it('refuses a name given twice', () => {
-    const body = { secrets: [{ name: 'A', version: 1 }, { name: 'A', version: 2 }] }
+    const body = {
+      secrets: [
+        { name: 'A', version: 1 },
+        { name: 'A', version: 2 },
+      ],
+    }
     expect(refusal(body, secretList).message).toMatch(/secrets names A twice/)
   })
 
@@ -120,6 +129,7 @@ describe('the decoders', () => {
   it('cut shown text to 80 characters and escape control characters', () => {
     const shown = shownText(`${'a'.repeat(100)}`)
     expect(shown).toBe(JSON.stringify(`${'a'.repeat(80)}...`))
+    // eslint-disable-next-line no-control-regex -- the test looks for raw control characters
     expect(shownText('\u001b[31mred\u009b')).not.toMatch(/[\u001b\u009b]/)
   })
 

@@ -24,7 +24,11 @@ function bomb(levels: number, width: number): string {
 describe('countAliasExpansion', () => {
   it('counts every node once and an alias as one plus what it expands to', () => {
     // mapping 1; key a 1 + sequence 1 + 2 items; key b 1 + alias (1 + 3)
-    expect(countAliasExpansion(parse('a: &x [1, 2]\nb: *x'))).toEqual({ decodes: 10, aliasDecodes: 3, refused: false })
+    expect(countAliasExpansion(parse('a: &x [1, 2]\nb: *x'))).toEqual({
+      decodes: 10,
+      aliasDecodes: 3,
+      refused: false,
+    })
     // mapping 1; key a 1 + inner mapping (1 + key 1 + value 1); key b 1 + alias (1 + 3); key c 1 + scalar 1
     expect(countAliasExpansion(parse('a: &m {k: v}\nb: *m\nc: &s 5'))).toEqual({
       decodes: 12,
@@ -43,7 +47,9 @@ describe('countAliasExpansion', () => {
 
   it('lets a file that uses a few anchors through (x- fragments reused by services)', () => {
     const services = Array.from({ length: 50 }, (_, index) => `  s${index}: *common`).join('\n')
-    const value = parse(`x-common: &common\n  image: app\n  environment: {A: "1", B: "2"}\nservices:\n${services}`)
+    const value = parse(
+      `x-common: &common\n  image: app\n  environment: {A: "1", B: "2"}\nservices:\n${services}`,
+    )
     expect(countAliasExpansion(value).refused).toBe(false)
   })
 

@@ -9,7 +9,12 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { UnsupportedYaml } from '../../../src/compose/fast-yaml-errors.js'
-import { findMappingColon, parseInlineValue, parseKey, stripFlowComment } from '../../../src/compose/fast-yaml-inline.js'
+import {
+  findMappingColon,
+  parseInlineValue,
+  parseKey,
+  stripFlowComment,
+} from '../../../src/compose/fast-yaml-inline.js'
 
 type Outcome = { value: unknown } | 'unsupported' | 'invalid'
 
@@ -33,7 +38,15 @@ function full(document: string, pick: (parsed: Record<string, unknown>) => unkno
 }
 
 const text = fc.string({
-  unit: fc.constantFrom(...'ab1 9.:,#[]{}"\'-\\_*&!?|>'.split(''), 'true', 'null', '~', ': ', ' #', '__proto__'),
+  unit: fc.constantFrom(
+    ...'ab1 9.:,#[]{}"\'-\\_*&!?|>'.split(''),
+    'true',
+    'null',
+    '~',
+    ': ',
+    ' #',
+    '__proto__',
+  ),
   maxLength: 10,
 })
 
@@ -45,7 +58,9 @@ describe('parseInlineValue', () => {
         fc.pre(!value.includes('\n') && value === value.trimStart() && value !== '' && !value.startsWith('#'))
         const got = fast(() => parseInlineValue(value))
         if (got === 'unsupported') return
-        const expected = full(`v: ${value}\n`, (parsed) => (Object.keys(parsed).length === 1 ? parsed.v : Symbol('more keys')))
+        const expected = full(`v: ${value}\n`, (parsed) =>
+          Object.keys(parsed).length === 1 ? parsed.v : Symbol('more keys'),
+        )
         expect(expected, JSON.stringify(value)).not.toBe('invalid')
         expect(got).toEqual(expected)
       }),

@@ -21,7 +21,12 @@ function oracle(text: string): Outcome {
   } catch {
     return 'skip'
   }
-  if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value) && /^[-+]?\d+$/.test(text))
+  if (
+    typeof value === 'number' &&
+    Number.isInteger(value) &&
+    !Number.isSafeInteger(value) &&
+    /^[-+]?\d+$/.test(text)
+  )
     return 'unsupported'
   return { value }
 }
@@ -86,7 +91,7 @@ describe('unescapeDouble', () => {
         if (got === 'unsupported') return
         let expected: unknown
         try {
-          expected = (parse(`"${inner}"`) as string)
+          expected = parse(`"${inner}"`) as string
         } catch {
           throw new Error(`read ${JSON.stringify(inner)}, which the yaml package refuses`)
         }

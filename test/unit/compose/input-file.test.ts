@@ -54,7 +54,9 @@ describe('readInputFile', () => {
     ['/dev/zero', 'a character device'],
     ['/dev/urandom', 'a character device'],
   ])('refuses %s unnamed, and stops a named one at 16 MiB', (device, kind) => {
-    expect(refusal(() => readInputFile(device, 'env file')).message).toContain(`is ${kind}, not a regular file`)
+    expect(refusal(() => readInputFile(device, 'env file')).message).toContain(
+      `is ${kind}, not a regular file`,
+    )
     const started = performance.now()
     const error = refusal(() => readInputBytes(device, 'env file', { named: true }))
     expect(error).toBeInstanceOf(ComposeInputError)
@@ -71,7 +73,10 @@ describe('readInputFile', () => {
     const writer = spawn('/bin/sh', ['-c', `head -c ${bytes} /dev/zero > '${fifo}'`])
     const closed = new Promise((resolve) => writer.on('close', resolve))
     if (outcome === 'reads') expect(readInputBytes(fifo, 'env file', { named: true })).toHaveLength(bytes)
-    else expect(refusal(() => readInputBytes(fifo, 'env file', { named: true })).message).toMatch(/larger than 16 MiB/)
+    else
+      expect(refusal(() => readInputBytes(fifo, 'env file', { named: true })).message).toMatch(
+        /larger than 16 MiB/,
+      )
     writer.kill()
     await closed
   })
@@ -90,7 +95,9 @@ describe('readInputFile', () => {
   it('refuses a directory even when named', () => {
     const sub = join(dir, 'sub')
     mkdirSync(sub)
-    expect(refusal(() => readInputFile(sub, 'compose file', { named: true })).message).toMatch(/is a directory/)
+    expect(refusal(() => readInputFile(sub, 'compose file', { named: true })).message).toMatch(
+      /is a directory/,
+    )
   })
 
   it('says not found, or names a symlink loop', () => {

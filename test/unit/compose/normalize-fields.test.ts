@@ -21,7 +21,9 @@ describe('normalizeDependsOn', () => {
       db: { condition: 'service_started', required: true },
       cache: { condition: 'service_started', required: true },
     })
-    expect(normalizeDependsOn({ db: { condition: 'service_healthy', restart: true, required: false } })).toEqual({
+    expect(
+      normalizeDependsOn({ db: { condition: 'service_healthy', restart: true, required: false } }),
+    ).toEqual({
       db: { condition: 'service_healthy', restart: true, required: false },
     })
   })
@@ -30,7 +32,9 @@ describe('normalizeDependsOn', () => {
     const result = normalizeDependsOn(own('{"__proto__": {"condition": "service_healthy"}}'))
     expect(Object.keys(result)).toEqual(['__proto__'])
     expect(Object.getPrototypeOf(result)).toBe(Object.prototype)
-    expect(normalizeDependsOn(['__proto__'])).toEqual(own('{"__proto__": {"condition": "service_started", "required": true}}'))
+    expect(normalizeDependsOn(['__proto__'])).toEqual(
+      own('{"__proto__": {"condition": "service_started", "required": true}}'),
+    )
   })
 })
 
@@ -49,11 +53,15 @@ describe('normalizeBuild', () => {
   const resolve = (name: string) => (Object.hasOwn(variables, name) ? variables[name] : undefined)
 
   it('turns KEY=value lists into a map; a bare KEY takes the variable or is dropped', () => {
-    expect(normalizeBuild({ context: '.', args: ['A=1', 'B=x=y', 'FROM_ENV', 'MISSING', 'EMPTY='] }, resolve)).toEqual({
+    expect(
+      normalizeBuild({ context: '.', args: ['A=1', 'B=x=y', 'FROM_ENV', 'MISSING', 'EMPTY='] }, resolve),
+    ).toEqual({
       context: '.',
       args: { A: '1', B: 'x=y', FROM_ENV: 'env-value', EMPTY: '' },
     })
-    expect(normalizeBuild({ args: { N: 5, FROM_ENV: null } }, resolve)).toEqual({ args: { N: '5', FROM_ENV: 'env-value' } })
+    expect(normalizeBuild({ args: { N: 5, FROM_ENV: null } }, resolve)).toEqual({
+      args: { N: '5', FROM_ENV: 'env-value' },
+    })
   })
 
   it('looks no bare name up on Object.prototype and keeps __proto__ an argument', () => {
@@ -72,19 +80,32 @@ describe('normalizeBuild', () => {
 
 describe('normalizeResources and absolutizeResourceFiles', () => {
   it('writes empty resources as mappings', () => {
-    const model: Record<string, unknown> = { volumes: { data: null, logs: { driver: 'local' } }, networks: null }
+    const model: Record<string, unknown> = {
+      volumes: { data: null, logs: { driver: 'local' } },
+      networks: null,
+    }
     normalizeResources(model)
     expect(model).toEqual({ volumes: { data: {}, logs: { driver: 'local' } }, networks: null })
   })
 
   it('makes relative secret and config files absolute, leaving absolute ones and ${...} alone', () => {
     const model: Record<string, unknown> = {
-      secrets: { a: { file: './a.txt' }, b: { file: '/abs/b' }, c: { file: '${DIR}/c' }, d: { environment: 'D' } },
+      secrets: {
+        a: { file: './a.txt' },
+        b: { file: '/abs/b' },
+        c: { file: '${DIR}/c' },
+        d: { environment: 'D' },
+      },
       configs: { e: { file: '../e.conf' } },
     }
     absolutizeResourceFiles(model, '/srv/stack')
     expect(model).toEqual({
-      secrets: { a: { file: '/srv/stack/a.txt' }, b: { file: '/abs/b' }, c: { file: '${DIR}/c' }, d: { environment: 'D' } },
+      secrets: {
+        a: { file: '/srv/stack/a.txt' },
+        b: { file: '/abs/b' },
+        c: { file: '${DIR}/c' },
+        d: { environment: 'D' },
+      },
       configs: { e: { file: '/srv/e.conf' } },
     })
   })

@@ -11,25 +11,55 @@ describe('parseShortVolume', () => {
     ['db:/var/lib/db', { type: 'volume', source: 'db', target: '/var/lib/db', volume: {} }],
     ['db:/data:nocopy', { type: 'volume', source: 'db', target: '/data', volume: { nocopy: true } }],
     ['/host:/ctr', { type: 'bind', source: '/host', target: '/ctr', bind: { create_host_path: true } }],
-    ['./conf:/etc/conf:ro', { type: 'bind', source: './conf', target: '/etc/conf', read_only: true, bind: { create_host_path: true } }],
+    [
+      './conf:/etc/conf:ro',
+      {
+        type: 'bind',
+        source: './conf',
+        target: '/etc/conf',
+        read_only: true,
+        bind: { create_host_path: true },
+      },
+    ],
     ['~/x:/x:rw', { type: 'bind', source: '~/x', target: '/x', bind: { create_host_path: true } }],
-    ['/a:/b:ro,z,rshared', { type: 'bind', source: '/a', target: '/b', read_only: true, bind: { selinux: 'z', propagation: 'rshared', create_host_path: true } }],
-    ['C:\\data:/data', { type: 'bind', source: 'C:\\data', target: '/data', bind: { create_host_path: true } }],
-    ['\\\\srv\\share:/s', { type: 'bind', source: '\\\\srv\\share', target: '/s', bind: { create_host_path: true } }],
+    [
+      '/a:/b:ro,z,rshared',
+      {
+        type: 'bind',
+        source: '/a',
+        target: '/b',
+        read_only: true,
+        bind: { selinux: 'z', propagation: 'rshared', create_host_path: true },
+      },
+    ],
+    [
+      'C:\\data:/data',
+      { type: 'bind', source: 'C:\\data', target: '/data', bind: { create_host_path: true } },
+    ],
+    [
+      '\\\\srv\\share:/s',
+      { type: 'bind', source: '\\\\srv\\share', target: '/s', bind: { create_host_path: true } },
+    ],
     ['${DATA:-./data}:/data', { type: 'volume', source: '${DATA:-./data}', target: '/data', volume: {} }],
     ['db:/data/../x/', { type: 'volume', source: 'db', target: '/x', volume: {} }],
     ['x', { type: 'volume', target: 'x' }],
     // one letter before `:` is a Windows drive to compose-go too (isWindowsDrive)
     ['a:b:c:ro', { type: 'bind', source: 'a:b', target: 'c:ro', bind: { create_host_path: true } }],
-    ['a:b:/c:ro', { type: 'bind', source: 'a:b', target: '/c', read_only: true, bind: { create_host_path: true } }],
+    [
+      'a:b:/c:ro',
+      { type: 'bind', source: 'a:b', target: '/c', read_only: true, bind: { create_host_path: true } },
+    ],
   ])('reads %j', (spec, long) => {
     expect(parseShortVolume(spec)).toEqual(long)
   })
 
-  it.each(['', ':/x', '/a::/b', 'vol:/b:ro:extra', '/a:/b:'])('leaves %j to be printed as written', (spec) => {
-    expect(parseShortVolume(spec)).toBeUndefined()
-    expect(longVolume(spec)).toBe(spec)
-  })
+  it.each(['', ':/x', '/a::/b', 'vol:/b:ro:extra', '/a:/b:'])(
+    'leaves %j to be printed as written',
+    (spec) => {
+      expect(parseShortVolume(spec)).toBeUndefined()
+      expect(longVolume(spec)).toBe(spec)
+    },
+  )
 })
 
 describe('cleanPath', () => {
@@ -48,7 +78,9 @@ describe('cleanPath', () => {
 
 describe('longVolume', () => {
   it('fills create_host_path of a given bind, cleans the target, keeps the rest', () => {
-    expect(longVolume({ type: 'bind', source: '.', target: '/app/', bind: { propagation: 'shared' } })).toEqual({
+    expect(
+      longVolume({ type: 'bind', source: '.', target: '/app/', bind: { propagation: 'shared' } }),
+    ).toEqual({
       type: 'bind',
       source: '.',
       target: '/app',

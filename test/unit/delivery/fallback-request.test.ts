@@ -25,13 +25,25 @@ describe('parseMaxAge', () => {
     )
   })
 
-  it.each(['', 'h', '12x', '1.5h', '-1h', '12 h h', '1h30m', '0x10', '1e3', 'Infinity', '12hours', '٣h', '1hh', '2ws'])(
-    'refuses %j as a usage error naming the flag',
-    (text) => {
-      expect(() => parseMaxAge(text)).toThrow(UsageError)
-      expect(() => parseMaxAge(text)).toThrow(/--fallback-max-age must be a duration/)
-    },
-  )
+  it.each([
+    '',
+    'h',
+    '12x',
+    '1.5h',
+    '-1h',
+    '12 h h',
+    '1h30m',
+    '0x10',
+    '1e3',
+    'Infinity',
+    '12hours',
+    '٣h',
+    '1hh',
+    '2ws',
+  ])('refuses %j as a usage error naming the flag', (text) => {
+    expect(() => parseMaxAge(text)).toThrow(UsageError)
+    expect(() => parseMaxAge(text)).toThrow(/--fallback-max-age must be a duration/)
+  })
 
   it('shows a hostile value as JSON, control characters escaped', () => {
     expect(() => parseMaxAge('1h\u001b[2J')).toThrow('got "1h\\u001b[2J"')

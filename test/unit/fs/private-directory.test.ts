@@ -4,7 +4,16 @@
  * or (a key file) readable by others. The refusal's `rm -r` hint is checked with the real `sh`.
  */
 import { execFileSync } from 'node:child_process'
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -50,14 +59,19 @@ describe('ensurePrivateDirectory', () => {
     expect(mode(directory)).toBe(0o700)
   })
 
-  it.each([0o777, 0o770, 0o702])('refuses an own directory of mode %o (others may write into it)', async (bits) => {
-    const directory = fresh()
-    mkdirSync(directory)
-    chmodSync(directory, bits)
-    await expect(ensurePrivateDirectory(directory, 'the copies')).rejects.toThrow(/can be written by other users/)
-    expect(() => ensurePrivateDirectorySync(directory, 'the copies')).toThrow(IoError)
-    expect(mode(directory)).toBe(bits)
-  })
+  it.each([0o777, 0o770, 0o702])(
+    'refuses an own directory of mode %o (others may write into it)',
+    async (bits) => {
+      const directory = fresh()
+      mkdirSync(directory)
+      chmodSync(directory, bits)
+      await expect(ensurePrivateDirectory(directory, 'the copies')).rejects.toThrow(
+        /can be written by other users/,
+      )
+      expect(() => ensurePrivateDirectorySync(directory, 'the copies')).toThrow(IoError)
+      expect(mode(directory)).toBe(bits)
+    },
+  )
 
   it('refuses a symlink to a directory, even a private one', async () => {
     const target = fresh()
@@ -85,7 +99,9 @@ describe('ensurePrivateDirectory', () => {
     chmodSync(directory, 0o777)
     const error = await ensurePrivateDirectory(directory, 'the copies').catch((thrown: IoError) => thrown)
     const word = error.hint!.replace(/^.*\(rm -r /, '').replace(/\) and run again$/, '')
-    expect(execFileSync('/bin/sh', ['-c', `printf '%s' ${word}`], { encoding: 'utf8', cwd: root })).toBe(directory)
+    expect(execFileSync('/bin/sh', ['-c', `printf '%s' ${word}`], { encoding: 'utf8', cwd: root })).toBe(
+      directory,
+    )
   })
 })
 
@@ -109,7 +125,9 @@ describe('checkPrivateFileSync', () => {
   })
 
   it('refuses a file others may write, a symlink and a directory; lets a missing one pass', () => {
-    expect(caught(() => checkPrivateFileSync(file(0o622), 'x')).message).toMatch(/can be written by other users/)
+    expect(caught(() => checkPrivateFileSync(file(0o622), 'x')).message).toMatch(
+      /can be written by other users/,
+    )
     const link = fresh('link')
     symlinkSync(file(0o600), link)
     expect(caught(() => checkPrivateFileSync(link, 'x')).message).toMatch(/symlink or not a regular file/)

@@ -13,7 +13,8 @@ function naiveLongest(values: string[], buffer: Buffer, start: number): number {
   let longest = 0
   for (const value of maskableValues(values).masked) {
     const bytes = Buffer.from(value, 'utf8')
-    if (bytes.length > longest && buffer.subarray(start, start + bytes.length).equals(bytes)) longest = bytes.length
+    if (bytes.length > longest && buffer.subarray(start, start + bytes.length).equals(bytes))
+      longest = bytes.length
   }
   return longest
 }
@@ -86,7 +87,10 @@ describe('walkTrie', () => {
     const matcher = matcherFor(values)!
     for (const value of values.slice(0, 50)) {
       const buffer = Buffer.from(`..${value}..`)
-      expect(walkTrie(matcher, buffer, 2, true)).toEqual({ kind: 'match', length: naiveLongest(values, buffer, 2) })
+      expect(walkTrie(matcher, buffer, 2, true)).toEqual({
+        kind: 'match',
+        length: naiveLongest(values, buffer, 2),
+      })
     }
   })
 })

@@ -19,7 +19,12 @@ const set: PatternSet = {
   tooShort: 0,
 }
 
-const git = (commit: string, path: string, line: number): ScanLocation => ({ source: 'git', commit, path, line })
+const git = (commit: string, path: string, line: number): ScanLocation => ({
+  source: 'git',
+  commit,
+  path,
+  line,
+})
 
 describe('FindingCollector', () => {
   it('keeps the first occurrence per owner, encoding and place', () => {

@@ -9,6 +9,7 @@ import { describeLocation, formatCleanupReport, formatScanReport } from '../../.
 import type { ScanResult } from '../../../src/scan/scan.js'
 
 const hostile = 'evil\u001b]0;pwned\u0007\nfake finding line\r\u009b31m\u202e'
+// eslint-disable-next-line no-control-regex -- the test looks for raw control characters
 const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/
 
 const locations: ScanLocation[] = [
@@ -72,7 +73,11 @@ describe('formatScanReport', () => {
     expect(formatScanReport({ ...result([]), values: 2, secrets: 1 })).toBe(
       'clean: no value found (2 values of 1 secret; git . (4 commits))',
     )
-    expect(formatScanReport(result([finding(locations[3]!)])).split('\n').at(-1)).toMatch(/^1 finding \(/)
+    expect(
+      formatScanReport(result([finding(locations[3]!)]))
+        .split('\n')
+        .at(-1),
+    ).toMatch(/^1 finding \(/)
   })
 })
 

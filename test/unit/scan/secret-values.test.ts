@@ -16,7 +16,11 @@ function fakeApi(current: Record<string, number>, versions: Versions, fail?: Err
   const api = {
     listSecrets: async (environment: string | undefined) => {
       calls.push(`list ${environment}`)
-      return Object.entries(current).map(([name, version]) => ({ name, version, value: `${name}@${version}` }))
+      return Object.entries(current).map(([name, version]) => ({
+        name,
+        version,
+        value: `${name}@${version}`,
+      }))
     },
     versions: async (name: string) => versions[name]!.map(({ version, deleted }) => ({ version, deleted })),
     secretVersion: async (name: string, version: number) => {

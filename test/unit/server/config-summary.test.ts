@@ -47,12 +47,16 @@ describe('configSummary', () => {
     expect(configSummary(config('postgres://vault@db/vault?sslmode=require')).dbUrl).toBe(
       'postgres://vault@db/vault?sslmode=require',
     )
-    expect(configSummary(config('sqlite:///var/lib/vault/vault.db')).dbUrl).toBe('sqlite:///var/lib/vault/vault.db')
+    expect(configSummary(config('sqlite:///var/lib/vault/vault.db')).dbUrl).toBe(
+      'sqlite:///var/lib/vault/vault.db',
+    )
   })
 
   it('shows keys only as a SHA-256 fingerprint', () => {
     const summary = configSummary(config('sqlite:///x.db'))
-    expect(summary.encryptionKey).toBe(`sha256:${createHash('sha256').update(key).digest('hex').slice(0, 16)}`)
+    expect(summary.encryptionKey).toBe(
+      `sha256:${createHash('sha256').update(key).digest('hex').slice(0, 16)}`,
+    )
     expect(JSON.stringify(summary)).not.toContain(key.toString('hex'))
     expect(JSON.stringify(summary)).not.toContain(key.toString('base64'))
   })

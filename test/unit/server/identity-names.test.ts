@@ -79,7 +79,10 @@ describe('identityNames', () => {
     await driver.transaction((tx) => identityNames(recording(tx), ['user:a', 'admin:cli']))
     expect(sizes).toEqual([])
     await driver.transaction((tx) =>
-      identityNames(recording(tx), Array.from({ length: 1001 }, (_, index) => `identity:id-${index}`)),
+      identityNames(
+        recording(tx),
+        Array.from({ length: 1001 }, (_, index) => `identity:id-${index}`),
+      ),
     )
     expect(sizes).toEqual([500, 500, 1])
   })

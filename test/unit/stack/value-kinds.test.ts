@@ -81,15 +81,23 @@ describe('notASecretValue', () => {
 
 describe('templateOf', () => {
   const names = fc.stringMatching(/^[A-Z_][A-Z0-9_]{0,8}$/)
-  const text = fc.string({ unit: fc.constantFrom('a', 'b', '$', '{', '}', ':', '@', '/', 'x'), maxLength: 16 })
+  const text = fc.string({
+    unit: fc.constantFrom('a', 'b', '$', '{', '}', ':', '@', '/', 'x'),
+    maxLength: 16,
+  })
 
   it('makes templates that resolve back to the value itself (or makes none)', () => {
     fc.assert(
-      fc.property(text, text.filter((inner) => inner !== ''), names, (value, inner, name) => {
-        const template = templateOf(value, inner, name)
-        if (template === undefined) return
-        expect(resolve(template, inner, name)).toBe(value)
-      }),
+      fc.property(
+        text,
+        text.filter((inner) => inner !== ''),
+        names,
+        (value, inner, name) => {
+          const template = templateOf(value, inner, name)
+          if (template === undefined) return
+          expect(resolve(template, inner, name)).toBe(value)
+        },
+      ),
       { numRuns: 2000 },
     )
   })
@@ -121,12 +129,19 @@ describe('templateOf', () => {
 })
 
 describe('isPublishedPlaceholder', () => {
-  it.each(['CHANGEME', 'change-me', 'Change_This!', 'password', 'Passw0rd', 'xxxxxx', '', 'your-secret-here', 'an example'])(
-    'calls %j a placeholder',
-    (value) => {
-      expect(isPublishedPlaceholder(value)).toBe(true)
-    },
-  )
+  it.each([
+    'CHANGEME',
+    'change-me',
+    'Change_This!',
+    'password',
+    'Passw0rd',
+    'xxxxxx',
+    '',
+    'your-secret-here',
+    'an example',
+  ])('calls %j a placeholder', (value) => {
+    expect(isPublishedPlaceholder(value)).toBe(true)
+  })
 
   it.each(['k3Jq9vZ2pW', 'constructor', '__proto__', 'hasOwnProperty'])('does not call %j one', (value) => {
     expect(isPublishedPlaceholder(value)).toBe(false)

@@ -23,7 +23,8 @@ describe('console headers', () => {
   it('allows nothing inline and nothing from elsewhere', () => {
     const csp = directives(contentSecurityPolicy)
     expect(csp.get('default-src')).toEqual(["'none'"])
-    for (const name of ['script-src', 'style-src', 'img-src', 'form-action']) expect(csp.get(name)).toEqual(["'self'"])
+    for (const name of ['script-src', 'style-src', 'img-src', 'form-action'])
+      expect(csp.get(name)).toEqual(["'self'"])
     expect(csp.get('frame-ancestors')).toEqual(["'none'"])
     expect(csp.get('base-uri')).toEqual(["'none'"])
     expect(contentSecurityPolicy).not.toMatch(/unsafe-|\*|data:|http:/)
@@ -46,6 +47,10 @@ describe('console headers', () => {
   it('redirects with 303 and the same protections; extra headers are added', () => {
     const response = redirect('/console/projects', { 'set-cookie': 'a=b' })
     expect(response.status).toBe(303)
-    expect(response.headers).toMatchObject({ location: '/console/projects', 'cache-control': 'no-store', 'set-cookie': 'a=b' })
+    expect(response.headers).toMatchObject({
+      location: '/console/projects',
+      'cache-control': 'no-store',
+      'set-cookie': 'a=b',
+    })
   })
 })

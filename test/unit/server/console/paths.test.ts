@@ -17,7 +17,20 @@ function segments(path: string): string[] {
   return url.pathname.split('/').slice(1).map(decodeURIComponent)
 }
 
-const hostile = ['...', '.a', '%2e%2e', 'a/b', '?x=1', '#top', '\\..\\', ' ', '__proto__', 'constructor', 'é/ü', '%']
+const hostile = [
+  '...',
+  '.a',
+  '%2e%2e',
+  'a/b',
+  '?x=1',
+  '#top',
+  '\\..\\',
+  ' ',
+  '__proto__',
+  'constructor',
+  'é/ü',
+  '%',
+]
 
 describe('paths', () => {
   it('keeps every name one segment of the path a browser requests', () => {
@@ -44,7 +57,12 @@ describe('paths', () => {
           'rotate',
         ])
         expect(segments(paths.reveal(project, env, key)).at(-1)).toBe('reveal')
-        expect(segments(paths.deleteWebhook(project, key)).slice(2)).toEqual([project, 'webhooks', key, 'delete'])
+        expect(segments(paths.deleteWebhook(project, key)).slice(2)).toEqual([
+          project,
+          'webhooks',
+          key,
+          'delete',
+        ])
       }),
       { numRuns: 500 },
     )

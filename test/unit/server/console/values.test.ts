@@ -54,10 +54,23 @@ describe('versionOf', () => {
     )
   })
 
-  it.each([null, undefined, '', '0', '01', '-1', '+1', '1e3', '0x10', '1.0', ' 1', '1\n', '١', '12345678901', 'constructor'])(
-    'answers 400 for %j',
-    (text) => {
-      expect(status(() => versionOf(text))).toBe(400)
-    },
-  )
+  it.each([
+    null,
+    undefined,
+    '',
+    '0',
+    '01',
+    '-1',
+    '+1',
+    '1e3',
+    '0x10',
+    '1.0',
+    ' 1',
+    '1\n',
+    '١',
+    '12345678901',
+    'constructor',
+  ])('answers 400 for %j', (text) => {
+    expect(status(() => versionOf(text))).toBe(400)
+  })
 })

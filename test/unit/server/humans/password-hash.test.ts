@@ -39,7 +39,14 @@ describe('password hashes', () => {
 
   it('reads a hash made with other (cheaper) parameters, as a later change of cost needs', async () => {
     const nonce = Buffer.alloc(16, 1)
-    const tag = argon2Sync('argon2id', { message: 'pw', nonce, memory: 64, passes: 1, parallelism: 1, tagLength: 32 })
+    const tag = argon2Sync('argon2id', {
+      message: 'pw',
+      nonce,
+      memory: 64,
+      passes: 1,
+      parallelism: 1,
+      tagLength: 32,
+    })
     const stored = `$argon2id$v=19$m=64,t=1,p=1$${nonce.toString('base64url')}$${tag.toString('base64url')}`
     expect(await passwordMatches('pw', stored)).toBe(true)
     expect(await passwordMatches('pW', stored)).toBe(false)

@@ -39,6 +39,8 @@ describe('hmacSha256', () => {
       }
     }
     const equalContent = Buffer.from(keys[0]!)
-    expect(hmacSha256(equalContent).update('m').digest('hex')).toBe(hmacSha256(keys[0]!).update('m').digest('hex'))
+    expect(hmacSha256(equalContent).update('m').digest('hex')).toBe(
+      hmacSha256(keys[0]!).update('m').digest('hex'),
+    )
   })
 })
