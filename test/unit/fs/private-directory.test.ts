@@ -97,7 +97,9 @@ describe('ensurePrivateDirectory', () => {
     const directory = fresh("it's $(touch pwned); x")
     mkdirSync(directory)
     chmodSync(directory, 0o777)
-    const error = await ensurePrivateDirectory(directory, 'the copies').catch((thrown: IoError) => thrown)
+    const error = (await ensurePrivateDirectory(directory, 'the copies').catch(
+      (thrown: unknown) => thrown,
+    )) as IoError
     const word = error.hint!.replace(/^.*\(rm -r /, '').replace(/\) and run again$/, '')
     expect(execFileSync('/bin/sh', ['-c', `printf '%s' ${word}`], { encoding: 'utf8', cwd: root })).toBe(
       directory,

@@ -32,7 +32,7 @@ describe('console headers', () => {
 
   it('sends every page uncached, unframed, unsniffed, as UTF-8 HTML', () => {
     const response = pageResponse(200, html`<p>${'<script>x</script>'}</p>`)
-    expect(response.text.startsWith('<!doctype html>\n')).toBe(true)
+    expect(response.text?.startsWith('<!doctype html>\n')).toBe(true)
     expect(response.text).not.toContain('<script>')
     expect(response.headers).toMatchObject({
       'content-security-policy': contentSecurityPolicy,
