@@ -40,9 +40,9 @@ describe('providerMetadata', () => {
   })
 
   it('requires the secrets, so compose refuses a stack that forgets to name them', () => {
-    expect(upParameters.filter((parameter) => parameter.required).map((parameter) => parameter.name)).toEqual([
-      'secrets',
-    ])
+    expect(upParameters.filter((parameter) => parameter.required).map((parameter) => parameter.name)).toEqual(
+      ['secrets'],
+    )
   })
 
   it('gives a fresh copy each time (a caller cannot change the declared parameters)', () => {
