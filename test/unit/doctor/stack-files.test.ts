@@ -16,8 +16,8 @@ afterAll(() => rmSync(root, { recursive: true, force: true }))
 const canary = 'CANARY-client-secret-5e1f'
 let count = 0
 
-function stack(files: Record<string, [string, number]>, ignore?: string): string {
-  const dir = join(root, `s${count++}`)
+function stack(files: Record<string, [string, number]>, ignore?: string, name = ''): string {
+  const dir = join(root, `s${count++}${name}`)
   mkdirSync(join(dir, '.vault'), { recursive: true })
   execFileSync('git', ['init', '-q', dir])
   if (ignore !== undefined) writeFileSync(join(dir, '.gitignore'), ignore)
@@ -50,8 +50,10 @@ describe('checkStackFiles', () => {
   })
 
   it('fails a credentials file others can read, with a chmod hint sh reads as the path', async () => {
-    const dir = stack({ '.vault/credentials': [credentials, 0o644] }, '.vault/\n')
+    const dir = stack({ '.vault/credentials': [credentials, 0o644] }, '.vault/\n', " it's $(id)")
     const found = await checks(dir)
+    const groupOnly = stack({ '.vault/credentials': [credentials, 0o640] }, '.vault/\n')
+    expect((await checks(groupOnly))['credentials-mode']).toMatchObject({ status: 'fail' })
     expect(found['credentials-mode']).toMatchObject({
       status: 'fail',
       detail: expect.stringMatching(/mode 644/),
