@@ -43,7 +43,7 @@ function closingQuote(text: string, start: number): number {
 
 /** A mapping key (plain or quoted) as the string the full parser gives. */
 export function parseKey(text: string): string {
-  if (text === '' || text.startsWith('?') || /^[&*!|>%@`]/.test(text)) unsupported('complex key')
+  if (text === '' || text.startsWith('?') || /^[&*!|>%@`[\]{},]/.test(text)) unsupported('complex key')
   if (text[0] === '"' || text[0] === "'") {
     const value = parseInlineValue(text)
     return String(value)
@@ -81,8 +81,9 @@ export function parseInlineValue(text: string): unknown {
   if (first === '"' || first === "'") {
     const close = closingQuote(text, 0)
     if (close === -1) unsupported('multi-line quoted scalar')
-    const after = text.slice(close + 1).trim()
-    if (after !== '' && !after.startsWith('#')) unsupported('text after a quoted scalar')
+    const after = text.slice(close + 1)
+    // a comment needs a space before its `#`: `"a"#b` is not YAML
+    if (after.trim() !== '' && !/^\s+#/.test(after)) unsupported('text after a quoted scalar')
     const inner = text.slice(1, close)
     return first === "'" ? inner.replaceAll("''", "'") : unescapeDouble(inner)
   }
@@ -138,6 +139,8 @@ function splitFlow(body: string): string[] {
 function parseFlowScalar(text: string): unknown {
   if (text === '') return null
   if (text[0] === '"' || text[0] === "'") return parseInlineValue(text)
-  if (/^[&*!|>%@`]/.test(text) || text.includes(': ')) unsupported('flow scalar')
+  // `: ` or a trailing `:` makes a flow entry a pair, and `? `, `: `, `- ` at its start are indicators
+  if (/^[&*!|>%@`]/.test(text) || text.includes(': ') || text.endsWith(':') || /^[?:-](\s|$)/.test(text))
+    unsupported('flow scalar')
   return resolvePlain(text)
 }

@@ -2,7 +2,8 @@
  * Compose's merge rules, used both for several `-f` files and for `extends`: mappings merge key by
  * key, `environment`/`labels`/... merge as maps whatever their syntax, `command`/`entrypoint`/
  * `healthcheck.test` are replaced, lists such as `ports` are appended without duplicates, and
- * `volumes`/`devices`/`secrets`/`configs` are merged by their target.
+ * `volumes`/`devices`/`secrets`/`configs` are merged by their target (a secret's default target being
+ * /run/secrets/SOURCE, a config's /SOURCE).
  */
 import { asRecord, setEntry } from './interpolate-model.js'
 
@@ -44,8 +45,15 @@ const keyedListFields: Record<string, (entry: unknown) => string> = {
     typeof entry === 'string'
       ? (entry.split(':')[1] ?? entry)
       : String(asRecord(entry).target ?? asRecord(entry).source),
-  secrets: (entry) => (typeof entry === 'string' ? entry : String(asRecord(entry).source)),
-  configs: (entry) => (typeof entry === 'string' ? entry : String(asRecord(entry).source)),
+  secrets: (entry) => mountTarget('/run/secrets', entry),
+  configs: (entry) => mountTarget('', entry),
+}
+
+/** Where a secret or config is mounted: compose-go's unique key (`mountIndexer` in override/uncity.go). */
+function mountTarget(directory: string, entry: unknown): string {
+  if (typeof entry === 'string') return `${directory}/${entry}`
+  const record = asRecord(entry)
+  return record.target !== undefined ? String(record.target) : `${directory}/${String(record.source)}`
 }
 
 /** `KEY=value` lists and `KEY: value` maps as one map; a bare `KEY` maps to null. */

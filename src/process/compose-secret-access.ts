@@ -44,7 +44,7 @@ function parseMode(node: unknown, where: () => never): number {
   let mode: number
   if (/^0o?[0-7]+$/.test(text) || (quoted && /^[0-7]+$/.test(text)))
     mode = parseInt(text.replace(/^0o/, ''), 8)
-  else if (/^[1-9][0-9]{0,5}$/.test(text)) mode = Number(text)
+  else if (/^(0|[1-9][0-9]{0,5})$/.test(text)) mode = Number(text)
   else return where()
   return mode <= 0o777 ? mode : where()
 }

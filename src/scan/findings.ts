@@ -30,19 +30,19 @@ export interface ScanFinding {
   location: ScanLocation
 }
 
-/** Where a finding is, without the line or commit: two findings at one place count once. */
+/** Where a finding is, without the line or commit: two findings at one place count once (JSON: no separator to forge). */
 function placeKey(location: ScanLocation): string {
   switch (location.source) {
     case 'git':
     case 'staged':
     case 'path':
-      return `${location.source}\0${location.path}`
+      return JSON.stringify([location.source, location.path])
     case 'stdin':
       return 'stdin'
     case 'image':
-      return `image\0${location.image}\0${location.field}`
+      return JSON.stringify(['image', location.image, location.field])
     case 'container':
-      return `container\0${location.container}\0${location.field}`
+      return JSON.stringify(['container', location.container, location.field])
   }
 }
 

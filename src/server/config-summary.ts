@@ -10,12 +10,18 @@ function fingerprint(key: Buffer): string {
   return `sha256:${createHash('sha256').update(key).digest('hex').slice(0, 16)}`
 }
 
+/**
+ * `text` with the password of a URL hidden: in its userinfo, and in a query parameter (`?password=`),
+ * which the PostgreSQL driver reads too.
+ */
 function withoutPassword(text: string | undefined): string | undefined {
   if (text === undefined) return undefined
   try {
     const url = new URL(text)
-    if (url.password === '') return text
-    url.password = '***'
+    const parameters = [...url.searchParams.keys()].filter((name) => /pass/i.test(name))
+    if (url.password === '' && parameters.length === 0) return text
+    if (url.password !== '') url.password = '***'
+    for (const name of parameters) url.searchParams.set(name, '***')
     return url.toString()
   } catch {
     return text

@@ -24,13 +24,23 @@ export function stackRegistryPath(env: NodeJS.ProcessEnv = process.env): string 
   return join(dirname(tokenFilePath(env)), 'stacks.json')
 }
 
+/** The well-formed entries of the file (a damaged one, or a damaged entry, is no entry). */
 async function readEntries(path: string): Promise<StackEntry[]> {
   try {
-    const parsed = JSON.parse(await readFile(path, 'utf8')) as { stacks?: StackEntry[] }
-    return Array.isArray(parsed.stacks) ? parsed.stacks : []
+    const parsed = JSON.parse(await readFile(path, 'utf8')) as { stacks?: unknown } | null
+    return Array.isArray(parsed?.stacks) ? parsed.stacks.filter(isEntry) : []
   } catch {
     return []
   }
+}
+
+const entryFields = ['stackDir', 'domain', 'projectId', 'environment', 'lastUsed'] as const
+
+function isEntry(value: unknown): value is StackEntry {
+  if (typeof value !== 'object' || value === null) return false
+  return entryFields.every(
+    (name) => Object.hasOwn(value, name) && typeof (value as Record<string, unknown>)[name] === 'string',
+  )
 }
 
 const sameScope = (a: Scope, b: Scope) =>

@@ -27,7 +27,8 @@ export function urlPassword(url: string): { password: string; start: number; end
 
 /** Template text for a literal: `${` becomes `$${` (see src/client/resolve-templates.ts). */
 export function templateLiteral(text: string): string {
-  return text.replaceAll('${', '$${')
+  // a function, not the string '$${': in a replacement string `$$` stands for one `$`
+  return text.replaceAll('${', () => '$${')
 }
 
 /**
@@ -44,10 +45,10 @@ export function templateOf(value: string, inner: string, name: string): string |
   }
   if (value === inner) return `\${${name}}`
   if (!value.includes(inner)) return undefined
-  return value
-    .split(inner)
-    .map((piece) => templateLiteral(piece))
-    .join(`\${${name}}`)
+  const pieces = value.split(inner)
+  // `$` right before a reference would read as `$${`, a literal `${`: the syntax cannot write it
+  if (pieces.slice(0, -1).some((piece) => piece.endsWith('$'))) return undefined
+  return pieces.map((piece) => templateLiteral(piece)).join(`\${${name}}`)
 }
 
 const placeholderWords = new Set([
