@@ -10,7 +10,7 @@ import { isDatabasePassword } from '../rotate/policy.js'
 import type { RotatorChoice } from '../rotate/rotators/index.js'
 import type { OtherStack } from '../rotate/other-stacks.js'
 import type { RotateResult } from '../rotate/rotate-secret.js'
-import { formatDueReport, formatRotateReport } from '../rotate/report.js'
+import { formatDueReport, formatOtherStackWarning, formatRotateReport } from '../rotate/report.js'
 import { readSecretValue } from '../cli/read-secret.js'
 import { rotatorChoice, rotatorFlags } from '../cli/rotator-flags.js'
 import { allowEnvFlag } from '../cli/allow-env-flag.js'
@@ -151,9 +151,7 @@ export default class Rotate extends BaseCommand<typeof Rotate> {
     const others = await stacksSharing(name, flags['stack-dir'], stackScope(settings, flags.env))
     if (!this.jsonEnabled()) this.note(formatRotateReport(result))
     for (const other of result.vaultHolds === 'new' ? others : [])
-      this.note(
-        `Warning: the stack in ${other.stackDir} also uses ${name} (${other.services.join(', ')}) and still runs with the old value: cd ${other.stackDir} && vault run${flags.env ? ` --env ${flags.env}` : ''} -- docker compose up -d --no-deps ${other.services.join(' ')}`,
-      )
+      this.note(formatOtherStackWarning(other, name, flags.env))
     if (result.outcome === 'rolled-back') process.exitCode = ExitCode.rolledBack
     else if (result.outcome === 'unhealthy') process.exitCode = ExitCode.findings
     return { ...result, otherStacks: others }

@@ -2,9 +2,11 @@
  * Human output of `vault rotate`: the services recreated with their state, and the `--due` table.
  */
 import type { DueResult } from './due.js'
+import type { OtherStack } from './other-stacks.js'
 import type { ServiceReport } from './restart.js'
 import type { RotateResult } from './rotate-secret.js'
 import { formatColumns } from '../text/columns.js'
+import { shellWord } from '../text/shell-word.js'
 import { fields } from '../text/terminal-text.js'
 
 function serviceLines(services: ServiceReport[], indent = ''): string[] {
@@ -62,4 +64,18 @@ export function formatDueReport(result: DueResult): string {
       ? formatColumns(rows, ['', 'NAME', 'KIND', 'AGE', 'MAX'])
       : 'no secret in this environment'
   return `${table}\n${result.due} secret(s) due for rotation`
+}
+
+/**
+ * The warning for another stack that uses the rotated secret, with the command that recreates its
+ * services: every word quoted for sh, since a stack directory's name is the user's (or anyone's who
+ * made it) and the line is meant to be pasted.
+ */
+export function formatOtherStackWarning(other: OtherStack, name: string, environment?: string): string {
+  const env = environment ? ` --env ${shellWord(environment)}` : ''
+  const services = other.services.map(shellWord).join(' ')
+  return (
+    `Warning: the stack in ${other.stackDir} also uses ${name} (${other.services.join(', ')}) and still runs with the old value: ` +
+    `cd ${shellWord(other.stackDir)} && vault run${env} -- docker compose up -d --no-deps ${services}`
+  )
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { formatDueReport, formatRotateReport } from '../../../src/rotate/report.js'
+import { execFileSync } from 'node:child_process'
+import { formatDueReport, formatOtherStackWarning, formatRotateReport } from '../../../src/rotate/report.js'
 
 describe('rotate reports', () => {
   it('names each recreated service with its state', () => {
@@ -67,5 +68,37 @@ describe('rotate reports', () => {
     expect(text).toMatch(/^ {5}NAME/)
     expect(text).toMatch(/DUE {2}DB_PASSWORD {2}database password {2}91d {2}90d/)
     expect(text.endsWith('1 secret(s) due for rotation')).toBe(true)
+  })
+})
+
+describe('the warning for another stack that uses the rotated secret', () => {
+  it('quotes every word of the command to paste, as sh reads it back', () => {
+    const stackDir = "/srv/it's $(touch pwned) `id` a;b"
+    const line = formatOtherStackWarning({ stackDir, services: ['web', 'worker'] }, 'DB_PASSWORD', 'prod')
+    const command = line.slice(line.indexOf('old value: ') + 'old value: '.length)
+    // sh runs the command with cd and vault as functions that print their arguments, one per line
+    const printed = execFileSync(
+      'sh',
+      ['-c', `cd() { printf '[%s]\\n' "$@"; }; vault() { printf '[%s]\\n' "$@"; }; ${command}`],
+      {
+        encoding: 'utf8',
+      },
+    )
+    expect(printed.trim().split('\n')).toEqual(
+      [
+        stackDir,
+        'run',
+        '--env',
+        'prod',
+        '--',
+        'docker',
+        'compose',
+        'up',
+        '-d',
+        '--no-deps',
+        'web',
+        'worker',
+      ].map((word) => `[${word}]`),
+    )
   })
 })
