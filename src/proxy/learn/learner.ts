@@ -21,7 +21,13 @@ import { isLinuxCapability } from '../guard-settings.js'
 import type { ProxyLogger } from '../log.js'
 import { allRuleSets, type RuleSet, type RuleSetConfig } from '../rule-sets.js'
 import type { Rule } from '../rules.js'
-import { allowanceKey, commentText, type LearnedSet, type LearnedTraffic } from './learned-file.js'
+import {
+  allowanceKey,
+  commentText,
+  type ClientRun,
+  type LearnedSet,
+  type LearnedTraffic,
+} from './learned-file.js'
 import { learnedPattern } from './learned-pattern.js'
 
 /** How much learn mode records (see the module comment). */
@@ -81,16 +87,19 @@ function widen(options: GuardSettings, refusal: Refusal): GuardSettings {
   return { ...options, allowImageLoad: true }
 }
 
-/** The `client KIND VALUE` lines of each rule set. */
-function clientLines(config: RuleSetConfig): Map<string, string[]> {
-  const lines = new Map<string, string[]>()
+/**
+ * The `client KIND VALUE` lines in the order they were given, consecutive lines for one rule set as one
+ * run: the first selector that matches chooses, so the file must keep this order across rule sets.
+ */
+function clientRuns(config: RuleSetConfig): ClientRun[] {
+  const runs: ClientRun[] = []
   for (const selector of config.selectors) {
     const line = `client ${selector.matcher.kind} ${selector.matcher.value}`
-    const list = lines.get(selector.ruleSet) ?? []
-    if (!list.includes(line)) list.push(line)
-    lines.set(selector.ruleSet, list)
+    const last = runs.at(-1)
+    if (last?.ruleSet === selector.ruleSet) last.clients.push(line)
+    else runs.push({ ruleSet: selector.ruleSet, clients: [line] })
   }
-  return lines
+  return runs
 }
 
 /** A learner for the rule sets of `config`; "would refuse" and "learn mode refuses" lines go to `logger`. */
@@ -100,15 +109,16 @@ export function createLearner(
 ): Learner {
   const { logger, guard } = options
   const limits = options.limits ?? defaultLearnLimits
-  const clients = clientLines(config)
+  const clientOrder = clientRuns(config)
   const sets = new Map<string, LearnedSet>(
     allRuleSets(config).map((set) => [
       set.name,
-      { name: set.name, redactEnv: set.redactEnv, clients: clients.get(set.name) ?? [], requests: new Map() },
+      { name: set.name, redactEnv: set.redactEnv, requests: new Map() },
     ]),
   )
   const traffic: LearnedTraffic = {
     sets: [...sets.values()],
+    clientRuns: clientOrder,
     allowances: new Map(),
     guardOff: new Map(),
     startedAt: (options.now ?? (() => new Date()))(),
