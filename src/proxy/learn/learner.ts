@@ -20,7 +20,8 @@ import { judgeBody, type GuardSettings, type Refusal } from '../guard.js'
 import { isLinuxCapability } from '../guard-settings.js'
 import type { ProxyLogger } from '../log.js'
 import { allRuleSets, type RuleSet, type RuleSetConfig } from '../rule-sets.js'
-import type { Rule } from '../rules.js'
+import { withoutComment, type Rule } from '../rules.js'
+import { UsageError } from '../../errors.js'
 import {
   allowanceKey,
   commentText,
@@ -100,6 +101,12 @@ function clientRuns(config: RuleSetConfig): ClientRun[] {
   const runs: ClientRun[] = []
   for (const selector of config.selectors) {
     const line = `client ${selector.matcher.kind} ${selector.matcher.value}`
+    // read back, a rules file ends the line at a "#" after a blank: `cert CN=x #y,O=acme` would become
+    // `cert CN=x`, a selector that no longer asks for O=acme
+    if (withoutComment(line) !== line)
+      throw new UsageError(
+        `${selector.source} line ${selector.line}: learn mode cannot write "${line}" into a rules file (a "#" after a blank starts a comment there)`,
+      )
     const last = runs.at(-1)
     if (last?.ruleSet === selector.ruleSet) last.clients.push(line)
     else runs.push({ ruleSet: selector.ruleSet, clients: [line] })
