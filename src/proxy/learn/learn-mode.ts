@@ -5,7 +5,16 @@
  * interval) and at exit, each time whole and atomically (a temporary file beside it, fsync, rename)
  * with mode 600: it holds the paths clients asked for. At exit it logs one summary line per rule.
  */
-import { closeSync, fsyncSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  fsyncSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { UsageError } from '../../errors.js'
 import type { GuardSettings } from '../guard.js'
@@ -72,7 +81,8 @@ export function unsafeDirectory(dir: string): string | undefined {
   let current = realpathSync(dir)
   for (;;) {
     const stat = statSync(current)
-    if (stat.uid !== uid && stat.uid !== 0) return `the directory ${current} belongs to another user (uid ${stat.uid})`
+    if (stat.uid !== uid && stat.uid !== 0)
+      return `the directory ${current} belongs to another user (uid ${stat.uid})`
     if ((stat.mode & 0o022) !== 0 && (stat.mode & 0o1000) === 0)
       return `the directory ${current} can be written by other users (mode ${(stat.mode & 0o7777).toString(8)})`
     const parent = dirname(current)

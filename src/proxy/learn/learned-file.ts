@@ -207,7 +207,10 @@ function headerLines(traffic: LearnedTraffic, writtenAt: Date): string[] {
 }
 
 /** The rule lines of one set, each after a comment with its counts; `section` with its client lines when named. */
-function setLines(set: LearnedSet, section?: { name: string; clients: string[]; repeats?: string }): string[] {
+function setLines(
+  set: LearnedSet,
+  section?: { name: string; clients: string[]; repeats?: string },
+): string[] {
   const lines = ['']
   if (section?.repeats)
     lines.push(

@@ -40,9 +40,18 @@ function privateDir(): string {
 function learnOnce(file: string) {
   const settings = resolveLearnSettings({ learn: file })!
   const config = resolveRuleSetConfig({ rules: 'GET /nothing' })
-  const mode = startLearnMode(settings, { ruleSets: config, guard: defaultGuardSettings }, { logger: quiet, loud: quiet })
+  const mode = startLearnMode(
+    settings,
+    { ruleSets: config, guard: defaultGuardSettings },
+    { logger: quiet, loud: quiet },
+  )
   const set = allRuleSets(config)[0]!
-  const learning = mode.learner.begin({ ruleSet: set, client: 'c', method: 'GET', path: '/v1.41/containers/json' })
+  const learning = mode.learner.begin({
+    ruleSet: set,
+    client: 'c',
+    method: 'GET',
+    path: '/v1.41/containers/json',
+  })
   expect(learning.overrule()).toBe(true)
   learning.forwarded()
   mode.stop()
@@ -93,8 +102,15 @@ describe('learn mode: the learned file', () => {
     const settings = resolveLearnSettings({ learn: file })!
     const config = resolveRuleSetConfig({ rules: 'GET /nothing' })
     const errors: string[] = []
-    const loud: ProxyLogger = { enabled: () => true, log: (level, message) => errors.push(`${level} ${message}`) }
-    const mode = startLearnMode(settings, { ruleSets: config, guard: defaultGuardSettings }, { logger: quiet, loud })
+    const loud: ProxyLogger = {
+      enabled: () => true,
+      log: (level, message) => errors.push(`${level} ${message}`),
+    }
+    const mode = startLearnMode(
+      settings,
+      { ruleSets: config, guard: defaultGuardSettings },
+      { logger: quiet, loud },
+    )
     const whole = readFileSync(file, 'utf8')
     // the temporary name taken by a directory: the next write cannot create it
     mkdirSync(`${file}.${process.pid}.tmp`)
@@ -129,6 +145,8 @@ describe('learn mode: the learned file', () => {
     chmodSync(outer, 0o1777)
     const inner = join(outer, 'mine')
     mkdirSync(inner, { mode: 0o700 })
-    expect(resolveLearnSettings({ learn: join(inner, 'learned.rules') })?.file).toBe(join(inner, 'learned.rules'))
+    expect(resolveLearnSettings({ learn: join(inner, 'learned.rules') })?.file).toBe(
+      join(inner, 'learned.rules'),
+    )
   })
 })

@@ -49,7 +49,8 @@ beforeEach(() => engine.reset())
 
 const create = (body: string, extra = '') =>
   `POST /v1.41/containers/create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
-const binds = (...sources: string[]) => JSON.stringify({ HostConfig: { Binds: sources.map((s) => `${s}:/h`) } })
+const binds = (...sources: string[]) =>
+  JSON.stringify({ HostConfig: { Binds: sources.map((s) => `${s}:/h`) } })
 
 /** The allowances the learned file names (its PROXY_* line), as an enforcing guard reads them. */
 function learnedGuard() {
@@ -71,14 +72,8 @@ function learnedGuard() {
 
 describe('learn mode: what stays refused while learning', () => {
   it.each([
-    [
-      'a guarded body on an upgrade',
-      create(binds('/srv/a'), 'Connection: Upgrade\r\nUpgrade: tcp\r\n'),
-    ],
-    [
-      'a body over 1 MiB',
-      create(JSON.stringify({ Image: 'x'.repeat((1 << 20) + 10) })),
-    ],
+    ['a guarded body on an upgrade', create(binds('/srv/a'), 'Connection: Upgrade\r\nUpgrade: tcp\r\n')],
+    ['a body over 1 MiB', create(JSON.stringify({ Image: 'x'.repeat((1 << 20) + 10) }))],
     [
       'a body needing more allowances than learn mode records (65 bind sources)',
       create(binds(...Array.from({ length: 65 }, (_, i) => `/srv/many/${i}`))),
@@ -109,8 +104,13 @@ describe('learn mode: the allowances it writes', () => {
     expect(outcome.responses[0]?.status).toBe(200)
     const { text, guard } = learnedGuard()
     expect(text).not.toMatch(/--allow-bind-from \/(?:\s|$|var\/run|run\b)/m)
-    expect(judgeBody('container-create', { query: '', contentType: 'application/json', body: Buffer.from(body) }, guard))
-      .not.toBeNull()
+    expect(
+      judgeBody(
+        'container-create',
+        { query: '', contentType: 'application/json', body: Buffer.from(body) },
+        guard,
+      ),
+    ).not.toBeNull()
     expect(text).toMatch(/REFUSED BY THE GUARD WHATEVER THE ALLOWANCES/)
   })
 
@@ -119,8 +119,13 @@ describe('learn mode: the allowances it writes', () => {
     const { text, guard } = learnedGuard()
     expect(text).toMatch(/^# {3}flags: .*--allow-bind-from \/var(?: |$)/m)
     expect(guard.bindFrom).not.toContain('/')
-    expect(judgeBody('container-create', { query: '', contentType: 'application/json', body: Buffer.from(binds('/var/run')) }, guard))
-      .not.toBeNull()
+    expect(
+      judgeBody(
+        'container-create',
+        { query: '', contentType: 'application/json', body: Buffer.from(binds('/var/run')) },
+        guard,
+      ),
+    ).not.toBeNull()
   })
 
   it('the engine socket of the backend itself is never written as an allowance', async () => {
@@ -128,8 +133,13 @@ describe('learn mode: the allowances it writes', () => {
     await rawExchange(port, [create(body)], 1)
     const { text, guard } = learnedGuard()
     expect(text).not.toContain(`--allow-bind-from ${engine.socketPath}`)
-    expect(judgeBody('container-create', { query: '', contentType: 'application/json', body: Buffer.from(body) }, guard))
-      .not.toBeNull()
+    expect(
+      judgeBody(
+        'container-create',
+        { query: '', contentType: 'application/json', body: Buffer.from(body) },
+        guard,
+      ),
+    ).not.toBeNull()
   })
 
   it('a bind source longer than any path (PATH_MAX) is not kept as an allowance, nor written whole', async () => {

@@ -61,8 +61,14 @@ describe('learn mode: hostile paths written into the file', () => {
     expect(read.everyone!.rules.length).toBe(rules.length)
     expect(read.selectors).toEqual([])
     expect(read.everyone!.redactEnv).toBe(false)
-    for (const target of valid) expect(decideTarget(read.everyone!.rules, 'GET', target).allowed, target).toBe(true)
-    for (const probe of ['/v1.41/containers/abc/json', '/v1.41/containers/a/json', '/v1.41/anything', '/v1.41/containers/a/b/json'])
+    for (const target of valid)
+      expect(decideTarget(read.everyone!.rules, 'GET', target).allowed, target).toBe(true)
+    for (const probe of [
+      '/v1.41/containers/abc/json',
+      '/v1.41/containers/a/json',
+      '/v1.41/anything',
+      '/v1.41/containers/a/b/json',
+    ])
       expect(decideTarget(read.everyone!.rules, 'GET', probe).allowed, probe).toBe(false)
     for (const line of rules) expect(line).toMatch(/^GET [^\s]+$/)
   })
@@ -78,7 +84,9 @@ describe('learn mode: client lines written into the file', () => {
       clients: 'cert CN=dash #x,O=acme dashboard',
     }
     const config = resolveRuleSetConfig(settings)
-    expect(() => createLearner(config, { logger: quiet, guard: defaultGuardSettings })).toThrow(/cannot write/)
+    expect(() => createLearner(config, { logger: quiet, guard: defaultGuardSettings })).toThrow(
+      /cannot write/,
+    )
   })
 
   it('writes selectors a rules file reads back the same', () => {

@@ -12,19 +12,28 @@ import { learnedRulesText } from '../../../src/proxy/learn/learned-file.js'
 import { createLearner } from '../../../src/proxy/learn/learner.js'
 import type { ProxyLogger } from '../../../src/proxy/log.js'
 import { allRuleSets, type RuleSetConfig } from '../../../src/proxy/rule-sets.js'
-import { decide, decideTarget } from '../../../src/proxy/rules.js'
+import { decideTarget } from '../../../src/proxy/rules.js'
 
 const quiet: ProxyLogger = { enabled: () => false, log: () => undefined }
 
 /** Learns raw request targets as the proxy does (canonicalised first), returns the file's text. */
-function learnTargets(targets: readonly [string, string][], settings: ProxySettings = { rules: 'GET /nothing' }) {
+function learnTargets(
+  targets: readonly [string, string][],
+  settings: ProxySettings = { rules: 'GET /nothing' },
+) {
   const config = resolveRuleSetConfig(settings)
   const learner = createLearner(config, { logger: quiet, guard: defaultGuardSettings })
   const set = allRuleSets(config)[0]!
   for (const [method, target] of targets) {
     const decision = decideTarget(set.rules, method, target)
     if (!decision.valid) continue
-    const learning = learner.begin({ ruleSet: set, client: 'dashboard', method, path: decision.canonicalPath, rule: decision.rule })
+    const learning = learner.begin({
+      ruleSet: set,
+      client: 'dashboard',
+      method,
+      path: decision.canonicalPath,
+      rule: decision.rule,
+    })
     if (!decision.allowed && !learning.overrule()) continue
     learning.forwarded()
   }
@@ -68,7 +77,11 @@ describe('learn mode: a hostile path cannot widen the learned rules', () => {
     ['POST', '/v1.41/images/load/tag', ['/v1.41/images/load', '/v1.41/images/abc/push']],
     ['GET', '/v1.41/exec/abc/json', ['/v1.41/exec/abc/start', '/v1.41/containers/abc/exec']],
     // queries are not part of a rule: one seen with a query allows the bare path and no other endpoint
-    ['GET', '/v1.41/containers/json?all=1&filters=%7B%7D', ['/v1.41/containers/abc/json', '/v1.41/containers/create']],
+    [
+      'GET',
+      '/v1.41/containers/json?all=1&filters=%7B%7D',
+      ['/v1.41/containers/abc/json', '/v1.41/containers/create'],
+    ],
   ])('%s %s allows no other endpoint', (method, target, never, only?: string) => {
     const allowed = enforcing(learnTargets([[method, target]]))
     expect(allowed(method, target)).toBe(true)

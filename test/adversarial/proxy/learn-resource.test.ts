@@ -38,7 +38,9 @@ describe('learn mode: memory stays bounded', () => {
     }
     const held = heap() - before
     const text = learnedRulesText(learner.traffic(), new Date(0))
-    console.log(`learn-resource: ${(held / 1e6).toFixed(1)} MB of heap held for 100,000 kinds; file ${(text.length / 1e6).toFixed(2)} MB; max RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`)
+    console.log(
+      `learn-resource: ${(held / 1e6).toFixed(1)} MB of heap held for 100,000 kinds; file ${(text.length / 1e6).toFixed(2)} MB; max RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`,
+    )
     expect(refused).toBe(99_000)
     expect(learner.traffic().sets[0]!.requests.size).toBe(1000)
     expect(held).toBeLessThan(8e6)
