@@ -90,6 +90,20 @@ describe('learn mode: what stays refused while learning', () => {
   })
 })
 
+describe('learn mode: the engine socket while learning', () => {
+  // FOUND, NOT FIXED (a design decision for the lead): learn mode forwards every guard refusal, also
+  // those no allowance lifts (privileged, host namespaces, and a bind of the engine socket). A container
+  // created while learning with the engine socket mounted keeps an unfiltered engine after learning ends,
+  // whatever the enforcing proxy then refuses. The file lists such a request as needing --guard off, so
+  // forwarding it teaches the operator nothing an enforcing guard would accept. Drop `.fails` once learn
+  // mode refuses (and still records) the refusals that only --guard off lifts, or at least this one.
+  it.fails('a bind of the engine socket stays refused while learning', async () => {
+    const outcome = await rawExchange(port, [create(binds('/var/run/docker.sock'))], 1)
+    expect(engine.seen).toEqual([])
+    expect(outcome.responses[0]?.status).toBe(403)
+  })
+})
+
 describe('learn mode: the allowances it writes', () => {
   it.each([
     ['/'],
@@ -100,8 +114,7 @@ describe('learn mode: the allowances it writes', () => {
     ['/run/containerd/containerd.sock'],
   ])('a bind of %s (forwarded while learning) is never written as an allowance', async (source) => {
     const body = binds(source)
-    const outcome = await rawExchange(port, [create(body)], 1)
-    expect(outcome.responses[0]?.status).toBe(200)
+    await rawExchange(port, [create(body)], 1)
     const { text, guard } = learnedGuard()
     expect(text).not.toMatch(/--allow-bind-from \/(?:\s|$|var\/run|run\b)/m)
     expect(
