@@ -64,13 +64,14 @@ export interface Learner {
 type Need = { kind: 'allowance'; key: string; refusal: Refusal } | { kind: 'guard-off'; key: string }
 
 /**
- * A bind directory that a flag and a PROXY_* list can carry: absolute, no blank, comma or control
- * character, and no longer than a path can be (PATH_MAX, 4,096; counted in characters): a longer source names nothing
- * the engine could bind, and kept as an allowance it would cost its length in the record and three
- * times over in every checkpoint of the file (64 of 1 MB: 64 MB held, 192 MB written).
+ * A bind directory that the file's `flags:` and `environment:` lines can carry, for an operator to paste
+ * into a shell or an environment file: absolute, made only of letters, digits and `. _ - / @ + = :`
+ * (a POSIX shell reads these literally, so a source like `/tmp/$(id)` or `/a;reboot` is never offered as
+ * a setting), and no longer than a path can be (PATH_MAX, 4,096; counted in characters): a longer
+ * source names nothing the engine could bind, and kept as an allowance it would cost its length in the
+ * record and three times over in every checkpoint of the file (64 of 1 MB: 64 MB held, 192 MB written).
  */
-// eslint-disable-next-line no-control-regex
-const writableDirectory = /^\/[^\s,\u0000-\u001f\u007f]{0,4095}$/
+const writableDirectory = /^\/[\p{L}\p{N}._@+=:/-]{0,4095}$/u
 const ruleMethod = /^[A-Z]+$/
 
 /** The need a guard refusal stands for: the allowance that lifts it, or `--guard off` with its reason. */

@@ -74,6 +74,51 @@ describe('learn mode: hostile paths written into the file', () => {
   })
 })
 
+describe('learn mode: allowances written for the operator to paste', () => {
+  // The file's "flags:" and "environment:" lines are meant to be pasted into a shell command or an
+  // environment file. A bind source is the attacker's text: `/tmp/$(touch /tmp/pwned)` written there runs
+  // as the operator (often root) when pasted. Only sources a POSIX shell reads literally are written as a
+  // setting; the others are listed as needing --guard off.
+  it.each([
+    '/tmp/$(touch /tmp/pwned)',
+    '/tmp/$(touch${IFS}/tmp/pwned)',
+    '/tmp/$(id)',
+    '/tmp/`id`',
+    '/srv/a;reboot',
+    '/srv/a|sh',
+    '/srv/a&b',
+    '/srv/a>b',
+    "/srv/a'b",
+    '/srv/a"b',
+    '/srv/a\\b',
+    '/srv/~root',
+    '/srv/*',
+    '/srv/a?b',
+    '/srv/{a,b}',
+    '/srv/a!b',
+    '/srv/a\u202eb',
+    '/srv/a\u0085b',
+  ])('a bind of %s is never written as a flag or variable', (source) => {
+    const config = resolveRuleSetConfig({ rules: 'POST %API_PREFIX_CONTAINERS%/create' })
+    const learner = createLearner(config, { logger: quiet, guard: defaultGuardSettings })
+    const set = allRuleSets(config)[0]!
+    const learning = learner.begin({
+      ruleSet: set,
+      client: 'c',
+      method: 'POST',
+      path: '/v1.41/containers/create',
+    })
+    const body = Buffer.from(JSON.stringify({ HostConfig: { Binds: [`${source}:/x`] } }))
+    expect(
+      learning.judge('container-create', { query: '', contentType: 'application/json', body }),
+    ).toBeNull()
+    learning.forwarded()
+    const text = learnedRulesText(learner.traffic(), new Date(0))
+    expect(text).toContain('Guard allowances the traffic needed: none.')
+    expect(text).not.toMatch(/^# {3}(?:flags|environment):/m)
+  })
+})
+
 describe('learn mode: client lines written into the file', () => {
   // PROXY_CLIENTS takes blanks in a value; a rules file ends the line at " #". Written as it was, the
   // selector CN=dash #x,O=acme would be read back as CN=dash: any organisation's "dash" certificate gets
