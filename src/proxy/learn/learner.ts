@@ -16,7 +16,7 @@
  * on, and is counted as not recorded.
  */
 import type { GuardKind } from '../guard-endpoints.js'
-import { judgeBody, type GuardSettings, type Refusal } from '../guard.js'
+import { bodyJudge, type GuardSettings, type Refusal } from '../guard.js'
 import { isLinuxCapability } from '../guard-settings.js'
 import type { ProxyLogger } from '../log.js'
 import { allRuleSets, type RuleSet, type RuleSetConfig } from '../rule-sets.js'
@@ -189,8 +189,9 @@ export function createLearner(
         },
         judge(kind, request) {
           let settings = guard
+          const judgeWith = bodyJudge(kind, request)
           for (let round = 0; round < limits.needs; round++) {
-            const refusal = judgeBody(kind, request, settings)
+            const refusal = judgeWith(settings)
             if (refusal === null) return null
             if (!learning.overrule(refusal)) return refusal
             if (needs.at(-1)!.kind === 'guard-off') return null
