@@ -8,12 +8,14 @@
 import {
   closeSync,
   fsyncSync,
+  lstatSync,
   openSync,
   realpathSync,
   renameSync,
   rmSync,
   statSync,
   writeSync,
+  type Stats,
 } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { UsageError } from '../../errors.js'
@@ -56,6 +58,18 @@ export function resolveLearnSettings(input: {
   if (isDirectory)
     throw new UsageError(`PROXY_LEARN "${input.learn}" is a directory`, {
       hint: 'name a file to write the learned rules to',
+    })
+  // the file is replaced by a rename: `--learn /dev/null` (as root) would replace the device, and a
+  // symbolic link (`/dev/stdout`) the link, with a file of learned rules
+  let existing: Stats | undefined
+  try {
+    existing = lstatSync(file)
+  } catch (error) {
+    if (!['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error
+  }
+  if (existing !== undefined && !existing.isFile())
+    throw new UsageError(`PROXY_LEARN "${input.learn}" is not a regular file`, {
+      hint: 'learn mode replaces the file it writes: name a new file, or a regular file it may replace',
     })
   try {
     if (!statSync(dirname(file)).isDirectory()) throw new Error('not a directory')
