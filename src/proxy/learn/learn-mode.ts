@@ -5,7 +5,18 @@
  * interval) and at exit, each time whole and atomically (a temporary file beside it, fsync, rename)
  * with mode 600: it holds the paths clients asked for. At exit it logs one summary line per rule.
  */
-import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+  type Stats,
+} from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { UsageError } from '../../errors.js'
 import type { GuardSettings } from '../guard.js'
@@ -48,12 +59,50 @@ export function resolveLearnSettings(input: {
     throw new UsageError(`PROXY_LEARN "${input.learn}" is a directory`, {
       hint: 'name a file to write the learned rules to',
     })
+  // the file is replaced by a rename: `--learn /dev/null` (as root) would replace the device, and a
+  // symbolic link (`/dev/stdout`) the link, with a file of learned rules
+  let existing: Stats | undefined
+  try {
+    existing = lstatSync(file)
+  } catch (error) {
+    if (!['ENOENT', 'ENOTDIR'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error
+  }
+  if (existing !== undefined && !existing.isFile())
+    throw new UsageError(`PROXY_LEARN "${input.learn}" is not a regular file`, {
+      hint: 'learn mode replaces the file it writes: name a new file, or a regular file it may replace',
+    })
   try {
     if (!statSync(dirname(file)).isDirectory()) throw new Error('not a directory')
   } catch {
     throw new UsageError(`PROXY_LEARN "${input.learn}": its directory does not exist`)
   }
+  const unsafe = unsafeDirectory(dirname(file))
+  if (unsafe !== undefined)
+    throw new UsageError(`PROXY_LEARN "${input.learn}": ${unsafe}`, {
+      hint: 'whoever can replace the learned file chooses the rules the proxy enforces: write it in a directory only you (or root) can change',
+    })
   return { file, warnEveryMs: Math.max(1, Math.round(Number(every) * 1000)) }
+}
+
+/**
+ * Why another user could replace a file in `dir` (undefined when none can): `dir` or a directory above
+ * it (symbolic links resolved) owned by someone other than this user or root, or writable by group or
+ * others without the sticky bit (`/tmp` has it: there only the owner renames or removes a file).
+ */
+export function unsafeDirectory(dir: string): string | undefined {
+  const uid = process.getuid?.()
+  if (uid === undefined) return undefined
+  let current = realpathSync(dir)
+  for (;;) {
+    const stat = statSync(current)
+    if (stat.uid !== uid && stat.uid !== 0)
+      return `the directory ${current} belongs to another user (uid ${stat.uid})`
+    if ((stat.mode & 0o022) !== 0 && (stat.mode & 0o1000) === 0)
+      return `the directory ${current} can be written by other users (mode ${(stat.mode & 0o7777).toString(8)})`
+    const parent = dirname(current)
+    if (parent === current) return undefined
+    current = parent
+  }
 }
 
 /** Writes `text` to `file` whole or not at all: a private temporary file beside it, fsync, rename. */
@@ -68,6 +117,13 @@ export function writePrivateAtomically(file: string, text: string): void {
     closeSync(fd)
   }
   renameSync(temporary, file)
+  // the rename itself survives a crash only once the directory is on disk
+  const directory = openSync(dirname(file), 'r')
+  try {
+    fsyncSync(directory)
+  } finally {
+    closeSync(directory)
+  }
 }
 
 export interface LearnMode {

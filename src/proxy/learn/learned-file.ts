@@ -24,10 +24,14 @@ export interface LearnedSet {
   /** The rule set's name (`*` for the set of every client). */
   name: string
   redactEnv: boolean
-  /** Its `client KIND VALUE` lines, when clients choose among rule sets. */
-  clients: string[]
   /** Keyed by `METHOD pattern`. */
   requests: Map<string, LearnedRequest>
+}
+
+/** Consecutive `client KIND VALUE` lines that choose one rule set, in the order the selectors were given. */
+export interface ClientRun {
+  ruleSet: string
+  clients: string[]
 }
 
 /** A guard allowance or a reason only `--guard off` lifts, with how often and for which rule sets. */
@@ -39,6 +43,11 @@ export interface LearnedNeed {
 /** Everything learn mode recorded. */
 export interface LearnedTraffic {
   sets: LearnedSet[]
+  /**
+   * The client selectors as runs (empty without per-client rule sets). A set whose selectors were given
+   * between another set's is written once per run, so the file keeps which selector matches first.
+   */
+  clientRuns: ClientRun[]
   /** Allowances keyed by allowanceKey. */
   allowances: Map<string, LearnedNeed & { allowance: Allowance }>
   /** Guard refusals no allowance lifts, keyed by their reason. */
@@ -197,14 +206,21 @@ function headerLines(traffic: LearnedTraffic, writtenAt: Date): string[] {
   return lines
 }
 
-/** The rule lines of one set, each after a comment with its counts. */
-function setLines(set: LearnedSet, named: boolean): string[] {
+/** The rule lines of one set, each after a comment with its counts; `section` with its client lines when named. */
+function setLines(
+  set: LearnedSet,
+  section?: { name: string; clients: string[]; repeats?: string },
+): string[] {
   const lines = ['']
-  if (named) lines.push(`[${sectionName(set.name)}]`, ...set.clients)
+  if (section?.repeats)
+    lines.push(
+      `# the rules of [${section.repeats}] again: these clients were chosen after the sets above, and the first client line that matches chooses`,
+    )
+  if (section) lines.push(`[${section.name}]`, ...section.clients)
   lines.push(`redact-env ${set.redactEnv ? 'on' : 'off'}`)
   const rules = learnedLines(set.requests.values())
   for (const rule of rules) lines.push(`# ${countsText(rule)}`, `${rule.methods.join(',')} ${rule.pattern}`)
-  if (rules.length === 0 && !named)
+  if (rules.length === 0 && !section)
     // without a rule, the rules outside sections would fall back to the default rule list
     lines.push(
       '# nothing seen beyond the built-in rules; this line keeps the default rule list out',
@@ -213,11 +229,36 @@ function setLines(set: LearnedSet, named: boolean): string[] {
   return lines
 }
 
+/** The sections of per-client rule sets: one per run of client lines, in the order they were given. */
+function sectionsLines(traffic: LearnedTraffic): string[] {
+  const byName = new Map(traffic.sets.map((set) => [set.name, set]))
+  const taken = new Set([...presetNames, ...traffic.sets.map((set) => sectionName(set.name))])
+  const written = new Set<string>()
+  const lines: string[] = []
+  for (const run of traffic.clientRuns) {
+    const set = byName.get(run.ruleSet)
+    if (!set) continue
+    const first = sectionName(set.name)
+    if (!written.has(set.name)) {
+      written.add(set.name)
+      lines.push(...setLines(set, { name: first, clients: run.clients }))
+      continue
+    }
+    let index = 2
+    while (taken.has(`${first}-${index}`)) index++
+    const name = `${first}-${index}`
+    taken.add(name)
+    lines.push(...setLines(set, { name, clients: run.clients, repeats: first }))
+  }
+  return lines
+}
+
 /** The whole file. */
 export function learnedRulesText(traffic: LearnedTraffic, writtenAt: Date): string {
   const named = !(traffic.sets.length === 1 && traffic.sets[0]!.name === '*')
   const lines = headerLines(traffic, writtenAt)
-  for (const set of traffic.sets) lines.push(...setLines(set, named))
+  if (named) lines.push(...sectionsLines(traffic))
+  else lines.push(...setLines(traffic.sets[0]!))
   return `${lines.join('\n')}\n`
 }
 

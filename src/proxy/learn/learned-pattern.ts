@@ -124,8 +124,10 @@ export function learnedPattern(method: string, path: string): LearnedPattern | u
   const trailing = rest.length > 0 && rest.at(-1) === '' ? rest.splice(-1) : []
   const prefixName = libpod ? 'API_PREFIX_LIBPOD' : 'API_PREFIX'
   let parts: { text: string; literal: boolean }[]
-  if (path === '/' || !path.startsWith('/') || (!version && /^\/v[0-9.]/.test(path)))
-    // a version prefix %API_PREFIX% does not take (`/v1.41./`): all of it literally
+  if (path === '/' || !path.startsWith('/') || /^\/v[0-9.]/.test(afterVersion))
+    // a version prefix %API_PREFIX% does not take (`/v1.41./`), or a second one (`/v1.41/v1.41/...`,
+    // which the engine routes nowhere; written after %API_PREFIX%, the optional prefix would match
+    // nothing and the literal `/v1.41` be the version, allowing `/v1.41/...`): all of it literally
     parts = [{ text: escapeLiteral(path), literal: true }]
   else {
     const start = sectionVariable(prefixName, section) ?? `%${prefixName}%/${escapeLiteral(section)}`

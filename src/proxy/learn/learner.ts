@@ -16,12 +16,19 @@
  * on, and is counted as not recorded.
  */
 import type { GuardKind } from '../guard-endpoints.js'
-import { judgeBody, type GuardSettings, type Refusal } from '../guard.js'
+import { bodyJudge, type GuardSettings, type Refusal } from '../guard.js'
 import { isLinuxCapability } from '../guard-settings.js'
 import type { ProxyLogger } from '../log.js'
 import { allRuleSets, type RuleSet, type RuleSetConfig } from '../rule-sets.js'
-import type { Rule } from '../rules.js'
-import { allowanceKey, commentText, type LearnedSet, type LearnedTraffic } from './learned-file.js'
+import { withoutComment, type Rule } from '../rules.js'
+import { UsageError } from '../../errors.js'
+import {
+  allowanceKey,
+  commentText,
+  type ClientRun,
+  type LearnedSet,
+  type LearnedTraffic,
+} from './learned-file.js'
 import { learnedPattern } from './learned-pattern.js'
 
 /** How much learn mode records (see the module comment). */
@@ -56,9 +63,15 @@ export interface Learner {
 
 type Need = { kind: 'allowance'; key: string; refusal: Refusal } | { kind: 'guard-off'; key: string }
 
-/** A bind directory that a flag and a PROXY_* list can carry: absolute, no blank, comma or control character. */
-// eslint-disable-next-line no-control-regex
-const writableDirectory = /^\/[^\s,\u0000-\u001f\u007f]*$/
+/**
+ * A bind directory that the file's `flags:` and `environment:` lines can carry, for an operator to paste
+ * into a shell or an environment file: absolute, made only of letters, digits and `. _ - / @ + = :`
+ * (a POSIX shell reads these literally, so a source like `/tmp/$(id)` or `/a;reboot` is never offered as
+ * a setting), and no longer than a path can be (PATH_MAX, 4,096; counted in characters): a longer
+ * source names nothing the engine could bind, and kept as an allowance it would cost its length in the
+ * record and three times over in every checkpoint of the file (64 of 1 MB: 64 MB held, 192 MB written).
+ */
+const writableDirectory = /^\/[\p{L}\p{N}._@+=:/-]{0,4095}$/u
 const ruleMethod = /^[A-Z]+$/
 
 /** The need a guard refusal stands for: the allowance that lifts it, or `--guard off` with its reason. */
@@ -81,16 +94,25 @@ function widen(options: GuardSettings, refusal: Refusal): GuardSettings {
   return { ...options, allowImageLoad: true }
 }
 
-/** The `client KIND VALUE` lines of each rule set. */
-function clientLines(config: RuleSetConfig): Map<string, string[]> {
-  const lines = new Map<string, string[]>()
+/**
+ * The `client KIND VALUE` lines in the order they were given, consecutive lines for one rule set as one
+ * run: the first selector that matches chooses, so the file must keep this order across rule sets.
+ */
+function clientRuns(config: RuleSetConfig): ClientRun[] {
+  const runs: ClientRun[] = []
   for (const selector of config.selectors) {
     const line = `client ${selector.matcher.kind} ${selector.matcher.value}`
-    const list = lines.get(selector.ruleSet) ?? []
-    if (!list.includes(line)) list.push(line)
-    lines.set(selector.ruleSet, list)
+    // read back, a rules file ends the line at a "#" after a blank: `cert CN=x #y,O=acme` would become
+    // `cert CN=x`, a selector that no longer asks for O=acme
+    if (withoutComment(line) !== line)
+      throw new UsageError(
+        `${selector.source} line ${selector.line}: learn mode cannot write "${line}" into a rules file (a "#" after a blank starts a comment there)`,
+      )
+    const last = runs.at(-1)
+    if (last?.ruleSet === selector.ruleSet) last.clients.push(line)
+    else runs.push({ ruleSet: selector.ruleSet, clients: [line] })
   }
-  return lines
+  return runs
 }
 
 /** A learner for the rule sets of `config`; "would refuse" and "learn mode refuses" lines go to `logger`. */
@@ -100,15 +122,16 @@ export function createLearner(
 ): Learner {
   const { logger, guard } = options
   const limits = options.limits ?? defaultLearnLimits
-  const clients = clientLines(config)
+  const clientOrder = clientRuns(config)
   const sets = new Map<string, LearnedSet>(
     allRuleSets(config).map((set) => [
       set.name,
-      { name: set.name, redactEnv: set.redactEnv, clients: clients.get(set.name) ?? [], requests: new Map() },
+      { name: set.name, redactEnv: set.redactEnv, requests: new Map() },
     ]),
   )
   const traffic: LearnedTraffic = {
     sets: [...sets.values()],
+    clientRuns: clientOrder,
     allowances: new Map(),
     guardOff: new Map(),
     startedAt: (options.now ?? (() => new Date()))(),
@@ -166,8 +189,9 @@ export function createLearner(
         },
         judge(kind, request) {
           let settings = guard
+          const judgeWith = bodyJudge(kind, request)
           for (let round = 0; round < limits.needs; round++) {
-            const refusal = judgeBody(kind, request, settings)
+            const refusal = judgeWith(settings)
             if (refusal === null) return null
             if (!learning.overrule(refusal)) return refusal
             if (needs.at(-1)!.kind === 'guard-off') return null
@@ -206,7 +230,8 @@ export function createLearner(
               path: path.slice(0, 512),
               client,
               ruleSet: ruleSet.name,
-              reason: reasons.join('; '),
+              // a guard reason quotes the body (a bind source of up to 1 MB): the log gets its start
+              reason: reasons.join('; ').slice(0, 1024),
             })
         },
       }
