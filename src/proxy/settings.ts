@@ -137,7 +137,7 @@ export const proxySettingSpecs: readonly SettingSpec[] = [
     env: 'PROXY_LEARN',
     kind: 'string',
     summary:
-      'learn mode: FORWARD what the rules and the guard would refuse, log it, and write the smallest rules and guard allowances that allow the traffic seen to this file (mode 600) at exit',
+      'learn mode: FORWARD what the rules and the guard would refuse (not what only --guard off lifts), log it, and write the smallest rules and guard allowances that allow the traffic seen to this file (mode 600) at exit',
   },
   {
     key: 'learnWarnEvery',

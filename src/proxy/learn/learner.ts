@@ -144,6 +144,19 @@ export function createLearner(
     const map = need.kind === 'allowance' ? traffic.allowances : traffic.guardOff
     return !map.has(need.key) && map.size >= limits.needs
   }
+  const recordNeed = (need: Need, ruleSet: string) => {
+    if (needsFull(need)) return
+    const map: Map<string, { requests: number; ruleSets: Set<string> }> =
+      need.kind === 'allowance' ? traffic.allowances : traffic.guardOff
+    const recorded =
+      map.get(need.key) ??
+      (need.kind === 'allowance'
+        ? { allowance: need.refusal.allowance!, requests: 0, ruleSets: new Set<string>() }
+        : { requests: 0, ruleSets: new Set<string>() })
+    recorded.requests++
+    recorded.ruleSets.add(ruleSet)
+    map.set(need.key, recorded)
+  }
   return {
     traffic: () => traffic,
     begin({ ruleSet, client, method, path, rule }) {
@@ -179,6 +192,13 @@ export function createLearner(
             return true
           }
           const need = needOf(refusal)
+          if (need.kind === 'guard-off') {
+            // privileged, host namespaces, the engine socket...: no allowance lifts it, and what it
+            // creates outlives learning (a container keeps its socket), so it stays refused; the file
+            // lists it under what the guard refuses whatever the allowances
+            recordNeed(need, ruleSet.name)
+            return refuse(`only --guard off lifts it: host-escape guard: ${refusal.reason}`)
+          }
           if (needsFull(need))
             return refuse(
               `the enforcing proxy refuses it, and learn mode is full (${limits.needs} guard needs)`,
@@ -194,7 +214,6 @@ export function createLearner(
             const refusal = judgeWith(settings)
             if (refusal === null) return null
             if (!learning.overrule(refusal)) return refusal
-            if (needs.at(-1)!.kind === 'guard-off') return null
             settings = widen(settings, refusal)
           }
           return { field: 'body', reason: `the body needs more than ${limits.needs} guard allowances` }
@@ -211,19 +230,7 @@ export function createLearner(
           set.requests.set(key, entry)
           traffic.requests++
           traffic.wouldRefuse += wouldRefuse
-          for (const need of needs) {
-            if (needsFull(need)) continue
-            const map: Map<string, { requests: number; ruleSets: Set<string> }> =
-              need.kind === 'allowance' ? traffic.allowances : traffic.guardOff
-            const recorded =
-              map.get(need.key) ??
-              (need.kind === 'allowance'
-                ? { allowance: need.refusal.allowance!, requests: 0, ruleSets: new Set<string>() }
-                : { requests: 0, ruleSets: new Set<string>() })
-            recorded.requests++
-            recorded.ruleSets.add(ruleSet.name)
-            map.set(need.key, recorded)
-          }
+          for (const need of needs) recordNeed(need, ruleSet.name)
           if (wouldRefuse)
             logger.log('warning', 'would refuse', {
               method,

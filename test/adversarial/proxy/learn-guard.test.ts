@@ -97,7 +97,7 @@ describe('learn mode: the engine socket while learning', () => {
   // whatever the enforcing proxy then refuses. The file lists such a request as needing --guard off, so
   // forwarding it teaches the operator nothing an enforcing guard would accept. Drop `.fails` once learn
   // mode refuses (and still records) the refusals that only --guard off lifts, or at least this one.
-  it.fails('a bind of the engine socket stays refused while learning', async () => {
+  it('a bind of the engine socket stays refused while learning', async () => {
     const outcome = await rawExchange(port, [create(binds('/var/run/docker.sock'))], 1)
     expect(engine.seen).toEqual([])
     expect(outcome.responses[0]?.status).toBe(403)
