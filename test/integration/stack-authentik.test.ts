@@ -342,6 +342,28 @@ describe.skipIf(!engine || noPostgres)(
         `PG_PASS=${guide.PG_PASS}\nAUTHENTIK_SECRET_KEY=${guide.AUTHENTIK_SECRET_KEY}\n${settings}`,
       )
       copyFileSync(envPath, join(work, 'guide.env'))
+      const dry = await ok('staging', [
+        'secrets',
+        'import',
+        '.env',
+        '--env',
+        'staging',
+        '--dry-run',
+        '--json',
+      ])
+      expect(
+        (JSON.parse(dry.stdout).secrets as { name: string; reason?: string; services: string[] }[]).map(
+          (entry) => [entry.name, entry.reason, entry.services.join(',')],
+        ),
+      ).toEqual([
+        ['PG_PASS', undefined, 'postgresql,server,worker'],
+        ['AUTHENTIK_SECRET_KEY', undefined, 'postgresql,server,worker'],
+        [
+          'AUTHENTIK_ERROR_REPORTING__ENABLED',
+          'a setting (a boolean), not a secret: it can stay in .env (--only names the secrets)',
+          'postgresql,server,worker',
+        ],
+      ])
       await ok('staging', [
         'secrets',
         'import',
