@@ -28,6 +28,11 @@ export class ComposeFileNotFoundError extends NotFoundError {
   override name = 'ComposeFileNotFoundError'
 }
 
+/** No compose file at all: none named, none in the directory or above (not a file some compose file names). */
+export class NoComposeFileError extends ComposeFileNotFoundError {
+  override name = 'NoComposeFileError'
+}
+
 /** A `${VAR:?msg}` / `${VAR?msg}` reference without a value. */
 export class RequiredVariableError extends NotConfiguredError {
   override name = 'RequiredVariableError'

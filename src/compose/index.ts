@@ -33,5 +33,10 @@ export { checkProject, type CheckResult } from './check.js'
 export { formatModel, escapeDollars, type RenderFormat } from './output.js'
 export { maskText } from '../text/mask-text.js'
 export { staticSecretLayer, type SecretLayer } from './secret-layer.js'
-export { ComposeInputError, ComposeFileNotFoundError, RequiredVariableError } from './errors.js'
+export {
+  ComposeInputError,
+  ComposeFileNotFoundError,
+  NoComposeFileError,
+  RequiredVariableError,
+} from './errors.js'
 export type { ComposeProblem, ComposeProject, ProblemLevel, ReferenceSite, VariableOrigin } from './types.js'

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
-import { ComposeFileNotFoundError, ComposeInputError, located } from './errors.js'
+import { ComposeInputError, NoComposeFileError, located } from './errors.js'
 import { loadProjectEnvironment } from './environment.js'
 import { childPath } from './fast-yaml.js'
 import { loadFileSet, servicesOf, type LoadSession } from './file-set.js'
@@ -77,7 +77,7 @@ export function discoverComposeFiles(
     }
     if (dirname(directory) === directory) break
   }
-  throw new ComposeFileNotFoundError('no configuration file provided: not found', {
+  throw new NoComposeFileError('no configuration file provided: not found', {
     hint: `create ${composeFileNames[0]} or pass -f`,
   })
 }

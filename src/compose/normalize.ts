@@ -3,10 +3,11 @@
  * (which wins; with `--no-interpolate` the `env_file` entries are kept in long form instead), maps instead of `KEY=value` lists, long port syntax, `depends_on`/`networks` as maps,
  * `build` as a mapping with an absolute context.
  */
+import { existsSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { readEnvFile, type EnvFileResult } from './env-file.js'
-import { ComposeInputError } from './errors.js'
+import { ComposeFileNotFoundError, ComposeInputError } from './errors.js'
 import type { Lookup } from './interpolate.js'
 import { maskText } from '../text/mask-text.js'
 import { asRecord, setEntry } from './interpolate-model.js'
@@ -89,10 +90,16 @@ function scalarText(value: unknown): unknown {
   return typeof value === 'string' ? value : String(value)
 }
 
-/** An env file, read once per load; undefined when an optional one cannot be read. */
+/**
+ * An env file, read once per load; undefined when an optional one cannot be read. A missing required
+ * one names the service whose env_file lists it and what to do (an `env_file: .env` in a published
+ * stack is often a file its install guide creates, which a stack keeping its secrets in the vault
+ * has not made).
+ */
 function readSharedEnvFile(
   entry: { path: string; required: boolean },
   context: NormalizeContext,
+  service: string,
 ): EnvFileResult | undefined {
   const cached = context.envFiles.get(entry.path)
   if (cached) return cached
@@ -101,6 +108,10 @@ function readSharedEnvFile(
     text = readInputFile(entry.path, 'env file')
   } catch (error) {
     if (!entry.required) return undefined
+    if (error instanceof ComposeFileNotFoundError && !existsSync(entry.path))
+      throw new ComposeFileNotFoundError(`service ${service}: env file ${entry.path} not found`, {
+        hint: 'compose refuses a service whose env_file is missing: create the file (an empty one will do), or mark the entry required: false (compose 2.24 and later)',
+      })
     throw error
   }
   const read = readEnvFile(text, context.lookup, { file: entry.path })
@@ -111,7 +122,7 @@ function readSharedEnvFile(
 function resolveEnvironment(name: string, service: Model, context: NormalizeContext, file: string): Model {
   const environment: Model = {}
   for (const entry of envFileEntries(service.env_file, '/')) {
-    const read = readSharedEnvFile(entry, context)
+    const read = readSharedEnvFile(entry, context, name)
     if (!read) continue
     for (const item of read.entries) {
       for (const reference of item.references) {

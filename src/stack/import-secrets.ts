@@ -14,7 +14,7 @@ import { UsageError } from '../errors.js'
 import { writeFileAtomic600 } from '../fs/atomic-file.js'
 import { looksLikeSecretName } from './stack-specs.js'
 import type { SecretWriter } from './init-secrets.js'
-import { templateOf } from './value-kinds.js'
+import { notASecretValue, templateOf } from './value-kinds.js'
 import { isSecretName } from '../text/secret-name.js'
 
 export type ImportAction = 'created' | 'overwritten' | 'unchanged' | 'kept' | 'skipped'
@@ -131,7 +131,7 @@ export async function importSecrets(writer: SecretWriter, options: ImportOptions
         ? asTemplate
           ? `as a template of ${holder.of}`
           : `holds the value of ${holder.of}: --templates stores it as a template of it`
-        : undefined
+        : settingNote(name, value, options.file)
       secrets.push({ name, action, services, ...(reason ? { reason } : {}), ...about })
       writes.push([name, value, action, asTemplate])
     }
@@ -213,4 +213,18 @@ async function moveOut(options: ImportOptions, text: string, moved: string[]): P
   const note = `in the vault (${where}); vault run passes it to compose, the bare name below keeps it in env_file consumers`
   await writeFile(options.file, moveLinesOut(text, moved, note, options.file))
   return backup
+}
+
+/** Kinds of value that make a name without a secret's suffix a plain setting. */
+const settingKinds = new Set(['a boolean', 'a number', 'a path', 'a URL without credentials'])
+
+/**
+ * A note for a value that reads as a plain setting (authentik's AUTHENTIK_ERROR_REPORTING__ENABLED=true):
+ * importing it is allowed, but it needs no vault; --only picks the secrets.
+ */
+function settingNote(name: string, value: string, file: string): string | undefined {
+  if (looksLikeSecretName(name)) return undefined
+  const kind = notASecretValue(value)
+  if (kind === undefined || !settingKinds.has(kind)) return undefined
+  return `a setting (${kind}), not a secret: it can stay in ${basename(file)} (--only names the secrets)`
 }

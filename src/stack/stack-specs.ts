@@ -22,6 +22,33 @@ export function looksLikeSecretName(name: string): boolean {
   )
 }
 
+/**
+ * Compose's own variables (Docker's "pre-defined environment variables", v1's too): a stack's own
+ * `COMPOSE_PORT_HTTP` (authentik) is the stack's, planned as any other variable.
+ */
+const composeSettings = new Set([
+  'COMPOSE_ANSI',
+  'COMPOSE_API_VERSION',
+  'COMPOSE_BAKE',
+  'COMPOSE_CONVERT_WINDOWS_PATHS',
+  'COMPOSE_DOCKER_CLI_BUILD',
+  'COMPOSE_ENV_FILES',
+  'COMPOSE_EXPERIMENTAL',
+  'COMPOSE_FILE',
+  'COMPOSE_HTTP_TIMEOUT',
+  'COMPOSE_IGNORE_ORPHANS',
+  'COMPOSE_INTERACTIVE_NO_CLI',
+  'COMPOSE_MENU',
+  'COMPOSE_PARALLEL_LIMIT',
+  'COMPOSE_PATH_SEPARATOR',
+  'COMPOSE_PROFILES',
+  'COMPOSE_PROGRESS',
+  'COMPOSE_PROJECT_NAME',
+  'COMPOSE_REMOVE_ORPHANS',
+  'COMPOSE_STATUS_STDOUT',
+  'COMPOSE_TLS_VERSION',
+])
+
 export interface StackSpecs {
   specs: BaseSecretSpec[]
   /** Referenced names left out, with why (a default, the project env file, a vault setting). */
@@ -40,8 +67,10 @@ export function specsForStack(project: ComposeProject, listVariables: ListVariab
     const { name, defaultValue } = variable
     const preset = baseSecrets.find((spec) => spec.name === name)
     const kind = defaultValue === undefined ? undefined : notASecretValue(defaultValue)
-    if (name.startsWith('VAULT_') || name.startsWith('COMPOSE_')) {
-      skipped.push({ name, reason: 'a vault or compose setting' })
+    if (name.startsWith('VAULT_')) {
+      skipped.push({ name, reason: 'a vault setting' })
+    } else if (composeSettings.has(name)) {
+      skipped.push({ name, reason: 'a compose setting' })
     } else if (project.origins[name] === 'env-file') {
       const value = project.variables[name] ?? ''
       const placeholder = looksLikeSecretName(name) && isPublishedPlaceholder(value)

@@ -29,14 +29,16 @@ export function serviceEnvironments(project: ComposeProject): Record<string, Rec
 
 /**
  * Loads the stack's compose project for a question about variables (no value is shown); undefined
- * when the directory holds no compose file.
+ * when the directory holds no compose file. A file the compose file names that is missing (an
+ * `env_file: .env` not created yet) is an error, not "no compose file": the caller would otherwise
+ * plan for a stack other than this one.
  */
 export async function loadStackForUsers(options: {
   stackDir: string
   composeFiles?: string[]
   secrets?: Record<string, string>
 }): Promise<ComposeProject | undefined> {
-  const { ComposeFileNotFoundError, loadComposeProject } = await import('../compose/index.js')
+  const { NoComposeFileError, loadComposeProject } = await import('../compose/index.js')
   try {
     return loadComposeProject({
       cwd: options.stackDir,
@@ -45,7 +47,7 @@ export async function loadStackForUsers(options: {
       collectProblems: true,
     })
   } catch (error) {
-    if (error instanceof ComposeFileNotFoundError) return undefined
+    if (error instanceof NoComposeFileError) return undefined
     throw error
   }
 }

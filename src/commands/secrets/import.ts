@@ -43,7 +43,12 @@ export default class SecretsImport extends BaseCommand<typeof SecretsImport> {
     }),
     force: Flags.boolean({ summary: 'overwrite values the vault already holds' }),
     move: Flags.boolean({ summary: 'comment the imported values out of FILE (keeping a mode-600 copy)' }),
-    only: Flags.string({ summary: 'import only these names (comma-separated)' }),
+    only: Flags.string({
+      summary: 'import only these names (comma-separated, or the flag repeated)',
+      multiple: true,
+      multipleNonGreedy: true,
+      delimiter: ',',
+    }),
     raw: Flags.boolean({ summary: 'import values as written: no ${VAR} interpolation' }),
     templates: Flags.boolean({
       summary: "store a value holding another secret's value as a template of that secret",
@@ -58,10 +63,7 @@ export default class SecretsImport extends BaseCommand<typeof SecretsImport> {
       import('../../stack/stack-users.js'),
     ])
     const { api } = await connect(flags, (line) => this.note(line))
-    const only = flags.only
-      ?.split(',')
-      .map((name) => name.trim())
-      .filter(Boolean)
+    const only = flags.only?.map((name) => name.trim()).filter(Boolean)
     const result = await importSecrets(api, {
       file: this.args.file,
       environment: flags.env,

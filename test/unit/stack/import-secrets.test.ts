@@ -157,3 +157,29 @@ describe('secrets import', () => {
     expect(vault.get('DB_URL')).toBe('postgres://app:${PGPASS}@db/app')
   })
 })
+
+describe('secrets import: plain settings', () => {
+  it("notes a value that reads as a setting (authentik's .env), and still imports what it is given", async () => {
+    writeFileSync(
+      file,
+      'PG_PASS=canary-pg-1\nAUTHENTIK_ERROR_REPORTING__ENABLED=true\nCOMPOSE_PORT_HTTP=9000\nTZ=UTC\nAPI_KEY=true\n',
+    )
+    const result = await run({ dryRun: true })
+    expect(result.secrets.map((secret) => [secret.name, secret.action, secret.reason])).toEqual([
+      ['PG_PASS', 'created', undefined],
+      [
+        'AUTHENTIK_ERROR_REPORTING__ENABLED',
+        'created',
+        'a setting (a boolean), not a secret: it can stay in .env (--only names the secrets)',
+      ],
+      [
+        'COMPOSE_PORT_HTTP',
+        'created',
+        'a setting (a number), not a secret: it can stay in .env (--only names the secrets)',
+      ],
+      ['TZ', 'created', undefined],
+      ['API_KEY', 'created', undefined],
+    ])
+    expect(JSON.stringify(result)).not.toContain('canary')
+  })
+})

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { listVariables, loadComposeProject } from '../../../src/compose/index.js'
@@ -129,5 +132,57 @@ describe('secrets init plan for immich (its published docker-compose.yml and exa
       'set in the project env file to a published placeholder: vault secrets import --move it, then vault secrets init replaces it',
     )
     expect(plan.DB_USERNAME!.reason).toBe('set in the project env file (vault secrets import moves it)')
+  })
+})
+
+describe('secrets init plan for authentik (its published docker-compose.yml, a settings-only .env)', () => {
+  const planFor = async (compose: string) => {
+    const dir = mkdtempSync(join(tmpdir(), 'vault-authentik-plan-'))
+    try {
+      writeFileSync(join(dir, 'docker-compose.yml'), compose)
+      writeFileSync(join(dir, '.env'), 'AUTHENTIK_ERROR_REPORTING__ENABLED=true\n')
+      const project = loadComposeProject({ cwd: dir, environment: {}, collectProblems: true })
+      const { specs, skipped } = specsForStack(project, listVariables)
+      const result = await initBaseSecrets(memoryWriter().writer, {
+        inputs: {},
+        force: false,
+        dryRun: true,
+        specs,
+        skipped,
+      })
+      return Object.fromEntries(result.plan.map((entry) => [entry.name, entry]))
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  const published = readFileSync(join(fixture('authentik'), 'docker-compose.yml'), 'utf8')
+
+  it("generates the two secrets; its own COMPOSE_PORT_ variables are its settings, not compose's", async () => {
+    const plan = await planFor(published)
+    expect(actions(plan)).toEqual({
+      AUTHENTIK_IMAGE: 'skip',
+      AUTHENTIK_SECRET_KEY: 'generate',
+      AUTHENTIK_TAG: 'skip',
+      COMPOSE_PORT_HTTP: 'skip',
+      COMPOSE_PORT_HTTPS: 'skip',
+      PG_DB: 'skip',
+      PG_PASS: 'generate',
+      PG_USER: 'skip',
+    })
+    expect(plan.COMPOSE_PORT_HTTP!.reason).toBe('a number')
+    expect(plan.PG_PASS!.reason).toBe('required (${X:?}), no default')
+  })
+
+  it("asks for a stack variable named COMPOSE_ without a default; skips compose's own", async () => {
+    const plan = await planFor(
+      published
+        .replace('${COMPOSE_PORT_HTTP:-9000}', '${COMPOSE_PORT_HTTP}')
+        .replace('command: server', 'command: server ${COMPOSE_PROJECT_NAME}'),
+    )
+    expect(plan.COMPOSE_PORT_HTTP).toMatchObject({
+      action: 'input',
+      reason: 'required, no default: --set, --values-file or a prompt',
+    })
+    expect(plan.COMPOSE_PROJECT_NAME).toMatchObject({ action: 'skip', reason: 'a compose setting' })
   })
 })
