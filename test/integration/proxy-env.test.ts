@@ -8,10 +8,10 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import https from 'node:https'
 import http from 'node:http'
 import net from 'node:net'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { freePort } from '../harness/ports.js'
 import { makeCaSignedCertificates } from '../helpers/certificates.js'
 import { runJs } from '../helpers/cli.js'
@@ -337,6 +337,62 @@ cases.PROXY_GUARD = guardFromEnv
 cases.PROXY_ALLOW_CAP = guardFromEnv
 cases.PROXY_ALLOW_BIND_FROM = guardFromEnv
 cases.PROXY_ALLOW_IMAGE_LOAD = guardFromEnv
+
+/** Learn mode from PROXY_LEARN: what the rules refuse is forwarded, warned about every interval, and learned. */
+async function learnFromEnv(): Promise<void> {
+  const port = await freePort()
+  const learned = file('learned.rules')
+  const served = await serveFromEnv({
+    PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port}`,
+    PROXY_RULES: `GET ${'%API_PREFIX_CONTAINERS%'}/json`,
+    PROXY_LEARN: learned,
+    PROXY_LEARN_WARN_EVERY: '0.2',
+  })
+  engine.reset()
+  try {
+    expect((await get({ host: '127.0.0.1', port, path: '/v1.41/images/json' })).status).toBe(200)
+    expect(engine.seen).toEqual(['GET /v1.41/images/json'])
+    // the start warning and at least two periodic ones
+    await vi.waitFor(() => expect(served.log().match(/LEARN MODE/g)?.length ?? 0).toBeGreaterThanOrEqual(3), {
+      timeout: 10_000,
+      interval: 50,
+    })
+  } finally {
+    await served.stop()
+  }
+  expect(statSync(learned).mode & 0o777).toBe(0o600)
+  expect(readFileSync(learned, 'utf8')).toMatch(/^GET %API_PREFIX_IMAGES%\/json$/m)
+}
+cases.PROXY_LEARN = learnFromEnv
+cases.PROXY_LEARN_WARN_EVERY = learnFromEnv
+
+/** A compose file as the policy, from PROXY_COMPOSE_POLICY: its service passes, the same service privileged does not. */
+async function composePolicyFromEnv(): Promise<void> {
+  const port = await freePort()
+  const compose = file('policy-compose.yaml')
+  writeFileSync(compose, 'name: envpolicy\nservices:\n  web:\n    image: busybox:latest\n')
+  const served = await serveFromEnv({
+    PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port}`,
+    PROXY_COMPOSE_POLICY: compose,
+  })
+  const web = (hostConfig: object) => ({
+    Image: 'busybox:latest',
+    Labels: { 'com.docker.compose.project': 'envpolicy', 'com.docker.compose.service': 'web' },
+    HostConfig: { NetworkMode: 'envpolicy_default', ...hostConfig },
+  })
+  engine.reset()
+  try {
+    expect(await post(port, '/v1.41/containers/create', web({ Privileged: true }))).toBe(403)
+    expect(engine.seen).toEqual([])
+    expect(await post(port, '/v1.41/containers/create', web({}))).toBe(200)
+  } finally {
+    await served.stop()
+  }
+  // the refusal is logged with the rule set, the field and the service (quotes escaped in the text format)
+  expect(served.log()).toContain('ruleSet=compose-policy field=HostConfig.Privileged')
+  expect(served.log()).toMatch(/service \\"web\\" does not declare privileged: true/)
+}
+cases.PROXY_COMPOSE_POLICY = composePolicyFromEnv
 
 beforeAll(async () => {
   makeCertificates()
