@@ -23,6 +23,9 @@
  * literal), `${V:+w}` / `${V+w}` (v1 errors), references inside single quotes of an env file
  * (v1's python-dotenv interpolates them, v2 keeps them literal); the unit tests cover these.
  * Everything else (values, merge results, extends, env_file resolution, `$$` escaping) must match.
+ * The client runs warm (test/helpers/compose-v1.ts: its own `main()` in a child forked from an
+ * interpreter that imported it once; ~100 spawns cost ~30 CPU-s); the first cases check that it prints
+ * exactly what the spawned /usr/bin/docker-compose prints.
  * Round trip: vault's output, fed back to the same client with an empty environment, must give the
  * same model again (so every `$` was escaped). The v1 schema knows neither the top-level `name` (removed
  * first) nor a long-syntax port's `host_ip` or a long volume's `bind.selinux` (such a stack is left out of
