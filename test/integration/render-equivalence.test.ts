@@ -23,6 +23,9 @@
  * literal), `${V:+w}` / `${V+w}` (v1 errors), references inside single quotes of an env file
  * (v1's python-dotenv interpolates them, v2 keeps them literal); the unit tests cover these.
  * Everything else (values, merge results, extends, env_file resolution, `$$` escaping) must match.
+ * The client runs warm (test/helpers/compose-v1.ts: its own `main()` in a child forked from an
+ * interpreter that imported it once; ~100 spawns cost ~30 CPU-s); the first cases check that it prints
+ * exactly what the spawned /usr/bin/docker-compose prints.
  * Round trip: vault's output, fed back to the same client with an empty environment, must give the
  * same model again (so every `$` was escaped). The v1 schema knows neither the top-level `name` (removed
  * first) nor a long-syntax port's `host_ip` or a long volume's `bind.selinux` (such a stack is left out of
@@ -33,9 +36,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { parse, stringify } from 'yaml'
 import { runCli } from '../helpers/cli.js'
+import { WarmComposeV1 } from '../helpers/compose-v1.js'
 
 const fixtures = fileURLToPath(new URL('../fixtures/compose/', import.meta.url))
 const corpus = fileURLToPath(new URL('../fixtures/compose-corpus/', import.meta.url))
@@ -154,7 +158,7 @@ function normalise(node: unknown, path: string[] = []): unknown {
 }
 
 /** vault's output fed back to v1, without what only v2 reads (`v1Shape`, `name`, `depends_on.*.required`). */
-function roundTrip(rendered: string): unknown {
+async function roundTrip(rendered: string): Promise<unknown> {
   const model = v1Shape(parse(rendered) as Record<string, unknown>)
   delete model.name
   for (const service of Object.values((model.services ?? {}) as Record<string, Record<string, unknown>>)) {
@@ -166,36 +170,71 @@ function roundTrip(rendered: string): unknown {
   const directory = mkdtempSync(join(tmpdir(), 'vault-roundtrip-'))
   try {
     writeFileSync(join(directory, 'compose.yaml'), stringify(model, { version: '1.1' }))
-    return composeV1Config(directory, {})
+    return await composeV1Config(directory, {})
   } finally {
     rmSync(directory, { recursive: true, force: true })
   }
 }
 
-function composeV1Config(directory: string, fixture: FixtureCase): unknown {
+function composeV1Arguments(fixture: FixtureCase): string[] {
   const args = [...(fixture.files ?? []).flatMap((file) => ['-f', file])]
   if (fixture.envFiles?.[0]) args.push('--env-file', fixture.envFiles[0])
-  const output = execFileSync(composeV1, [...args, 'config'], {
+  return [...args, 'config']
+}
+
+/** The v1 client spawned as a user runs it (the check that the warm client answers the same). */
+function spawnedComposeV1Config(directory: string, fixture: FixtureCase): string {
+  return execFileSync(composeV1, composeV1Arguments(fixture), {
     cwd: directory,
     env: { PATH: process.env.PATH, ...fixture.env },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  return parse(output)
+}
+
+/**
+ * The same client run warm (test/helpers/compose-v1.ts: its own code, forked from an interpreter
+ * that has imported it), as ~100 spawns cost ~30 CPU-s.
+ */
+let warm: WarmComposeV1 | undefined
+async function composeV1Output(directory: string, fixture: FixtureCase): Promise<string> {
+  warm ??= new WarmComposeV1()
+  const result = await warm.run(directory, composeV1Arguments(fixture), {
+    PATH: process.env.PATH,
+    ...fixture.env,
+  })
+  if (result.status !== 0)
+    throw new Error(`docker-compose config failed (${result.status}) in ${directory}: ${result.stderr}`)
+  return result.stdout
+}
+
+async function composeV1Config(directory: string, fixture: FixtureCase): Promise<unknown> {
+  return parse(await composeV1Output(directory, fixture))
 }
 
 describe.skipIf(!existsSync(composeV1))('vault render matches docker-compose config (v1 1.29)', () => {
+  afterAll(() => warm?.close())
+
   it('has at least 10 fixture stacks and compares at least 30 corpus stacks', () => {
     expect(stacks.length).toBeGreaterThanOrEqual(10)
     expect(corpusStacks.length).toBeGreaterThanOrEqual(30)
   })
+
+  it.each(['process-env-precedence', 'env-file-flag', 'dotenv-interpolation', 'multi-file-merge'])(
+    'the warm client prints what the spawned /usr/bin/docker-compose prints (%s)',
+    async (stack) => {
+      const directory = join(fixtures, stack)
+      const fixture = caseOf(directory)
+      expect(await composeV1Output(directory, fixture)).toBe(spawnedComposeV1Config(directory, fixture))
+    },
+  )
 
   it.each([
     ...stacks.map((stack) => [stack, join(fixtures, stack)]),
     ...corpusStacks.map((stack) => [`corpus: ${stack}`, join(corpus, stack)]),
   ])('%s', async (_, directory) => {
     const fixture = caseOf(directory)
-    const expected = composeV1Config(directory, fixture)
+    const expected = await composeV1Config(directory, fixture)
     const args = ['render', ...(fixture.files ?? []).flatMap((file) => ['-f', file])]
     for (const envFile of fixture.envFiles ?? []) args.push('--env-file', envFile)
     const result = await runCli(args, { cwd: directory, env: fixture.env })
@@ -203,6 +242,6 @@ describe.skipIf(!existsSync(composeV1))('vault render matches docker-compose con
     expect(result.exitCode).toBe(0)
     expect(normalise(v1Shape(parse(result.stdout)))).toEqual(normalise(expected))
     if (!/host_ip:|selinux:/.test(result.stdout))
-      expect(normalise(roundTrip(result.stdout))).toEqual(normalise(expected))
+      expect(normalise(await roundTrip(result.stdout))).toEqual(normalise(expected))
   })
 })
