@@ -1,6 +1,6 @@
 /**
- * `vault audit verify`, `vault audit checkpoint` and `vault audit verify --against` (the built CLI) on
- * SQLite and PostgreSQL. The attack replayed: the audit tail cut back to a head row saved earlier (its
+ * `vault audit verify`, `vault audit checkpoint` and `vault audit verify --against` (in process: the
+ * commands' own classes, as oclif runs them) on SQLite and PostgreSQL. The attack replayed: the audit tail cut back to a head row saved earlier (its
  * MAC is genuine), after reads only, so nothing inside the database shows it; the checkpoint kept
  * elsewhere does (exit 8, "truncated"). A checkpoint edited by hand fails its MAC.
  */
@@ -8,8 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import AuditCheckpoint from '../../src/commands/audit/checkpoint.js'
+import AuditVerify from '../../src/commands/audit/verify.js'
 import { openDriver } from '../../src/server/store/index.js'
-import { runCli } from '../helpers/cli.js'
+import { runCommand } from '../helpers/run-command.js'
 import { unavailableReason } from '../helpers/components.js'
 import { engines, startVictim } from './adversarial/backup/victim.js'
 import { login, readSecret, startVault } from './backup-fixture.js'
@@ -30,29 +32,29 @@ describe.each(engines)('vault audit on $name', (engine) => {
       await vault.close()
       const env = { DB_URL: victim.dbUrl, ENCRYPTION_KEY: victim.keyHex }
 
-      const verified = await runCli(['audit', 'verify'], { env })
+      const verified = await runCommand(AuditVerify, [], { env })
       expect(verified.exitCode, verified.stderr).toBe(0)
       expect(verified.stderr).toMatch(
         /audit chain intact: \d+ events; protected rows and version events check out/,
       )
 
-      const checkpoint = await runCli(['audit', 'checkpoint'], { env })
+      const checkpoint = await runCommand(AuditCheckpoint, [], { env })
       expect(checkpoint.exitCode, checkpoint.stderr).toBe(0)
       expect(checkpoint.stdout).toMatch(
         /^vault-audit-checkpoint v1 events=\d+ hash=[0-9a-f]{64} at=\S+Z mac=[0-9a-f]{64}\n$/,
       )
       const file = join(work, `${engine.name}-checkpoint.txt`)
       writeFileSync(file, checkpoint.stdout)
-      const asJson = await runCli(['audit', 'checkpoint', '--json'], { env })
+      const asJson = await runCommand(AuditCheckpoint, ['--json'], { env })
       expect(JSON.parse(asJson.stdout)).toMatchObject({
         events: Number(/events=(\d+)/.exec(checkpoint.stdout)![1]),
         checkpoint: expect.stringMatching(/^vault-audit-checkpoint v1 /),
       })
 
-      const against = await runCli(['audit', 'verify', '--against', file], { env })
+      const against = await runCommand(AuditVerify, ['--against', file], { env })
       expect(against.exitCode, against.stderr).toBe(0)
       expect(against.stderr).toMatch(/audit log matches the checkpoint/)
-      const fromStdin = await runCli(['audit', 'verify', '--against', '-'], { env, input: asJson.stdout })
+      const fromStdin = await runCommand(AuditVerify, ['--against', '-'], { env, input: asJson.stdout })
       expect(fromStdin.exitCode, fromStdin.stderr).toBe(0)
 
       const forged = join(work, `${engine.name}-forged.txt`)
@@ -60,12 +62,12 @@ describe.each(engines)('vault audit on $name', (engine) => {
         forged,
         checkpoint.stdout.replace(/events=(\d+)/, (_, n: string) => `events=${Number(n) - 1}`),
       )
-      const forgedRun = await runCli(['audit', 'verify', '--against', forged], { env })
+      const forgedRun = await runCommand(AuditVerify, ['--against', forged], { env })
       expect(forgedRun.exitCode).toBe(8)
       expect(forgedRun.stderr).toMatch(/the checkpoint fails its MAC/)
       const garbage = join(work, `${engine.name}-garbage.txt`)
       writeFileSync(garbage, 'nothing here\n')
-      expect((await runCli(['audit', 'verify', '--against', garbage], { env })).exitCode).toBe(2)
+      expect((await runCommand(AuditVerify, ['--against', garbage], { env })).exitCode).toBe(2)
 
       const raw = openDriver(victim.dbUrl)
       try {
@@ -80,9 +82,9 @@ describe.each(engines)('vault audit on $name', (engine) => {
       } finally {
         await raw.close()
       }
-      const blind = await runCli(['audit', 'verify'], { env })
+      const blind = await runCommand(AuditVerify, [], { env })
       expect(blind.exitCode, 'a replayed head of reads only is invisible without a checkpoint').toBe(0)
-      const caught = await runCli(['audit', 'verify', '--against', file, '--json'], { env })
+      const caught = await runCommand(AuditVerify, ['--against', file, '--json'], { env })
       expect(caught.exitCode).toBe(8)
       expect(JSON.parse(caught.stdout)).toMatchObject({
         error: { message: expect.stringMatching(/its tail was truncated/) },

@@ -10,7 +10,9 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import SecretsGet from '../../src/commands/secrets/get.js'
 import { runCli } from '../helpers/cli.js'
+import { runCommand } from '../helpers/run-command.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { startDeliveryVault, type DeliveryVault } from './delivery-fixture.js'
 
@@ -93,7 +95,7 @@ describe.skipIf(!engine)(
         services: [{ service: 'db', ok: true }],
       })
       const newValue = (
-        await runCli(['secrets', 'get', 'DB_PASSWORD', '--env', 'dev'], { env: env() })
+        await runCommand(SecretsGet, ['DB_PASSWORD', '--env', 'dev'], { env: env() })
       ).stdout.trim()
       expect(newValue).not.toBe(canary)
       const recreated = docker('ps', '-q', '--filter', `label=com.docker.compose.project=${project}`)
@@ -148,7 +150,7 @@ describe.skipIf(!engine)(
         const up = await usersCompose('up', '-d')
         expect(up.exitCode, up.stderr).toBe(0)
         const value = (
-          await runCli(['secrets', 'get', 'DB_PASSWORD', '--env', 'dev'], { env: env() })
+          await runCommand(SecretsGet, ['DB_PASSWORD', '--env', 'dev'], { env: env() })
         ).stdout.trim()
         const container = (service: string) =>
           docker(

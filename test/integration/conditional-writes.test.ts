@@ -7,13 +7,16 @@
  * values at their limits, concurrent creates, a write that fails in the database. Every case checks the
  * exact history (versions API, the value of every version, the secret's createdAt); at the end a fresh
  * server process must start on the database (its start-up checks the row MACs and the audit head) and
- * read every version again, and `vault audit verify` (built CLI) must find the database intact.
+ * read every version again, and `vault audit verify` (in process) must find the database intact.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../helpers/cli.js'
+import AuditVerify from '../../src/commands/audit/verify.js'
+import Backup from '../../src/commands/backup.js'
+import Restore from '../../src/commands/restore.js'
+import { runCommand } from '../helpers/run-command.js'
 import { createDatabase, postgresOrNull, queryDatabase, unavailableReason } from '../helpers/components.js'
 import { spawnVaultProcess, startVaultServer } from '../helpers/vault-server.js'
 
@@ -92,7 +95,7 @@ async function replicas(dbUrl: string) {
     } finally {
       await fresh.stop()
     }
-    const verified = await runCli(['audit', 'verify'], { env: keys })
+    const verified = await runCommand(AuditVerify, [], { env: keys })
     expect(verified.exitCode, verified.stderr).toBe(0)
     expect(verified.stderr).toMatch(/audit chain intact/)
   }
@@ -329,7 +332,7 @@ describe.skipIf(!postgres)(`a live vault restore while A holds hints ${skipped}`
         expect((await send(a.url, 'PATCH', name, { value: `${name}-2` })).status).toBe(200)
       }
       const archive = join(work, 'at-version-2.jsonl.gz')
-      const backup = await runCli(['backup', '--output', archive], { env: keys })
+      const backup = await runCommand(Backup, ['--output', archive], { env: keys })
       expect(backup.exitCode, backup.stderr).toBe(0)
       const backedUp = await row('SAME')
       for (const version of [3, 4]) {
@@ -339,7 +342,7 @@ describe.skipIf(!postgres)(`a live vault restore while A holds hints ${skipped}`
       expect(hint('LATER')!.version).toBe(4)
       const { created_at, updated_at } = backedUp
       expect(hint('SAME')).toMatchObject({ version: 2, created_at, updated_at })
-      const restore = await runCli(['restore', archive], { env: keys })
+      const restore = await runCommand(Restore, [archive], { env: keys })
       expect(restore.exitCode, restore.stderr).toBe(0)
       expect(await row('SAME')).toEqual(backedUp) // exactly the row A's hint describes: the hinted path runs
       for (const name of ['LATER', 'SAME']) {

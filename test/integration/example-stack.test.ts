@@ -5,7 +5,10 @@
  */
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import SecretsDelete from '../../src/commands/secrets/delete.js'
+import SecretsGet from '../../src/commands/secrets/get.js'
 import { runCli } from '../helpers/cli.js'
+import { runCommand } from '../helpers/run-command.js'
 import { createStackDir, fillBaseSecrets, type StackDir } from '../helpers/stack-env.js'
 import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
 
@@ -26,7 +29,7 @@ describe('example stack under vault run (real vault server, real docker-compose)
   afterAll(async () => vault?.stop())
 
   it('docker-compose config accepts the stack with the vault values injected', async () => {
-    const password = await runCli(['secrets', 'get', 'DATABASE_PASSWORD', '--env', 'dev'], { env: stack.env })
+    const password = await runCommand(SecretsGet, ['DATABASE_PASSWORD', '--env', 'dev'], { env: stack.env })
     expect(password.exitCode, password.stderr).toBe(0)
     const value = password.stdout.trim()
     expect(value).toMatch(/^[A-Za-z0-9]{32}$/)
@@ -41,7 +44,7 @@ describe('example stack under vault run (real vault server, real docker-compose)
   })
 
   it("fails with compose's required-variable message when a required secret is missing from the vault", async () => {
-    const removed = await runCli(['secrets', 'delete', 'DATABASE_PASSWORD', '--env', 'dev'], {
+    const removed = await runCommand(SecretsDelete, ['DATABASE_PASSWORD', '--env', 'dev'], {
       env: stack.env,
     })
     expect(removed.exitCode, removed.stderr).toBe(0)

@@ -1,11 +1,15 @@
 /**
- * Humans over real HTTP on SQLite and PostgreSQL (issue 19): `vault login --user` with the built CLI
+ * Humans over real HTTP on SQLite and PostgreSQL (issue 19): `vault login --user` in process (the command as oclif runs it)
  * (password on stdin), the cached token used by `vault secrets set/get` through VAULT_USER, the admin
  * API as the init admin (a member created over it is refused admin operations), sign-out, and no
  * password in any output.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../helpers/cli.js'
+import Login from '../../src/commands/login.js'
+import Logout from '../../src/commands/logout.js'
+import SecretsGet from '../../src/commands/secrets/get.js'
+import SecretsSet from '../../src/commands/secrets/set.js'
+import { runCommand } from '../helpers/run-command.js'
 import { createDatabase, postgresOrNull } from '../helpers/components.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
@@ -58,7 +62,7 @@ describe.each(adapters)('humans over HTTP on $adapter', ({ adapter, available })
   it.skipIf(!available)(
     'vault login --user caches a token that vault secrets uses through VAULT_USER',
     async () => {
-      const login = await runCli(['login', '--user', 'admin', '--password-stdin', '--json'], {
+      const login = await runCommand(Login, ['--user', 'admin', '--password-stdin', '--json'], {
         env: env(),
         input: adminPassword,
       })
@@ -66,22 +70,22 @@ describe.each(adapters)('humans over HTTP on $adapter', ({ adapter, available })
       expect(JSON.parse(login.stdout)).toMatchObject({ user: 'admin', role: 'admin', store: 'file' })
       expect(login.stdout + login.stderr).not.toContain(adminPassword)
       const asAdmin = { ...env(), VAULT_USER: 'admin' }
-      const set = await runCli(['secrets', 'set', 'HUMAN_SET', '--env', 'dev'], {
+      const set = await runCommand(SecretsSet, ['HUMAN_SET', '--env', 'dev'], {
         env: asAdmin,
         input: secretValue,
       })
       expect(set.exitCode, set.stderr).toBe(0)
-      const get = await runCli(['secrets', 'get', 'HUMAN_SET', '--env', 'dev'], { env: asAdmin })
+      const get = await runCommand(SecretsGet, ['HUMAN_SET', '--env', 'dev'], { env: asAdmin })
       expect(get.stdout.trim()).toBe(secretValue)
-      const wrong = await runCli(['login', '--user', 'admin', '--password-stdin'], {
+      const wrong = await runCommand(Login, ['--user', 'admin', '--password-stdin'], {
         env: env(),
         input: 'CANARY-wrong-password-x',
       })
       expect(wrong.exitCode).toBe(4)
       expect(wrong.stdout + wrong.stderr).not.toContain('CANARY-wrong-password-x')
-      const logout = await runCli(['logout', '--user', 'admin'], { env: env() })
+      const logout = await runCommand(Logout, ['--user', 'admin'], { env: env() })
       expect(logout.exitCode, logout.stderr).toBe(0)
-      const after = await runCli(['secrets', 'get', 'HUMAN_SET', '--env', 'dev'], { env: asAdmin })
+      const after = await runCommand(SecretsGet, ['HUMAN_SET', '--env', 'dev'], { env: asAdmin })
       expect(after.exitCode).toBe(3)
       expect(after.stderr).toContain('vault login --user admin')
     },

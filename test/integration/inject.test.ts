@@ -1,9 +1,10 @@
 /**
- * `vault inject` against a real vault server (SQLite and PostgreSQL): the file is written with the
- * vault's values and mode 600, --exec runs after the write, --check reports problems (exit 3) and
- * writes nothing; values never appear on stderr.
+ * `vault inject` (the built CLI) against a real vault server (SQLite and PostgreSQL): the file is
+ * written with the vault's values and mode 600, --exec (a child process) runs after the write and its
+ * exit code is passed through; values never appear on stderr. --check, stdout and the refusals run in
+ * process: test/unit/commands/inject.test.ts.
  */
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../helpers/cli.js'
@@ -60,27 +61,5 @@ describe.each(availableBackends())('vault inject (%s)', (backend) => {
       'exit 4',
     ])
     expect(result.exitCode).toBe(4)
-  })
-
-  it('--check lists every problem with its line, exits 3 and writes nothing', async () => {
-    writeFileSync(join(dir, 'bad.tpl'), 'a = ${INJ_PASSWORD}\nb = ${NOT_IN_VAULT:?ask ops}\nc = $UNSET_ONE\n')
-    const result = await cli(['inject', '-i', 'bad.tpl', '-o', 'bad.out', '--env', 'dev', '--check'])
-    expect(result.exitCode).toBe(3)
-    expect(result.stderr).toContain('bad.tpl:2: required variable NOT_IN_VAULT is missing a value: ask ops')
-    expect(result.stderr).toContain('bad.tpl:3: The "UNSET_ONE" variable is not set.')
-    expect(result.stderr).not.toContain(canary)
-    expect(existsSync(join(dir, 'bad.out'))).toBe(false)
-  })
-
-  it('refuses to write when a required variable is missing (exit 3)', async () => {
-    const result = await cli(['inject', '-i', 'bad.tpl', '-o', 'bad.out', '--env', 'dev'])
-    expect(result.exitCode).toBe(3)
-    expect(existsSync(join(dir, 'bad.out'))).toBe(false)
-  })
-
-  it('prints to stdout without -o', async () => {
-    const result = await cli(['inject', '-i', 'app.ini.tpl', '--env', 'dev'])
-    expect(result.exitCode, result.stderr).toBe(0)
-    expect(result.stdout).toContain(`password = "${canary}"`)
   })
 })

@@ -1,6 +1,7 @@
 /**
  * CI identities by OIDC (issue 36, section 2), end to end: a real vault server over HTTP on SQLite and
- * PostgreSQL, a real issuer on loopback (test/helpers/oidc-issuer.ts), and the built CLI. A CI job
+ * PostgreSQL, a real issuer on loopback (test/helpers/oidc-issuer.ts), and the CLI (its commands in
+ * process; the built CLI where DEBUG=* output or the child of vault run is what is tested). A CI job
  * exports and runs with VAULT_CLIENT_ID and its OIDC token, no client secret; every hostile token is
  * refused with a 401 naming the check it failed and nothing is issued; a token is single-use across
  * two server processes on one PostgreSQL; the issuer's keys are refetched once for a rotation and at
@@ -13,7 +14,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { hostAdmin } from '../../src/server/humans/actor.js'
 import { createIdentityOp } from '../../src/server/operations/identities.js'
 import type { OidcTrustInput } from '../../src/server/tokens/oidc-trust.js'
+import Export from '../../src/commands/export.js'
+import IdentityCreate from '../../src/commands/identity/create.js'
+import IdentityUpdate from '../../src/commands/identity/update.js'
+import Inject from '../../src/commands/inject.js'
 import { runCli } from '../helpers/cli.js'
+import { runCommand } from '../helpers/run-command.js'
 import { createDatabase, postgresOrNull, queryDatabase, unavailableReason } from '../helpers/components.js'
 import { startOidcIssuer, type TestIssuer } from '../helpers/oidc-issuer.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
@@ -96,10 +102,9 @@ describe.each(engines)('OIDC identities on $name', ({ name, skip, dbUrl }) => {
   })
 
   it('vault identity create --oidc-* --json prints the client id, and vault export works with the OIDC token and no secret', async () => {
-    const created = await runCli(
+    const created = await runCommand(
+      IdentityCreate,
       [
-        'identity',
-        'create',
         'ci-export',
         '-p',
         vault.projectId,
@@ -149,7 +154,7 @@ describe.each(engines)('OIDC identities on $name', ({ name, skip, dbUrl }) => {
       VAULT_OIDC_TOKEN: token,
     }
     for (const step of [1, 2]) {
-      const exported = await runCli(['export', '--env=prod'], { env: job })
+      const exported = await runCommand(Export, ['--env=prod'], { env: job })
       expect(exported.exitCode, `step ${step}: ${exported.stderr}`).toBe(0)
       expect(exported.stdout).toContain(canary)
     }
@@ -172,7 +177,7 @@ describe.each(engines)('OIDC identities on $name', ({ name, skip, dbUrl }) => {
     expect(child.stdout).toContain('PROD_DB_PASSWORD')
     const dir = mkdtempSync(join(work, 'tpl-'))
     writeFileSync(join(dir, 'app.tpl'), 'token=${VAULT_OIDC_TOKEN:-none}\n')
-    const rendered = await runCli(['inject', '--env', 'prod', '-i', 'app.tpl'], { env: job, cwd: dir })
+    const rendered = await runCommand(Inject, ['--env', 'prod', '-i', 'app.tpl'], { env: job, cwd: dir })
     expect(rendered.exitCode, rendered.stderr).toBe(0)
     expect(rendered.stdout).toBe('token=none\n')
   })
@@ -180,10 +185,9 @@ describe.each(engines)('OIDC identities on $name', ({ name, skip, dbUrl }) => {
   it('vault identity update replaces the trust, and --remove-oidc ends it; nothing else of the identity changes', async () => {
     const clientId = await trusting('ci-updated')
     const admin = { env: { DB_URL: vault.dbUrl, ENCRYPTION_KEY: vault.encryptionKey } }
-    const updated = await runCli(
+    const updated = await runCommand(
+      IdentityUpdate,
       [
-        'identity',
-        'update',
         'ci-updated',
         '-p',
         vault.projectId,
@@ -217,8 +221,9 @@ describe.each(engines)('OIDC identities on $name', ({ name, skip, dbUrl }) => {
       identity: { name: 'ci-updated' },
       permissions: { prod: ['read'] },
     })
-    const removed = await runCli(
-      ['identity', 'update', clientId, '-p', vault.projectId, '--remove-oidc', '--json'],
+    const removed = await runCommand(
+      IdentityUpdate,
+      [clientId, '-p', vault.projectId, '--remove-oidc', '--json'],
       admin,
     )
     expect(removed.exitCode, removed.stderr).toBe(0)
@@ -229,12 +234,11 @@ describe.each(engines)('OIDC identities on $name', ({ name, skip, dbUrl }) => {
     )
     expect(after.status).toBe(401)
     expect(after.body.error).toBe('invalid_client')
-    const neither = await runCli(['identity', 'update', clientId, '-p', vault.projectId], admin)
+    const neither = await runCommand(IdentityUpdate, [clientId, '-p', vault.projectId], admin)
     expect(neither.exitCode).toBe(2)
-    const http = await runCli(
+    const http = await runCommand(
+      IdentityUpdate,
       [
-        'identity',
-        'update',
         clientId,
         '-p',
         vault.projectId,

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../helpers/cli.js'
+import { runCommandLine } from '../helpers/run-command-line.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
 
@@ -15,7 +16,9 @@ let home: TempHome
 let env: Record<string, string>
 let dir: string
 const secret = 'CANARY-secret-value-83ad'
-const cli = (args: string[], input?: string) => runCli(args, { env, input, cwd: dir })
+// vault run starts a child: the built CLI; every other command runs in process
+const cli = (args: string[], input?: string) =>
+  args[0] === 'run' ? runCli(args, { env, input, cwd: dir }) : runCommandLine(args, { env, input, cwd: dir })
 
 beforeAll(async () => {
   server = await startVaultServer({})

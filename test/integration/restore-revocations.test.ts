@@ -1,5 +1,5 @@
 /**
- * Issue 33 item 8: `vault restore` (the built CLI) of an archive older than the live database, with a
+ * Issue 33 item 8: `vault restore` (in process, as oclif runs the command) of an archive older than the live database, with a
  * real server process on it (on PostgreSQL it keeps running across the restore; a SQLite restore needs
  * it stopped). Everything the live vault retired after the backup stays retired: a revoked identity
  * and a revoked token, a client secret rotated since (its old secret and old tokens), a removed account
@@ -10,7 +10,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { runCli } from '../helpers/cli.js'
+import AuditVerify from '../../src/commands/audit/verify.js'
+import Backup from '../../src/commands/backup.js'
+import Restore from '../../src/commands/restore.js'
+import { runCommand } from '../helpers/run-command.js'
 import { createDatabase, postgresOrNull, unavailableReason } from '../helpers/components.js'
 import {
   spawnVaultProcess,
@@ -93,7 +96,7 @@ describe.each([
         }
         const archive = join(work, `${engine}.jsonl.gz`)
         const env = { DB_URL: dbUrl, ENCRYPTION_KEY: keys.encryptionKey }
-        const backup = await runCli(['backup', '--output', archive], { env })
+        const backup = await runCommand(Backup, ['--output', archive], { env })
         expect(backup.exitCode, backup.stderr).toBe(0)
 
         // after the backup, the live vault retires credentials
@@ -125,7 +128,7 @@ describe.each([
         expect(changed.status).toBe(200)
 
         if (engine === 'sqlite') await server.stop()
-        const restored = await runCli(['restore', archive], { env })
+        const restored = await runCommand(Restore, [archive], { env })
         expect(restored.exitCode, restored.stderr).toBe(0)
         if (engine === 'sqlite') server = await spawnVaultProcess(keys)
         else expect(server.child.exitCode).toBeNull()
@@ -150,7 +153,7 @@ describe.each([
         expect((await signIn(server.url, 'changer', 'CANARY-changer-new-pw')).status).toBe(200)
         // the restore itself happened: the deployment identity still reads, and the chain verifies
         expect(await whoami((await login(server.url, setup.deploymentCredentials)).token)).toBe(200)
-        const verified = await runCli(['audit', 'verify'], { env })
+        const verified = await runCommand(AuditVerify, [], { env })
         expect(verified.exitCode, verified.stderr).toBe(0)
         expect(restored.stdout + restored.stderr).not.toContain('CANARY')
         expect(restored.stderr).toMatch(
@@ -174,7 +177,7 @@ describe.each([
       await origin.running.close()
       const archive = join(work, `${engine}-source.jsonl.gz`)
       const env = { DB_URL: source, ENCRYPTION_KEY: origin.encryptionKey }
-      expect((await runCli(['backup', '--output', archive], { env })).exitCode).toBe(0)
+      expect((await runCommand(Backup, ['--output', archive], { env })).exitCode).toBe(0)
 
       const otherUrl =
         engine === 'sqlite'
@@ -183,17 +186,20 @@ describe.each([
       const other = await startVaultServer({ dbUrl: otherUrl, project: 'other-vault' })
       await other.running.close()
       const target = { DB_URL: otherUrl, ENCRYPTION_KEY: origin.encryptionKey }
-      const refused = await runCli(['restore', archive], { env: target })
+      const refused = await runCommand(Restore, [archive], { env: target })
       expect(refused.exitCode, refused.stderr).toBe(6)
       expect(refused.stderr).toMatch(
         /holds another vault \(key fingerprint [0-9a-f]{16}; the archive's is [0-9a-f]{16}\)/,
       )
       const fingerprint = /--replace-vault ([0-9a-f]{16})/.exec(refused.stderr)![1]!
-      const wrong = await runCli(['restore', archive, '--replace-vault', '0000000000000000'], { env: target })
+      const wrong = await runCommand(Restore, [archive, '--replace-vault', '0000000000000000'], {
+        env: target,
+      })
       expect(wrong.exitCode).toBe(6)
       expect(wrong.stderr).toMatch(/--replace-vault names 0000000000000000, but the database holds/)
-      const hostile = await runCli(
-        ['restore', archive, '--replace-vault', '\u001b]0;pwned\u0007$(touch x)'],
+      const hostile = await runCommand(
+        Restore,
+        [archive, '--replace-vault', '\u001b]0;pwned\u0007$(touch x)'],
         {
           env: target,
         },
@@ -214,7 +220,7 @@ describe.each([
         await still.stop()
       }
 
-      const replaced = await runCli(['restore', archive, '--replace-vault', fingerprint], { env: target })
+      const replaced = await runCommand(Restore, [archive, '--replace-vault', fingerprint], { env: target })
       expect(replaced.exitCode, replaced.stderr).toBe(0)
       expect(replaced.stderr).not.toMatch(/Kept what the replaced database retired/)
       const now = await spawnVaultProcess({

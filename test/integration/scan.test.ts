@@ -14,7 +14,10 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodingsOf } from '../../src/scan/patterns.js'
+import SecretsGet from '../../src/commands/secrets/get.js'
+import SecretsSet from '../../src/commands/secrets/set.js'
 import { runCli } from '../helpers/cli.js'
+import { runCommand } from '../helpers/run-command.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
@@ -97,7 +100,7 @@ describe.skipIf(!engine)(
         .toLowerCase()
         .replace(/[^a-z0-9_-]/g, '')
     const stored = async (name: string) =>
-      (await runCli(['secrets', 'get', name, '--env', 'dev'], { env, cwd: stack })).stdout
+      (await runCommand(SecretsGet, [name, '--env', 'dev'], { env, cwd: stack })).stdout
 
     beforeAll(async () => {
       server = await startVaultServer({})
@@ -118,11 +121,10 @@ describe.skipIf(!engine)(
       }
       for (const [name, value] of Object.entries({ ...values, SHORT_PIN: '1234' }))
         expect(
-          (await runCli(['secrets', 'set', name, '--env', 'dev'], { env, cwd: stack, input: value }))
-            .exitCode,
+          (await runCommand(SecretsSet, [name, '--env', 'dev'], { env, cwd: stack, input: value })).exitCode,
         ).toBe(0)
       expect(
-        (await runCli(['secrets', 'set', 'API_KEY', '--env', 'dev'], { env, cwd: stack, input: apiKeyNow }))
+        (await runCommand(SecretsSet, ['API_KEY', '--env', 'dev'], { env, cwd: stack, input: apiKeyNow }))
           .exitCode,
       ).toBe(0)
 

@@ -1,15 +1,15 @@
 /**
- * Issue 35 item 7 through the built CLI and a real vault server: a stack whose compose secret takes its
- * value from the environment (`secrets: { db_password: { environment: DB_PASSWORD } }`), which `vault
- * run` handles, passes `render --check` and doctor's compose checks, and the services that mount it are
- * its users in `render --who-uses` and in `secrets import --dry-run`'s SERVICES column, as rotate
- * recreates them.
+ * Issue 35 item 7 through the CLI's commands (in process) and a real vault server: a stack whose
+ * compose secret takes its value from the environment (`secrets: { db_password: { environment:
+ * DB_PASSWORD } }`), which `vault run` handles, passes `render --check` and doctor's compose checks, and
+ * the services that mount it are its users in `render --who-uses` and in `secrets import --dry-run`'s
+ * SERVICES column, as rotate recreates them.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeCredentialsFile } from '../../src/client/credentials-file.js'
-import { runCli } from '../helpers/cli.js'
+import { runCommandLine } from '../helpers/run-command-line.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
 
@@ -36,7 +36,7 @@ describe('compose secrets with an environment: source, through the CLI', () => {
   let server: TestVault
   let home: TempHome
   let stack: string
-  const vault = (args: string[]) => runCli(args, { env: home.env, cwd: stack })
+  const vault = (args: string[]) => runCommandLine(args, { env: home.env, cwd: stack })
 
   beforeAll(async () => {
     server = await startVaultServer({})

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../helpers/cli.js'
+import { runCommandLine } from '../helpers/run-command-line.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
 
@@ -13,7 +14,9 @@ let server: TestVault
 let home: TempHome
 let env: Record<string, string>
 const template = 'postgresql://app:${POSTGRES_PASSWORD}@db:5432/app?x=$${literal}'
-const cli = (args: string[], input?: string) => runCli(args, { env, input })
+// vault run starts a child: the built CLI; every other command runs in process
+const cli = (args: string[], input?: string) =>
+  args[0] === 'run' ? runCli(args, { env, input }) : runCommandLine(args, { env, input })
 
 beforeAll(async () => {
   server = await startVaultServer({})

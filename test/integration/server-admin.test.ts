@@ -1,11 +1,11 @@
 /**
- * The vault server's admin side and its extras, against real components: the built CLI's admin
- * commands beside a running server (the admin commands alone run in process: test/unit/commands/), webhooks delivered to a real receiver on 127.0.0.1, HTTPS with a
+ * The vault server's admin side and its extras, against real components: `vault project create`
+ * under DEBUG=* (the built CLI; the admin commands themselves run in process: test/unit/commands/), webhooks delivered to a real receiver on 127.0.0.1, HTTPS with a
  * real certificate, ENCRYPTION_KEY rotation under a running server, secret rotation and revocation.
  */
 import { execFileSync } from 'node:child_process'
 import { createHmac, randomBytes } from 'node:crypto'
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, statSync } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -21,8 +21,9 @@ import {
   adminRevokeIdentity,
 } from '../../src/server/admin.js'
 import { startVault } from '../../src/server/server.js'
+import ServerInit from '../../src/commands/server/init.js'
 import { runCli } from '../helpers/cli.js'
-import { createTempHome } from '../helpers/temp-home.js'
+import { runCommand } from '../helpers/run-command.js'
 import { createDatabase, postgresOrNull } from '../helpers/components.js'
 import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
 
@@ -34,147 +35,31 @@ async function patch(vault: TestVault, token: string, name: string, value: strin
   })
 }
 
-describe('a second stack: vault project create, and server init refusing a different admin password', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'vault-project-'))
+describe('vault project create under DEBUG=* (built CLI: the debug output is set up at start-up)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vault-project-debug-'))
   const encryptionKey = randomBytes(32).toString('hex')
   const env = { DB_URL: `sqlite://${join(dir, 'vault.db')}`, ENCRYPTION_KEY: encryptionKey }
-  const password = 'the first admin password'
-  let vault: Awaited<ReturnType<typeof startVault>>
-  const secretIn = (stackDir: string) =>
-    /^VAULT_CLIENT_SECRET=(vs_\S+)$/m.exec(readFileSync(join(stackDir, '.vault', 'credentials'), 'utf8'))?.[1]
-  const init = (project: string, input: string, extra: string[] = []) =>
-    runCli(
-      ['server', 'init', '--admin-user', 'admin', '--admin-password-stdin', '--project', project, ...extra],
-      { env, input },
+
+  it('--write-env --json prints the client secret nowhere, not even in the debug output', async () => {
+    const init = await runCommand(
+      ServerInit,
+      ['--admin-user', 'admin', '--admin-password-stdin', '--project', 'first'],
+      { env, input: 'the first admin password' },
     )
-
-  beforeAll(async () => {
-    vault = await startVault({
-      encryptionKey: Buffer.from(encryptionKey, 'hex'),
-      jwtSecret: randomBytes(32),
-      dbUrl: env.DB_URL,
-      host: '127.0.0.1',
-      port: 0,
-      dev: false,
-      behindProxy: false,
-    })
-  })
-  afterAll(async () => vault?.close())
-
-  it('server init --write-env stores the client secret and prints it nowhere', async () => {
-    const stack = join(dir, 'first')
-    const result = await init('first', password, ['--site-url', vault.url, '--write-env', stack])
-    expect(result.exitCode).toBe(0)
-    const secret = secretIn(stack)
-    expect(secret).toMatch(/^vs_/)
-    expect(result.stdout + result.stderr).not.toContain(secret)
-    expect(result.stderr).toContain(`its client secret is in ${join(stack, '.vault', 'credentials')}`)
-  })
-
-  it('refuses a different password for the existing admin (exit 6) and creates nothing', async () => {
-    const stack = join(dir, 'refused')
-    const result = await init('second', 'a different admin password', [
-      '--site-url',
-      vault.url,
-      '--write-env',
-      stack,
-    ])
-    expect(result.exitCode).toBe(6)
-    expect(result.stderr).toMatch(/the admin account 'admin' already exists with a different password/)
-    expect(result.stderr).toContain('vault project create NAME')
-    expect(result.stdout + result.stderr).not.toContain('a different admin password')
-    expect(existsSync(stack)).toBe(false)
-    const projects = await runCli(['env', 'list', '-p', 'second'], { env })
-    expect(projects.exitCode).toBe(5)
-    const same = await init('third', password, ['--environments', 'prod', '--json'])
-    expect(same.exitCode).toBe(0)
-    expect(JSON.parse(same.stdout)).toMatchObject({
-      projectName: 'third',
-      clientSecret: expect.stringMatching(/^vs_/),
-    })
-  })
-
-  it('project create makes the project, its identity and a working credentials file', async () => {
-    const stack = join(dir, 'second')
-    const created = await runCli(
-      ['project', 'create', 'second', '--site-url', vault.url, '--write-env', stack],
-      { env },
-    )
-    expect(created.exitCode).toBe(0)
-    const credentialsFile = join(stack, '.vault', 'credentials')
-    expect(statSync(credentialsFile).mode & 0o777).toBe(0o600)
-    const secret = secretIn(stack)
-    expect(secret).toMatch(/^vs_/)
-    expect(created.stdout + created.stderr).not.toContain(secret)
-    expect(readFileSync(join(stack, '.gitignore'), 'utf8').split('\n')).toContain('.vault/')
-    const environments = await runCli(['env', 'list', '-p', 'second'], { env })
-    expect(environments.stdout.split('\n').filter(Boolean)).toEqual(
-      expect.arrayContaining(['dev', 'staging', 'prod']),
-    )
-    const canary = `canary-${randomBytes(8).toString('hex')}`
-    const home = createTempHome()
-    const set = await runCli(['secrets', 'set', 'APP_TOKEN', '--env', 'staging'], {
-      cwd: stack,
-      env: home.env,
-      input: canary,
-    })
-    expect(set.exitCode).toBe(0)
-    const got = await runCli(['secrets', 'get', 'APP_TOKEN', '--env', 'staging'], {
-      cwd: stack,
-      env: home.env,
-    })
-    expect(got.stdout.trim()).toBe(canary)
-    const audit = await runCli(['audit', 'list', '--json'], { env })
-    expect(JSON.parse(audit.stdout).events).toContainEqual(
-      expect.objectContaining({ action: 'project.create', actor: 'admin:cli', target: 'second' }),
-    )
-    const again = await runCli(['project', 'create', 'second', '--json'], { env })
-    expect(again.exitCode).toBe(6)
-  })
-
-  it('project create --json without --write-env returns the client secret once; with it, never (DEBUG=* too)', async () => {
-    const plain = await runCli(['project', 'create', 'fourth', '--environments', 'dev,prod', '--json'], {
-      env,
-    })
-    expect(plain.exitCode).toBe(0)
-    expect(JSON.parse(plain.stdout)).toMatchObject({
-      projectName: 'fourth',
-      identityName: 'fourth-deployment',
-      environments: ['dev', 'prod'],
-      clientSecret: expect.stringMatching(/^vs_/),
-    })
+    expect(init.exitCode, init.stderr).toBe(0)
     const stack = join(dir, 'fifth')
     const written = await runCli(
-      ['project', 'create', 'fifth', '--site-url', vault.url, '--write-env', stack, '--json'],
+      ['project', 'create', 'fifth', '--site-url', 'http://127.0.0.1:8200', '--write-env', stack, '--json'],
       { env: { ...env, DEBUG: '*' } },
     )
-    expect(written.exitCode).toBe(0)
+    expect(written.exitCode, written.stderr).toBe(0)
     expect(JSON.parse(written.stdout)).not.toHaveProperty('clientSecret')
-    expect(written.stdout + written.stderr).not.toContain(secretIn(stack))
+    const secret = /^VAULT_CLIENT_SECRET=(vs_\S+)$/m.exec(
+      readFileSync(join(stack, '.vault', 'credentials'), 'utf8'),
+    )?.[1]
+    expect(secret).toMatch(/^vs_/)
+    expect(written.stdout + written.stderr).not.toContain(secret)
     expect(written.stdout + written.stderr).not.toContain(encryptionKey)
-  })
-
-  it.each([
-    ['--write-env without --site-url', ['sixth', '--write-env', join(dir, 'sixth')], 2],
-    ['no environment', ['seventh', '--environments', ' , '], 2],
-    ['a path as the name', ['../etc'], 2],
-    ['a shell word as the name', ['$(id)'], 2],
-    ['__proto__ (a name must start with a letter or digit)', ['__proto__'], 2],
-  ])('refuses %s and creates nothing', async (_case, args, exitCode) => {
-    const result = await runCli(['project', 'create', ...args], { env })
-    expect(result.exitCode).toBe(exitCode)
-    expect(existsSync(join(dir, 'sixth'))).toBe(false)
-    const listed = await runCli(['env', 'list', '-p', args[0]!], { env })
-    expect(listed.exitCode).toBe(5)
-  })
-
-  it('a project named constructor is a project like any other', async () => {
-    const result = await runCli(['project', 'create', 'constructor', '--environments', 'dev', '--json'], {
-      env,
-    })
-    expect(result.exitCode).toBe(0)
-    expect(JSON.parse(result.stdout)).toMatchObject({ projectName: 'constructor', environments: ['dev'] })
-    expect((await runCli(['env', 'list', '-p', 'constructor'], { env })).stdout.trim()).toBe('dev')
   })
 })
 

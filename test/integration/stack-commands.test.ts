@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeCredentialsFile } from '../../src/client/credentials-file.js'
 import { runCli } from '../helpers/cli.js'
+import { runCommandLine } from '../helpers/run-command-line.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
 
@@ -19,8 +20,9 @@ describe('stack commands with a real vault', () => {
   let home: TempHome
   let work: string
   const stackDir = (name: string) => join(work, name)
+  // in process; vault run and the rotate that starts docker compose (below) stay spawned
   const vault = (name: string, args: string[], input?: string) =>
-    runCli(args, { env: home.env, cwd: stackDir(name), input })
+    runCommandLine(args, { env: home.env, cwd: stackDir(name), input })
 
   beforeAll(async () => {
     server = await startVaultServer({})

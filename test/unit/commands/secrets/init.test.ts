@@ -1,19 +1,20 @@
 /**
- * `vault secrets init` that does no harm (issue 35), against a real vault server over HTTP: the plan of
- * langfuse's published docker-compose.yml (--dry-run writes nothing), the values it then stores (one
- * MinIO password behind the three object-store keys, DATABASE_URL a template of POSTGRES_PASSWORD, the
- * shapes of the published defaults), and immich's published DB_PASSWORD replaced after `secrets import --move`.
+ * `vault secrets init` that does no harm (issue 35), in process against a real vault server over HTTP
+ * (moved from the spawned test/integration/secrets-init-plan.test.ts): the plan of langfuse's published
+ * docker-compose.yml (--dry-run writes nothing), the values it then stores (one MinIO password behind
+ * the three object-store keys, DATABASE_URL a template of POSTGRES_PASSWORD, the shapes of the
+ * published defaults), and immich's published DB_PASSWORD replaced after `secrets import --move`.
  */
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { writeCredentialsFile } from '../../src/client/credentials-file.js'
-import { runCli } from '../helpers/cli.js'
-import { createTempHome, type TempHome } from '../helpers/temp-home.js'
-import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
+import { writeCredentialsFile } from '../../../../src/client/credentials-file.js'
+import { runCommandLine } from '../../../helpers/run-command-line.js'
+import { createTempHome, type TempHome } from '../../../helpers/temp-home.js'
+import { startVaultServer, type TestVault } from '../../../helpers/vault-server.js'
 
-const fixtures = fileURLToPath(new URL('../fixtures/stacks/', import.meta.url))
+const fixtures = fileURLToPath(new URL('../../../fixtures/stacks/', import.meta.url))
 
 type PlanEntry = { name: string; action: string; reason: string; template?: string }
 
@@ -22,7 +23,7 @@ describe('secrets init plans before it writes', () => {
   let home: TempHome
   let work: string
   const stackDir = (name: string) => join(work, name)
-  const vault = (name: string, args: string[]) => runCli(args, { env: home.env, cwd: stackDir(name) })
+  const vault = (name: string, args: string[]) => runCommandLine(args, { env: home.env, cwd: stackDir(name) })
   const exported = async (name: string, env: string) => {
     const result = await vault(name, ['export', '--env', env, '--format', 'json'])
     expect(result.exitCode, result.stderr).toBe(0)
