@@ -7,11 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  checkStoreData,
-  readEncryptionKey,
-  recordedFingerprint,
-} from '../../../src/backup/data-checks.js'
+import { checkStoreData, readEncryptionKey, recordedFingerprint } from '../../../src/backup/data-checks.js'
 import { IntegrityError, NotConfiguredError } from '../../../src/errors.js'
 import { startSeededVault, type SeededVault } from '../../helpers/seeded-vault.js'
 import { deploymentApi } from '../../helpers/vault-server.js'
@@ -24,7 +20,8 @@ const extraVersions = 520
 
 describe('readEncryptionKey', () => {
   it('is NotConfigured when missing or blank', () => {
-    for (const text of [undefined, '', '   ']) expect(thrown(() => readEncryptionKey(text))).toBeInstanceOf(NotConfiguredError)
+    for (const text of [undefined, '', '   '])
+      expect(thrown(() => readEncryptionKey(text))).toBeInstanceOf(NotConfiguredError)
   })
 
   it('reads a 64-digit hex key as its 32 bytes, and refuses other text without echoing it', () => {
@@ -39,7 +36,14 @@ describe('readEncryptionKey', () => {
 
 describe('recordedFingerprint', () => {
   it('finds the kek_fingerprint row among others, else null', () => {
-    expect(recordedFingerprint({ meta: [{ key: 'schema', value: '3' }, { key: 'kek_fingerprint', value: 'ab12' }] })).toBe('ab12')
+    expect(
+      recordedFingerprint({
+        meta: [
+          { key: 'schema', value: '3' },
+          { key: 'kek_fingerprint', value: 'ab12' },
+        ],
+      }),
+    ).toBe('ab12')
     expect(recordedFingerprint({ meta: [{ key: 'schema', value: '3' }] })).toBeNull()
     expect(recordedFingerprint({})).toBeNull()
   })
@@ -75,14 +79,21 @@ describe('checkStoreData', () => {
 
   it('names the secret whose ciphertext was moved from another, and never a value', async () => {
     const [a] = await driver().transaction((tx) =>
-      tx.all(`SELECT v.secret_id, v.ciphertext FROM secret_versions v JOIN secrets s ON s.id = v.secret_id WHERE s.name = 'A_SECRET'`),
+      tx.all(
+        `SELECT v.secret_id, v.ciphertext FROM secret_versions v JOIN secrets s ON s.id = v.secret_id WHERE s.name = 'A_SECRET'`,
+      ),
     )
     const [b] = await driver().transaction((tx) =>
-      tx.all(`SELECT v.secret_id, v.ciphertext FROM secret_versions v JOIN secrets s ON s.id = v.secret_id WHERE s.name = 'B_SECRET'`),
+      tx.all(
+        `SELECT v.secret_id, v.ciphertext FROM secret_versions v JOIN secrets s ON s.id = v.secret_id WHERE s.name = 'B_SECRET'`,
+      ),
     )
     const move = (row: typeof a, ciphertext: unknown) =>
       driver().transaction((tx) =>
-        tx.run(`UPDATE secret_versions SET ciphertext = ? WHERE secret_id = ?`, [ciphertext as string, row!.secret_id as string]),
+        tx.run(`UPDATE secret_versions SET ciphertext = ? WHERE secret_id = ?`, [
+          ciphertext as string,
+          row!.secret_id as string,
+        ]),
       )
     await move(b, a!.ciphertext)
     try {
@@ -102,7 +113,9 @@ describe('checkStoreData', () => {
   })
 
   it('refuses data that records no key fingerprint', async () => {
-    const [saved] = await driver().transaction((tx) => tx.all(`SELECT value FROM meta WHERE key = 'kek_fingerprint'`))
+    const [saved] = await driver().transaction((tx) =>
+      tx.all(`SELECT value FROM meta WHERE key = 'kek_fingerprint'`),
+    )
     await driver().transaction((tx) => tx.run(`DELETE FROM meta WHERE key = 'kek_fingerprint'`))
     try {
       const error = await checkStoreData(driver(), key()).then(

@@ -31,7 +31,8 @@ function hooks(marker: string, verify: RestoreHooks['verify'] = async () => unde
   const seenLive: unknown[] = []
   const given: RestoreHooks = {
     step: (line) => void steps.push(line),
-    inspectLive: async (live) => void seenLive.push(...(await live.all(`SELECT value FROM meta WHERE key = 'marker'`))),
+    inspectLive: async (live) =>
+      void seenLive.push(...(await live.all(`SELECT value FROM meta WHERE key = 'marker'`))),
     load: async (tx) => void (await tx.run(`INSERT INTO meta (key, value) VALUES ('marker', ?)`, [marker])),
     verify,
   }
@@ -41,7 +42,8 @@ function hooks(marker: string, verify: RestoreHooks['verify'] = async () => unde
 function markerOf(file: string): unknown {
   const db = new DatabaseSync(file, { readOnly: true })
   try {
-    return (db.prepare(`SELECT value FROM meta WHERE key = 'marker'`).get() as { value: unknown } | undefined)?.value
+    return (db.prepare(`SELECT value FROM meta WHERE key = 'marker'`).get() as { value: unknown } | undefined)
+      ?.value
   } finally {
     db.close()
   }

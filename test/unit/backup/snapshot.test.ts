@@ -32,13 +32,17 @@ describe('takeSnapshot (SQLite)', () => {
     rmSync(scratch, { recursive: true, force: true })
   })
 
-  const digest = (file: string) => (existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : null)
+  const digest = (file: string) =>
+    existsSync(file) ? createHash('sha256').update(readFileSync(file)).digest('hex') : null
 
   it('reads every table with the rows node:sqlite counts, the secrets written, and changes no byte', async () => {
     const files = [dbPath(), `${dbPath()}-wal`]
     const before = files.map(digest)
     const progress: [string, number][] = []
-    const snapshot = await takeSnapshot(vault.server.dbUrl, (table, rows) => void progress.push([table, rows]))
+    const snapshot = await takeSnapshot(
+      vault.server.dbUrl,
+      (table, rows) => void progress.push([table, rows]),
+    )
     expect(files.map(digest)).toEqual(before)
 
     expect(snapshot.engine).toBe('sqlite')
@@ -70,12 +74,16 @@ describe('takeSnapshot (SQLite)', () => {
     try {
       const snapshot = await takeSnapshot(vault.server.dbUrl, (table) => {
         if (table !== 'meta' || committed) return
-        writer.exec(`INSERT INTO projects (id, name, created_at) VALUES ('p-mid-snapshot', 'mid-snapshot', '2026-01-01')`)
+        writer.exec(
+          `INSERT INTO projects (id, name, created_at) VALUES ('p-mid-snapshot', 'mid-snapshot', '2026-01-01')`,
+        )
         committed = true
       })
       expect(committed).toBe(true)
       expect(snapshot.tables.projects!.map((row) => row.id)).not.toContain('p-mid-snapshot')
-      const { count } = writer.prepare(`SELECT COUNT(*) AS count FROM projects WHERE id = 'p-mid-snapshot'`).get() as {
+      const { count } = writer
+        .prepare(`SELECT COUNT(*) AS count FROM projects WHERE id = 'p-mid-snapshot'`)
+        .get() as {
         count: number
       }
       expect(count).toBe(1)

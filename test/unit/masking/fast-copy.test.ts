@@ -11,7 +11,12 @@ import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { copyMaskedFast, readBufferSize, type CopyTarget, type FastCopy } from '../../../src/masking/fast-copy.js'
+import {
+  copyMaskedFast,
+  readBufferSize,
+  type CopyTarget,
+  type FastCopy,
+} from '../../../src/masking/fast-copy.js'
 
 const value = 'CANARY-fastcopy-7Q'
 const mask = '********'
@@ -19,7 +24,7 @@ const reference = (text: string) => text.split(value).join(mask)
 
 let dir: string
 let server: Server
-let accepted: ((socket: Socket) => void)[] = []
+const accepted: ((socket: Socket) => void)[] = []
 let runs = 0
 
 beforeAll(async () => {
@@ -63,7 +68,8 @@ function fileTarget(): { target: CopyTarget; path: string; stream: PassThrough; 
   return { target: { fd, stream }, path, stream, close: () => closeSync(fd) }
 }
 
-const write = (socket: Socket, text: string) => new Promise<void>((resolve) => socket.write(text, () => resolve()))
+const write = (socket: Socket, text: string) =>
+  new Promise<void>((resolve) => socket.write(text, () => resolve()))
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function until(check: () => boolean, ms = 3000): Promise<void> {
@@ -75,7 +81,7 @@ describe('copyMaskedFast', () => {
   it('writes exactly the reference masking of any sequence of writes, values split across reads included', async () => {
     const piece = fc.oneof(
       fc.constant(value),
-      fc.string({ unit: fc.constantFrom('C', 'A', 'N', '-', 'x', '7', 'Q', '\n', 'é') , maxLength: 30 }),
+      fc.string({ unit: fc.constantFrom('C', 'A', 'N', '-', 'x', '7', 'Q', '\n', 'é'), maxLength: 30 }),
       fc.integer({ min: 1, max: value.length - 1 }).map((cut) => value.slice(0, cut)),
       fc.integer({ min: 1, max: value.length - 1 }).map((cut) => value.slice(cut)),
     )

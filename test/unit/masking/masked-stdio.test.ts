@@ -52,7 +52,12 @@ async function drive(
     PATH: process.env.PATH!,
     TMPDIR: work,
     ...options.env,
-    DRIVER_CONFIG: JSON.stringify({ masked: { ...masked, values: [canary] }, script, value: canary, tmpdir: options.tmpdir }),
+    DRIVER_CONFIG: JSON.stringify({
+      masked: { ...masked, values: [canary] },
+      script,
+      value: canary,
+      tmpdir: options.tmpdir,
+    }),
   }
   const args = ['--import', 'tsx', driver]
   if (options.sameOutput) {
@@ -81,12 +86,16 @@ const plumbings: [string, { env?: Record<string, string>; tmpdir?: string }][] =
 ]
 
 describe('prepareMaskedStdio', () => {
-  it.each(plumbings)('masks stdout and stderr apart through %s', async (_name, options) => {
-    const run = await drive({ stdout: true, stderr: true }, both, options)
-    expect(run.code).toBe(0)
-    expect(run.stdout).toBe(`out ${mask} end\n`)
-    expect(run.stderr).toBe(`err ${mask} end\n`)
-  }, 30_000)
+  it.each(plumbings)(
+    'masks stdout and stderr apart through %s',
+    async (_name, options) => {
+      const run = await drive({ stdout: true, stderr: true }, both, options)
+      expect(run.code).toBe(0)
+      expect(run.stdout).toBe(`out ${mask} end\n`)
+      expect(run.stderr).toBe(`err ${mask} end\n`)
+    },
+    30_000,
+  )
 
   it('leaves a stream that is not masked to the child (inherited as it is)', async () => {
     const run = await drive({ stdout: true, stderr: false }, both)
@@ -100,7 +109,10 @@ describe('prepareMaskedStdio', () => {
       const script =
         'for i in 1 2 3 4 5; do printf "o$i " ; printf "e$i " >&2; done; ' +
         'printf "${CANARY%%-8d1f}"; printf -- "-8d1f\\n" >&2'
-      const run = await drive({ stdout: true, stderr: true, shared: true }, script, { ...options, sameOutput: true })
+      const run = await drive({ stdout: true, stderr: true, shared: true }, script, {
+        ...options,
+        sameOutput: true,
+      })
       expect(run.code).toBe(0)
       expect(run.stdout).toBe(`o1 e1 o2 e2 o3 e3 o4 e4 o5 e5 ${mask}\n`)
     },

@@ -79,7 +79,9 @@ describe('SocketPairing', () => {
     const reader = new Socket()
     const childEnd = await pairing.connect(reader, path)
     pairing.close([reader, childEnd])
-    const heard = new Promise<string>((resolve) => reader.once('data', (chunk: Buffer) => resolve(chunk.toString())))
+    const heard = new Promise<string>((resolve) =>
+      reader.once('data', (chunk: Buffer) => resolve(chunk.toString())),
+    )
     childEnd.resume()
     childEnd.write('through the pair')
     expect(await heard).toBe('through the pair')

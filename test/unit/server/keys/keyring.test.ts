@@ -26,7 +26,10 @@ beforeEach(async () => {
   store = await openStore(`sqlite://${join(dir, 'vault.db')}`)
   await store.transaction(async (tx) => {
     for (const id of ['p1', 'p2'])
-      await tx.run(`INSERT INTO projects (id, name, created_at) VALUES (?, ?, '2026-01-01')`, [id, `project-${id}`])
+      await tx.run(`INSERT INTO projects (id, name, created_at) VALUES (?, ?, '2026-01-01')`, [
+        id,
+        `project-${id}`,
+      ])
   })
 })
 afterEach(async () => {
@@ -37,7 +40,11 @@ afterEach(async () => {
 const count = async (table: string) =>
   Number((await store.transaction((tx) => tx.all(`SELECT COUNT(*) AS n FROM ${table}`)))[0]!.n)
 const at: ValueAddress = { projectId: 'p1', environment: 'dev', name: 'DB_PASSWORD', version: 1 }
-const rejection = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error)
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  )
 
 describe('loadKeyring', () => {
   it('makes the root key once; a second load with the same key opens what the first sealed', async () => {
@@ -49,9 +56,13 @@ describe('loadKeyring', () => {
     const second = await loadKeyring(store, kek)
     expect(await count('root_keys')).toBe(1)
     expect(second.fingerprint).toBe(first.fingerprint)
-    const [meta] = await store.transaction((tx) => tx.all(`SELECT value FROM meta WHERE key = 'kek_fingerprint'`))
+    const [meta] = await store.transaction((tx) =>
+      tx.all(`SELECT value FROM meta WHERE key = 'kek_fingerprint'`),
+    )
     expect(meta!.value).toBe(first.fingerprint)
-    expect(await store.transaction((tx) => second.openValue(tx, at, sealed.ciphertext, sealed.keyVersion))).toBe(canary)
+    expect(
+      await store.transaction((tx) => second.openValue(tx, at, sealed.ciphertext, sealed.keyVersion)),
+    ).toBe(canary)
   })
 
   it('refuses another ENCRYPTION_KEY before writing anything, without showing a key', async () => {
@@ -61,7 +72,9 @@ describe('loadKeyring', () => {
     const error = await rejection(loadKeyring(store, other))
     expect(error).toBeInstanceOf(IntegrityError)
     expect((error as Error).message).not.toContain(other.toString('hex'))
-    const [meta] = await store.transaction((tx) => tx.all(`SELECT value FROM meta WHERE key = 'kek_fingerprint'`))
+    const [meta] = await store.transaction((tx) =>
+      tx.all(`SELECT value FROM meta WHERE key = 'kek_fingerprint'`),
+    )
     expect((error as Error).message).toContain(`expects fingerprint ${String(meta!.value)}`)
     expect([await count('meta'), await count('root_keys')]).toEqual(rows)
   })
@@ -96,12 +109,20 @@ describe('Keyring values', () => {
     const { ciphertext, keyVersion } = await store.transaction((tx) => keyring.sealValue(tx, at, canary))
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.'
     await fc.assert(
-      fc.asyncProperty(fc.nat({ max: ciphertext.length - 1 }), fc.constantFrom(...alphabet), async (index, char) => {
-        fc.pre(ciphertext[index] !== char)
-        const changed = ciphertext.slice(0, index) + char + ciphertext.slice(index + 1)
-        expect(await rejection(store.transaction((tx) => keyring.trialOpen(tx, at, changed, keyVersion)))).toBeInstanceOf(Error)
-        expect(await rejection(store.transaction((tx) => keyring.openValue(tx, at, changed, keyVersion)))).toBeInstanceOf(Error)
-      }),
+      fc.asyncProperty(
+        fc.nat({ max: ciphertext.length - 1 }),
+        fc.constantFrom(...alphabet),
+        async (index, char) => {
+          fc.pre(ciphertext[index] !== char)
+          const changed = ciphertext.slice(0, index) + char + ciphertext.slice(index + 1)
+          expect(
+            await rejection(store.transaction((tx) => keyring.trialOpen(tx, at, changed, keyVersion))),
+          ).toBeInstanceOf(Error)
+          expect(
+            await rejection(store.transaction((tx) => keyring.openValue(tx, at, changed, keyVersion))),
+          ).toBeInstanceOf(Error)
+        },
+      ),
       { numRuns: 40 },
     )
   })
@@ -139,7 +160,9 @@ describe('Keyring client-secret hashes', () => {
     // the hash is keyed by the root key: a vault with another root key does not accept it
     const other = await openStore(`sqlite://${join(dir, 'other.db')}`)
     try {
-      expect((await loadKeyring(other, randomBytes(32))).clientSecretMatches(canary, hash, 'id-1')).toBe(false)
+      expect((await loadKeyring(other, randomBytes(32))).clientSecretMatches(canary, hash, 'id-1')).toBe(
+        false,
+      )
     } finally {
       await other.close()
     }
@@ -158,7 +181,9 @@ describe('rewrapRootKey', () => {
     const after = await loadKeyring(store, newKey)
     expect(after.fingerprint).toBe(fingerprint)
     expect(fingerprint).not.toBe(keyring.fingerprint)
-    expect(await store.transaction((tx) => after.openValue(tx, at, sealed.ciphertext, sealed.keyVersion))).toBe(canary)
+    expect(
+      await store.transaction((tx) => after.openValue(tx, at, sealed.ciphertext, sealed.keyVersion)),
+    ).toBe(canary)
     expect(after.clientSecretMatches(canary, hash, 'id-1')).toBe(true)
   })
 
@@ -166,7 +191,9 @@ describe('rewrapRootKey', () => {
     const oldKey = randomBytes(32)
     await loadKeyring(store, oldKey)
     const [before] = await store.transaction((tx) => tx.all(`SELECT wrapped FROM root_keys`))
-    expect(await rejection(rewrapRootKey(store, randomBytes(32), randomBytes(32)))).toBeInstanceOf(IntegrityError)
+    expect(await rejection(rewrapRootKey(store, randomBytes(32), randomBytes(32)))).toBeInstanceOf(
+      IntegrityError,
+    )
     const [after] = await store.transaction((tx) => tx.all(`SELECT wrapped FROM root_keys`))
     expect(after).toEqual(before)
     await loadKeyring(store, oldKey)
