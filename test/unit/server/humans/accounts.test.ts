@@ -102,7 +102,7 @@ describe('accounts in the store', () => {
     ]
     expect(JSON.stringify(row)).not.toContain(canary)
     const [, params, salt, hash] = /^\$argon2id\$v=19\$(m=\d+,t=\d+,p=\d+)\$([^$]+)\$([^$]+)$/.exec(
-      row.password_hash,
+      row.password_hash!,
     )!
     const { m, t, p } = Object.fromEntries(params!.split(',').map((pair) => pair.split('='))) as Record<
       string,
