@@ -60,11 +60,8 @@ const refusal = (promise: Promise<unknown>) =>
     (error: unknown) => error,
   )
 
-async function expectRefused(
-  text: string,
-  who = identity,
-  withKey: Buffer | undefined = key,
-): Promise<string> {
+/** Writes `text` as the copy of `who` and reads it with `withKey` (null: no key). */
+async function expectRefused(text: string, who = identity, withKey: Buffer | null = key): Promise<string> {
   mkdirSync(fallbackDirectory(env), { recursive: true, mode: 0o700 })
   writeFileSync(copyFilePath(who, env), text, { mode: 0o600 })
   const error = await refusal(readCopy(who, withKey ?? undefined, env))
@@ -88,7 +85,7 @@ describe('writeCopy and readCopy', () => {
     const file = JSON.parse(text) as Record<string, string>
     expect(file.savedAt).toBe('2026-05-01T10:00:00.000Z')
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(file.iv!, 'base64'))
-    decipher.setAAD(aad(identity, file.savedAt))
+    decipher.setAAD(aad(identity, file.savedAt!))
     decipher.setAuthTag(Buffer.from(file.tag!, 'base64'))
     const plain = Buffer.concat([decipher.update(Buffer.from(file.ciphertext!, 'base64')), decipher.final()])
     expect(JSON.parse(plain.toString())).toEqual({ secrets })
