@@ -34,9 +34,16 @@ export interface VaultErrorOptions {
   hint?: string
 }
 
+/**
+ * Marks vault's errors in a way a second copy of this module also reads: the proxy's bundle loads
+ * tsc's compose modules (with their own copy of these classes) only when a compose policy is given.
+ */
+const vaultErrorMark = Symbol.for('vault.VaultError')
+
 /** Base class: a message that says what happened, plus a hint of what to do. */
 export class VaultError extends Error {
   override name = 'VaultError'
+  readonly [vaultErrorMark] = true
   readonly code: string = 'ERR_VAULT'
   readonly exitCode: ExitCodeValue = ExitCode.unexpected
   readonly hint?: string
@@ -103,7 +110,17 @@ export class IoError extends VaultError {
   override readonly exitCode = ExitCode.io
 }
 
+/** A VaultError of this module or of another copy of it (see vaultErrorMark). */
+export function isVaultError(error: unknown): error is VaultError {
+  return (
+    error instanceof VaultError ||
+    (typeof error === 'object' &&
+      error !== null &&
+      (error as { [vaultErrorMark]?: unknown })[vaultErrorMark] === true)
+  )
+}
+
 /** The exit code for any thrown value: a VaultError's own, 1 for anything else. */
 export function exitCodeOf(error: unknown): number {
-  return error instanceof VaultError ? error.exitCode : ExitCode.unexpected
+  return isVaultError(error) ? error.exitCode : ExitCode.unexpected
 }

@@ -6,7 +6,7 @@
  */
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { ExitCode, exitCodeOf, UsageError, VaultError } from '../errors.js'
+import { exitCodeOf, isVaultError } from '../errors.js'
 import { defaultFrontendAddr, parseAddress, resolveProxyConfig } from './config.js'
 import { createLogger } from './log.js'
 import { runProxy } from './run.js'
@@ -17,7 +17,7 @@ const composePolicyLoader = './compose-policy/load.js'
 
 function fail(error: unknown): never {
   const message = error instanceof Error ? error.message : String(error)
-  const hint = error instanceof VaultError && error.hint ? `\nhint: ${error.hint}` : ''
+  const hint = isVaultError(error) && error.hint ? `\nhint: ${error.hint}` : ''
   process.stderr.write(`error: ${message}${hint}\n`)
   process.exit(exitCodeOf(error))
 }
@@ -42,13 +42,8 @@ export async function runProxyMain(args: readonly string[]): Promise<void> {
       const { loadComposePolicy } = (await import(
         composePolicyLoader
       )) as typeof import('./compose-policy/load.js')
-      try {
-        config.composePolicy = loadComposePolicy(settings.composePolicy, process.env)
-      } catch (error) {
-        // That module has its own copy of the error classes: its UsageError becomes this bundle's.
-        const { message, hint, exitCode } = error as { message: string; hint?: string; exitCode?: number }
-        throw exitCode === ExitCode.usage ? new UsageError(message, { hint }) : error
-      }
+      // that module has its own copy of the error classes: fail() knows them by isVaultError
+      config.composePolicy = loadComposePolicy(settings.composePolicy, process.env)
     }
     const logger = createLogger(config.logLevel, config.logFormat)
     process.on('uncaughtException', (error) =>

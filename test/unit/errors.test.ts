@@ -7,8 +7,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { describe, expect, it } from 'vitest'
-import { VaultError } from '../../src/errors.js'
+import { describe, expect, it, vi } from 'vitest'
+import { ExitCode, UsageError, VaultError, exitCodeOf, isVaultError } from '../../src/errors.js'
 
 const srcDir = fileURLToPath(new URL('../../src/', import.meta.url))
 const sideEffectEntries = new Set(['proxy/main.ts'])
@@ -113,5 +113,23 @@ describe('the error family', () => {
     expect(network).toBeInstanceOf(VaultError)
     expect([network.code, network.reason, network.exitCode]).toEqual(['ERR_NETWORK', 'ECONNREFUSED', 7])
     expect(new IntegrityError('tampered')).toBeInstanceOf(VaultError)
+  })
+})
+
+describe('errors of another copy of the module (the proxy bundle beside tsc compose modules)', () => {
+  it('keep their exit code and hint: a second copy of errors.ts is known by its mark', async () => {
+    vi.resetModules()
+    const secondCopy = '../../src/errors.js?second-copy'
+    const copy = (await import(/* @vite-ignore */ secondCopy)) as typeof import('../../src/errors.js')
+    const foreign = new copy.UsageError('PROXY_COMPOSE_POLICY x.yaml: not found', { hint: 'check the path' })
+    expect(foreign instanceof UsageError).toBe(false)
+    expect(isVaultError(foreign)).toBe(true)
+    expect(exitCodeOf(foreign)).toBe(ExitCode.usage)
+  })
+
+  it('does not take an object that only looks like one', () => {
+    const lookalike = Object.assign(new Error('x'), { exitCode: ExitCode.usage, code: 'ERR_USAGE' })
+    expect(isVaultError(lookalike)).toBe(false)
+    expect(exitCodeOf(lookalike)).toBe(ExitCode.unexpected)
   })
 })
