@@ -205,7 +205,7 @@ export async function handleUpgrade(
           },
         }
       : planGuard(context.guard, { method, path, query: decision.query, hasBody: length > 0 })
-  if (plan.action !== 'pass' && !(plan.action === 'refuse' && !policy && learning?.overrule(plan.refusal))) {
+  if (plan.action !== 'pass' && !(plan.action === 'refuse' && learning?.overrule(plan.refusal))) {
     const refusal =
       plan.action === 'refuse'
         ? plan.refusal
