@@ -11,7 +11,12 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { oclifPathJs, runCli } from '../helpers/cli.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
-import { deploymentApi, startVaultServer, type TestVault } from '../helpers/vault-server.js'
+import {
+  deploymentApi,
+  startVaultServer,
+  type TestVault,
+  deploymentVariables,
+} from '../helpers/vault-server.js'
 
 let server: TestVault
 let home: TempHome
@@ -23,10 +28,7 @@ beforeAll(async () => {
   home = createTempHome()
   env = {
     ...home.env,
-    VAULT_DOMAIN: server.url,
-    VAULT_PROJECT_ID: server.projectId,
-    VAULT_CLIENT_ID: server.deploymentCredentials.clientId,
-    VAULT_CLIENT_SECRET: server.deploymentCredentials.clientSecret,
+    ...deploymentVariables(server),
   }
   const api = deploymentApi(server, join(work, 'seed'))
   await api.putSecret('DATABASE_PASSWORD', 'db-pw-1', 'dev')

@@ -14,7 +14,7 @@ import { createSession } from '../../src/client/session.js'
 import { VaultApi } from '../../src/client/vault-api.js'
 import { runCli } from '../helpers/cli.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
-import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
+import { startVaultServer, type TestVault, deploymentVariables } from '../helpers/vault-server.js'
 
 let server: TestVault
 let home: TempHome
@@ -35,10 +35,7 @@ beforeAll(async () => {
   env = {
     ...home.env,
     ...canaries,
-    VAULT_DOMAIN: server.url,
-    VAULT_PROJECT_ID: server.projectId,
-    VAULT_CLIENT_ID: server.deploymentCredentials.clientId,
-    VAULT_CLIENT_SECRET: server.deploymentCredentials.clientSecret,
+    ...deploymentVariables(server),
   }
   const api = new VaultApi(
     createSession(

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTempHome, type TempHome } from './temp-home.js'
-import { deploymentApi, startVaultServer, type TestVault } from './vault-server.js'
+import { deploymentApi, startVaultServer, type TestVault, deploymentVariables } from './vault-server.js'
 
 export interface SeededVault {
   server: TestVault
@@ -25,10 +25,7 @@ export async function startSeededVault(secrets: Record<string, string>): Promise
   const work = mkdtempSync(join(tmpdir(), 'vault-command-test-'))
   const env = {
     ...home.env,
-    VAULT_DOMAIN: server.url,
-    VAULT_PROJECT_ID: server.projectId,
-    VAULT_CLIENT_ID: server.deploymentCredentials.clientId,
-    VAULT_CLIENT_SECRET: server.deploymentCredentials.clientSecret,
+    ...deploymentVariables(server),
   }
   const api = deploymentApi(server, join(work, 'seed-state'))
   for (const [name, value] of Object.entries(secrets)) await api.putSecret(name, value, 'dev')

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runCli, type CliResult } from './cli.js'
-import type { TestVault } from './vault-server.js'
+import { deploymentVariables, type TestVault } from './vault-server.js'
 
 export interface StackDir {
   dir: string
@@ -17,12 +17,7 @@ export interface StackDir {
 /** Creates a directory whose .env lets the CLI reach `vault` as the deployment identity. */
 export function createStackDir(vault: TestVault): StackDir {
   const dir = mkdtempSync(join(tmpdir(), 'vault-stack-'))
-  const lines = [
-    `VAULT_DOMAIN=${vault.url}`,
-    `VAULT_PROJECT_ID=${vault.projectId}`,
-    `VAULT_CLIENT_ID=${vault.deploymentCredentials.clientId}`,
-    `VAULT_CLIENT_SECRET=${vault.deploymentCredentials.clientSecret}`,
-  ]
+  const lines = Object.entries(deploymentVariables(vault)).map(([name, value]) => `${name}=${value}`)
   writeFileSync(join(dir, '.env'), `${lines.join('\n')}\n`, { mode: 0o600 })
   writeFileSync(join(dir, '.gitignore'), '.env\n')
   return {

@@ -247,6 +247,16 @@ export async function spawnVaultProcess(env: {
   }
 }
 
+/** The four VAULT_ variables that let the CLI reach `vault` as its deployment identity. */
+export function deploymentVariables(vault: TestVault): Record<string, string> {
+  return {
+    VAULT_DOMAIN: vault.url,
+    VAULT_PROJECT_ID: vault.projectId,
+    VAULT_CLIENT_ID: vault.deploymentCredentials.clientId,
+    VAULT_CLIENT_SECRET: vault.deploymentCredentials.clientSecret,
+  }
+}
+
 /**
  * A vault API client acting as `vault`'s deployment identity (to seed secrets over HTTP), with no keychain
  * and its token cache under `stateDir`. `url` defaults to the in-process server's.

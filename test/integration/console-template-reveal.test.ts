@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../helpers/cli.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
-import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
+import { startVaultServer, type TestVault, deploymentVariables } from '../helpers/vault-server.js'
 
 let server: TestVault
 let home: TempHome
@@ -21,10 +21,7 @@ const cli = (args: string[], input?: string) =>
     input,
     env: {
       ...home.env,
-      VAULT_DOMAIN: server.url,
-      VAULT_PROJECT_ID: server.projectId,
-      VAULT_CLIENT_ID: server.deploymentCredentials.clientId,
-      VAULT_CLIENT_SECRET: server.deploymentCredentials.clientSecret,
+      ...deploymentVariables(server),
     },
   })
 

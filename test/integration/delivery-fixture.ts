@@ -5,7 +5,12 @@
 import { join } from 'node:path'
 import { createDatabase, postgresOrNull } from '../helpers/components.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
-import { deploymentApi, startVaultServer, type TestVault } from '../helpers/vault-server.js'
+import {
+  deploymentApi,
+  startVaultServer,
+  type TestVault,
+  deploymentVariables,
+} from '../helpers/vault-server.js'
 
 export type Backend = 'sqlite' | 'postgres'
 
@@ -37,10 +42,7 @@ export async function startDeliveryVault(
   for (const [name, value] of Object.entries(secrets)) await api.putSecret(name, value, 'dev')
   const env = {
     ...home.env,
-    VAULT_DOMAIN: server.url,
-    VAULT_PROJECT_ID: server.projectId,
-    VAULT_CLIENT_ID: server.deploymentCredentials.clientId,
-    VAULT_CLIENT_SECRET: server.deploymentCredentials.clientSecret,
+    ...deploymentVariables(server),
   }
   return {
     server,

@@ -23,7 +23,7 @@ import { runCli } from '../helpers/cli.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { containerEnvironments, containerFile, forPrivateEngine } from '../helpers/private-engine-stack.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
-import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
+import { startVaultServer, type TestVault, deploymentVariables } from '../helpers/vault-server.js'
 
 const engine = engineOrNull()
 const fixtures = fileURLToPath(new URL('../fixtures/stacks/', import.meta.url))
@@ -178,10 +178,7 @@ describe.skipIf(!engine)(
       const composePath = join(target, composeFile)
       writeFileSync(composePath, forPrivateEngine(readFileSync(composePath, 'utf8'), engine!.busyboxImage))
       writeCredentialsFile(target, {
-        VAULT_DOMAIN: server.url,
-        VAULT_PROJECT_ID: server.projectId,
-        VAULT_CLIENT_ID: server.deploymentCredentials.clientId,
-        VAULT_CLIENT_SECRET: server.deploymentCredentials.clientSecret,
+        ...deploymentVariables(server),
       })
     }
 

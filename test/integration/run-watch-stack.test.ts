@@ -13,7 +13,12 @@ import { runCli, runJs } from '../helpers/cli.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { waitForWatchers } from '../helpers/event-feed.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
-import { deploymentApi, startVaultServer, type TestVault } from '../helpers/vault-server.js'
+import {
+  deploymentApi,
+  startVaultServer,
+  type TestVault,
+  deploymentVariables,
+} from '../helpers/vault-server.js'
 
 const engine = engineOrNull()
 const fixture = fileURLToPath(new URL('../fixtures/stacks/rotate', import.meta.url))
@@ -61,10 +66,7 @@ describe.skipIf(!engine)(
       env = {
         ...home.env,
         DOCKER_HOST: engine!.dockerHost,
-        VAULT_DOMAIN: server.url,
-        VAULT_PROJECT_ID: server.projectId,
-        VAULT_CLIENT_ID: server.deploymentCredentials.clientId,
-        VAULT_CLIENT_SECRET: server.deploymentCredentials.clientSecret,
+        ...deploymentVariables(server),
       }
       await api.putSecret('DATABASE_PASSWORD', 'db-pw-watch-1', 'dev')
       await api.putSecret('AUTH_JWT_SECRET', 'jwt-watch-1', 'dev')

@@ -14,7 +14,12 @@ import { createDatabase, postgresOrNull } from '../helpers/components.js'
 import { waitForWatchers } from '../helpers/event-feed.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { alive, startWatching, type WatchedRun } from '../helpers/watched-cli.js'
-import { deploymentApi, startVaultServer, type TestVault } from '../helpers/vault-server.js'
+import {
+  deploymentApi,
+  startVaultServer,
+  type TestVault,
+  deploymentVariables,
+} from '../helpers/vault-server.js'
 
 const postgres = postgresOrNull()
 const adapters = [
@@ -42,10 +47,7 @@ describe.each(adapters)('vault run --watch (a plain command) on $adapter', ({ ad
     api = deploymentApi(server, join(work, 'state'))
     env = {
       ...home.env,
-      VAULT_DOMAIN: server.url,
-      VAULT_PROJECT_ID: server.projectId,
-      VAULT_CLIENT_ID: server.deploymentCredentials.clientId,
-      VAULT_CLIENT_SECRET: server.deploymentCredentials.clientSecret,
+      ...deploymentVariables(server),
     }
     await api.putSecret('WATCHED', 'value-one', 'dev')
   })

@@ -20,7 +20,7 @@ import { runCli } from '../helpers/cli.js'
 import { runCommand } from '../helpers/run-command.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
-import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
+import { startVaultServer, type TestVault, deploymentVariables } from '../helpers/vault-server.js'
 
 const engine = engineOrNull()
 const canary = (label: string) => `${label}-${randomBytes(12).toString('hex')}`
@@ -114,10 +114,7 @@ describe.skipIf(!engine)(
       env = {
         ...home.env,
         DOCKER_HOST: engine!.dockerHost,
-        VAULT_DOMAIN: server.url,
-        VAULT_PROJECT_ID: server.projectId,
-        VAULT_CLIENT_ID: server.deploymentCredentials.clientId,
-        VAULT_CLIENT_SECRET: server.deploymentCredentials.clientSecret,
+        ...deploymentVariables(server),
       }
       for (const [name, value] of Object.entries({ ...values, SHORT_PIN: '1234' }))
         expect(

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeCredentialsFile } from '../../src/client/credentials-file.js'
 import { runCommandLine } from '../helpers/run-command-line.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
-import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
+import { startVaultServer, type TestVault, deploymentVariables } from '../helpers/vault-server.js'
 
 const compose = [
   'services:',
@@ -45,10 +45,7 @@ describe('compose secrets with an environment: source, through the CLI', () => {
     writeFileSync(join(stack, 'compose.yaml'), compose)
     writeFileSync(join(stack, '.env'), 'DB_PASSWORD=canary-sourced-pw-81\n')
     writeCredentialsFile(stack, {
-      VAULT_DOMAIN: server.url,
-      VAULT_PROJECT_ID: server.projectId,
-      VAULT_CLIENT_ID: server.deploymentCredentials.clientId,
-      VAULT_CLIENT_SECRET: server.deploymentCredentials.clientSecret,
+      ...deploymentVariables(server),
     })
   })
   afterAll(async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../helpers/cli.js'
 import { runCommandLine } from '../helpers/run-command-line.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
-import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
+import { startVaultServer, type TestVault, deploymentVariables } from '../helpers/vault-server.js'
 
 let server: TestVault
 let home: TempHome
@@ -23,10 +23,7 @@ beforeAll(async () => {
   home = createTempHome()
   env = {
     ...home.env,
-    VAULT_DOMAIN: server.url,
-    VAULT_PROJECT_ID: server.projectId,
-    VAULT_CLIENT_ID: server.deploymentCredentials.clientId,
-    VAULT_CLIENT_SECRET: server.deploymentCredentials.clientSecret,
+    ...deploymentVariables(server),
   }
   expect((await cli(['secrets', 'set', 'POSTGRES_PASSWORD', '--env', 'dev'], 'pw-one')).exitCode).toBe(0)
   const set = await cli(['secrets', 'set', 'DATABASE_URL', '--env', 'dev', '--template'], template)

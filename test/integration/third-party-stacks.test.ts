@@ -32,7 +32,7 @@ import { runCli } from '../helpers/cli.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { containerEnvironments, forPrivateEngine, keepAlive } from '../helpers/private-engine-stack.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
-import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
+import { startVaultServer, type TestVault, deploymentVariables } from '../helpers/vault-server.js'
 
 const engine = engineOrNull()
 const mariadbMissing = mariadbUnavailableReason()
@@ -252,10 +252,7 @@ describe.skipIf(!engine || mariadbMissing)(
         }),
       )
       writeCredentialsFile(dir, {
-        VAULT_DOMAIN: server.url,
-        VAULT_PROJECT_ID: server.projectId,
-        VAULT_CLIENT_ID: server.deploymentCredentials.clientId,
-        VAULT_CLIENT_SECRET: server.deploymentCredentials.clientSecret,
+        ...deploymentVariables(server),
       })
       const admin = new pg.Client({
         host: '127.0.0.1',

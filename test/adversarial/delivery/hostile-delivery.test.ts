@@ -28,7 +28,12 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { writeFileAtomic600 } from '../../../src/fs/atomic-file.js'
 import { runCli, type CliResult } from '../../helpers/cli.js'
 import { createTempHome, type TempHome } from '../../helpers/temp-home.js'
-import { deploymentApi, startVaultServer, type TestVault } from '../../helpers/vault-server.js'
+import {
+  deploymentApi,
+  startVaultServer,
+  type TestVault,
+  deploymentVariables,
+} from '../../helpers/vault-server.js'
 
 /** Set by a test: called once right after the next exclusive create of a `.partial` temporary. */
 const race = vi.hoisted(() => ({ afterExclusiveCreate: undefined as ((path: string) => void) | undefined }))
@@ -69,10 +74,7 @@ beforeAll(async () => {
   env = {
     PATH: process.env.PATH ?? '',
     ...home.env,
-    VAULT_DOMAIN: vault.url,
-    VAULT_PROJECT_ID: vault.projectId,
-    VAULT_CLIENT_ID: vault.deploymentCredentials.clientId,
-    VAULT_CLIENT_SECRET: vault.deploymentCredentials.clientSecret,
+    ...deploymentVariables(vault),
   }
 })
 

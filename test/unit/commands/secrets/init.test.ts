@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { writeCredentialsFile } from '../../../../src/client/credentials-file.js'
 import { runCommandLine } from '../../../helpers/run-command-line.js'
 import { createTempHome, type TempHome } from '../../../helpers/temp-home.js'
-import { startVaultServer, type TestVault } from '../../../helpers/vault-server.js'
+import { startVaultServer, type TestVault, deploymentVariables } from '../../../helpers/vault-server.js'
 
 const fixtures = fileURLToPath(new URL('../../../fixtures/stacks/', import.meta.url))
 
@@ -37,10 +37,7 @@ describe('secrets init plans before it writes', () => {
     for (const name of ['langfuse', 'immich']) {
       cpSync(join(fixtures, name), stackDir(name), { recursive: true })
       writeCredentialsFile(stackDir(name), {
-        VAULT_DOMAIN: server.url,
-        VAULT_PROJECT_ID: server.projectId,
-        VAULT_CLIENT_ID: server.deploymentCredentials.clientId,
-        VAULT_CLIENT_SECRET: server.deploymentCredentials.clientSecret,
+        ...deploymentVariables(server),
       })
     }
   })
