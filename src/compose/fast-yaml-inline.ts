@@ -44,6 +44,8 @@ function closingQuote(text: string, start: number): number {
 /** A mapping key (plain or quoted) as the string the full parser gives. */
 export function parseKey(text: string): string {
   if (text === '' || text.startsWith('?') || /^[&*!|>%@`[\]{},]/.test(text)) unsupported('complex key')
+  // at a line's start `---`/`...` mark a document (toLines refuses such lines; a key alone is refused too)
+  if (text.startsWith('---') || text.startsWith('...')) unsupported('document marker')
   if (text[0] === '"' || text[0] === "'") {
     const value = parseInlineValue(text)
     return String(value)

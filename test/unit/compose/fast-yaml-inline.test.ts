@@ -105,6 +105,10 @@ describe('parseKey', () => {
       { numRuns: 20_000 },
     )
   })
+
+  it('hands over a key that starts like a document marker (fast-check found "... a" read as a key)', () => {
+    for (const key of ['... a', '--- a', '...a', '---']) expect(fast(() => parseKey(key)), key).toBe('unsupported')
+  })
 })
 
 describe('stripFlowComment', () => {
