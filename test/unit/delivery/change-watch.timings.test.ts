@@ -18,6 +18,8 @@ let server: TinyServer
 let feedAnswer: 'unavailable' | 'never' | 'stream'
 /** Whether the stream names a change of A right after `ready`. */
 let withChange: boolean
+/** Requests the tiny vault received (the first comes after the connect wait's timer is set). */
+let requestsSeen = 0
 const streams: ServerResponse[] = []
 /** The real setTimeout, for waiting on real I/O while the timers are fake. */
 const realSetTimeout = globalThis.setTimeout
@@ -37,7 +39,9 @@ beforeEach(async () => {
   for (const [name, value] of Object.entries(home.env)) vi.stubEnv(name, value)
   feedAnswer = 'unavailable'
   withChange = false
+  requestsSeen = 0
   server = await startTinyServer((request, response) => {
+    requestsSeen++
     if (request.url === '/api/v1/auth/token')
       return sendJson(response, 200, { access_token: 'token-1', token_type: 'Bearer', expires_in: 900 })
     if (feedAnswer === 'unavailable')
@@ -170,6 +174,8 @@ describe('--watch', () => {
       }),
     )
     const seen: boolean[] = []
+    // fake time moves only once the wait's timer exists (set in the tick that sends the first request)
+    if (advance) await until(() => requestsSeen > 0)
     for (const ms of advance ?? []) {
       await vi.advanceTimersByTimeAsync(ms)
       seen.push(started)

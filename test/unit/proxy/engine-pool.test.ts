@@ -22,6 +22,9 @@ let pool: EnginePool
 
 const manyHeaders = Array.from({ length: 40 }, (_, i) => `X-H${i}: v${i}\r\n`).join('')
 
+/** Settles when /stray-later's unsolicited answer has been written (the next request must come after it). */
+let strayWritten: Promise<void> = Promise.resolve()
+
 /** Raw answers by request path; a function answers over time. */
 const answers: Record<string, string | ((socket: net.Socket) => void)> = {
   '/ok': 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK',
@@ -36,7 +39,12 @@ const answers: Record<string, string | ((socket: net.Socket) => void)> = {
   '/stray-partial': 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOKHTTP/1.1 2',
   '/stray-later': (socket) => {
     socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nOK')
-    setTimeout(() => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nstolen'), 20)
+    strayWritten = new Promise((resolve) =>
+      setTimeout(
+        () => socket.write('HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nstolen', () => resolve()),
+        20,
+      ),
+    )
   },
   '/until-close': (socket) => socket.end('HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nwhole body'),
   '/cut': (socket) => {
@@ -174,6 +182,7 @@ describe('engine pool', () => {
     ['an unsolicited answer arriving after a complete one', '/stray-later'],
   ])('never reuses a connection that sent %s: the next request gets its own answer', async (_name, path) => {
     expect(await send({ target: path })).toMatchObject({ body: 'OK', ended: true })
+    await strayWritten
     await new Promise((resolve) => setTimeout(resolve, 50))
     const next = await send({ target: '/ok' })
     expect(next.body).toBe('OK')
