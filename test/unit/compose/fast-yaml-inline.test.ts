@@ -107,7 +107,11 @@ describe('parseKey', () => {
   })
 
   it('hands over a key that starts like a document marker (fast-check found "... a" read as a key)', () => {
-    for (const key of ['... a', '--- a', '...a', '---']) expect(fast(() => parseKey(key)), key).toBe('unsupported')
+    for (const key of ['... a', '--- a', '...a', '---'])
+      expect(
+        fast(() => parseKey(key)),
+        key,
+      ).toBe('unsupported')
   })
 })
 
