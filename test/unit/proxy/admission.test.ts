@@ -139,7 +139,11 @@ describe('admission', () => {
       stalled.push(socket)
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
-    await new Promise((resolve) => setTimeout(resolve, 500))
+    // until the engine has been asked for more than the budget holds (not a fixed wait: the machine may be loaded)
+    const asked = () => engineSaw.filter((line) => line.endsWith('/big/json')).length
+    for (let waited = 0; asked() < 3 && waited < 10_000; waited += 20)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    await new Promise((resolve) => setTimeout(resolve, 200))
     const answer = await new Promise<string>((resolve) => {
       http.get(
         { host: '127.0.0.1', port, path: '/v1.41/containers/big/json', localAddress: '127.0.0.9' },
@@ -152,8 +156,12 @@ describe('admission', () => {
     })
     expect(answer).toMatch(/^200 /)
     expect(answer).not.toContain(canary)
-    const closed = await Promise.all(stalled.map((socket) => closedWithin(socket, 1_000)))
-    expect(closed.some(Boolean)).toBe(true)
+    const someClosed = await Promise.any(
+      stalled.map(async (socket) =>
+        (await closedWithin(socket, 3_000)) ? true : Promise.reject(new Error('open')),
+      ),
+    ).catch(() => false)
+    expect(someClosed).toBe(true)
     for (const socket of stalled) socket.destroy()
   })
 })
