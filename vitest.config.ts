@@ -25,6 +25,9 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          // one worker runs many files (no fresh process per file): half the project's CPU (142 -> 72 s);
+          // a file restores what it changes (env, timers, cwd: test/helpers/run-command.ts)
+          isolate: false,
           // test/helpers/*.test.ts and test/harness/*.test.ts: the tests of the test helpers and harness themselves
           include: ['test/unit/**/*.test.ts', 'test/helpers/**/*.test.ts', 'test/harness/**/*.test.ts'],
           testTimeout: 20_000,

@@ -6,7 +6,7 @@
  * before half the CPU seconds of its files: the figure says whether more workers can help.
  */
 import { readFileSync } from 'node:fs'
-import { afterAll } from 'vitest'
+import { afterAll, beforeAll } from 'vitest'
 
 declare module '@vitest/runner' {
   interface TaskMeta {
@@ -29,7 +29,11 @@ function cpuSeconds(): number | undefined {
   }
 }
 
-const startedAt = cpuSeconds()
+// set per file: without isolation (the unit project) one worker runs many files
+let startedAt: number | undefined
+beforeAll(() => {
+  startedAt = cpuSeconds()
+})
 
 // vitest reads a hook's first parameter as a fixture pattern: it must be an object pattern
 // eslint-disable-next-line no-empty-pattern
