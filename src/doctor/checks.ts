@@ -123,8 +123,10 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorResult> {
       add('required-variables', 'required variables in the vault', await requiredCheck(options, secrets))
     }
   }
-  const { detectComposeClient } = await import('../process/compose.js')
-  const client = await detectComposeClient()
+  const { composeClientAnswers, detectComposeClient } = await import('../process/compose.js')
+  const found = await detectComposeClient()
+  // v1 is found on PATH without being run; the doctor asks it to answer
+  const client = found?.version === 'v1' && !(await composeClientAnswers(found)) ? null : found
   add('compose-client', 'compose client present', composeCheck(client?.version))
   add(
     'compose-v1-keys',
