@@ -288,7 +288,9 @@ describe('engine pool', () => {
     const parts: string[] = []
     const outcome = await send({ target: '/length-parts' }, (chunk) => parts.push(chunk.toString()) > 0)
     expect(outcome).toMatchObject({ status: 200, body: 'hello world', ended: true })
-    expect(parts).toEqual(['hel', 'lo ', 'world'])
+    // the parts the engine wrote 20 ms apart may be read together on a loaded machine
+    expect(parts.join('')).toBe('hello world')
+    expect(parts.length).toBeGreaterThanOrEqual(2)
     expect((await send({ target: '/ok' })).body).toBe('OK')
     expect(connections).toBe(1)
   })
