@@ -1,0 +1,64 @@
+/**
+ * What decides where a service's container resolves names, as the compose policy compares it (pure):
+ * `extra_hosts` (a list of `name:ip` or `name=ip`, or a map of name to address or addresses), `dns`,
+ * `dns_search` and `dns_opt` (a string or a list), `links` and `external_links`.
+ */
+import { canonicalIp } from './ip-text.js'
+import type { DeclaredLookups } from './policy.js'
+
+type Model = Record<string, unknown>
+
+const texts = (value: unknown): string[] =>
+  Array.isArray(value) ? value.map(String) : value === undefined || value === null ? [] : [String(value)]
+
+/**
+ * An `extra_hosts` entry (`name:ip`, `name=ip`, the IP in brackets or not) as `name ip`, the IP in one
+ * spelling; undefined when the address is neither an IP address nor `host-gateway`.
+ */
+export function extraHostKey(name: string, address: string): string | undefined {
+  const ip = address === 'host-gateway' ? address : canonicalIp(address)
+  return ip === undefined || name === '' ? undefined : `${name} ${ip}`
+}
+
+/** A `name:ip` or `name=ip` entry split where the engine splits it: at the first `=`, else the first `:`. */
+export function splitExtraHost(entry: string): [string, string] {
+  const at = entry.includes('=') ? entry.indexOf('=') : entry.indexOf(':')
+  return at === -1 ? [entry, ''] : [entry.slice(0, at), entry.slice(at + 1)]
+}
+
+function extraHosts(value: unknown): Set<string> {
+  const pairs: [string, string][] = Array.isArray(value)
+    ? value.map((entry) => splitExtraHost(String(entry)))
+    : value !== null && typeof value === 'object'
+      ? Object.entries(value as Model).flatMap(([name, addresses]) =>
+          texts(addresses).map((address): [string, string] => [name, address]),
+        )
+      : []
+  return new Set(
+    pairs.map(([name, address]) => extraHostKey(name, address)).filter((key) => key !== undefined),
+  )
+}
+
+/** A `links` entry's service (`db`, `db:alias`), or an `external_links` entry's container. */
+const sourceOf = (entry: string) => entry.split(':')[0]!
+
+/**
+ * The lookups of service `name`; `containerName` gives a service's `container_name`, if it sets one
+ * (compose links to those names).
+ */
+export function declaredLookups(
+  name: string,
+  service: Model,
+  containerName: (service: string) => string | undefined,
+): DeclaredLookups {
+  const linked = [name, ...texts(service.links).map(sourceOf)]
+  const named = linked.map(containerName).filter((text) => text !== undefined)
+  return {
+    extraHosts: extraHosts(service.extra_hosts),
+    dns: new Set(texts(service.dns).map((server) => canonicalIp(server) ?? server)),
+    dnsSearch: new Set(texts(service.dns_search)),
+    dnsOptions: new Set(texts(service.dns_opt)),
+    linkedServices: new Set(linked.filter((linkedService) => containerName(linkedService) === undefined)),
+    linkedContainers: new Set([...texts(service.external_links).map(sourceOf), ...named]),
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Decides what a create body says about where the container's names resolve, under a compose policy
+ * (pure): `ExtraHosts`, `Dns`, `DnsSearch`, `DnsOptions` and `Links` (of the HostConfig, and of each
+ * network endpoint) must each be declared by the service (`extra_hosts`, `dns`, `dns_search`,
+ * `dns_opt`, `links`, `external_links`): an undeclared host entry or DNS server sends the container's
+ * traffic elsewhere, and a legacy link on the default bridge hands it the linked container's
+ * environment. A link's source must be a container of a service the service links to (compose's names
+ * for it, `PROJECT_SERVICE_N` or `PROJECT-SERVICE-N`, or its `container_name`), of the service itself
+ * (a one-off links to its own service), or an `external_links` container; its alias is free.
+ */
+import type { Refusal } from '../body-guard.js'
+import type { GoStruct, GoValue } from '../go-json.js'
+import { extraHostKey, splitExtraHost } from './declared-lookups.js'
+import { canonicalIp } from './ip-text.js'
+import type { ServicePolicy } from './policy.js'
+
+const strings = (value: GoValue | undefined): string[] => (Array.isArray(value) ? (value as string[]) : [])
+const quoted = (value: string) => JSON.stringify(value.length > 120 ? `${value.slice(0, 120)}...` : value)
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/** The container a link names, as the engine's ParseLink reads `SOURCE[:ALIAS]`; undefined if malformed. */
+function linkSource(link: string): string | undefined {
+  const parts = link.split(':')
+  if (link === '' || parts.length > 2) return undefined
+  const source = parts[0]!
+  return source.startsWith('/') ? source.slice(1) : source
+}
+
+function linkDeclared(project: string, service: ServicePolicy, source: string): boolean {
+  const { linkedServices, linkedContainers } = service.lookups
+  if (linkedContainers.has(source)) return true
+  return [...linkedServices].some((linked) =>
+    new RegExp(`^${escaped(project)}([_-])${escaped(linked)}\\1[0-9]+$`).test(source),
+  )
+}
+
+/** The refusal of the first link not declared, or null. */
+export function linksRefusal(
+  project: string,
+  service: ServicePolicy,
+  links: readonly string[],
+  field: string,
+): Refusal | null {
+  for (const [index, link] of links.entries()) {
+    const source = linkSource(link)
+    if (source !== undefined && linkDeclared(project, service, source)) continue
+    return {
+      field,
+      reason: `service "${service.name}" does not declare links or external_links to ${quoted(source ?? link)} (${field}[${index}])`,
+    }
+  }
+  return null
+}
+
+/** A list field whose every entry must be in the declared set (after `key`). */
+function listRefusal(
+  service: ServicePolicy,
+  entries: readonly string[],
+  check: { declared: ReadonlySet<string>; key: (entry: string) => string | undefined; file: string },
+  field: string,
+): Refusal | null {
+  for (const [index, entry] of entries.entries()) {
+    const key = check.key(entry)
+    if (key !== undefined && check.declared.has(key)) continue
+    return {
+      field,
+      reason: `service "${service.name}" does not declare ${check.file} ${quoted(entry)} (${field}[${index}])`,
+    }
+  }
+  return null
+}
+
+/** The HostConfig's (or the body's top level) lookups: the refusal of the first not declared, or null. */
+export function lookupsRefusal(
+  project: string,
+  service: ServicePolicy,
+  config: GoStruct,
+  prefix: string,
+): Refusal | null {
+  const { lookups } = service
+  const same = (entry: string) => entry
+  const checks: [
+    string,
+    { declared: ReadonlySet<string>; key: (entry: string) => string | undefined; file: string },
+  ][] = [
+    [
+      'ExtraHosts',
+      {
+        declared: lookups.extraHosts,
+        key: (entry) => extraHostKey(...splitExtraHost(entry)),
+        file: 'extra_hosts',
+      },
+    ],
+    ['Dns', { declared: lookups.dns, key: (entry) => canonicalIp(entry) ?? entry, file: 'dns' }],
+    ['DnsSearch', { declared: lookups.dnsSearch, key: same, file: 'dns_search' }],
+    ['DnsOptions', { declared: lookups.dnsOptions, key: same, file: 'dns_opt' }],
+  ]
+  for (const [name, check] of checks) {
+    const refusal = listRefusal(service, strings(config[name]), check, `${prefix}${name}`)
+    if (refusal) return refusal
+  }
+  return linksRefusal(project, service, strings(config.Links), `${prefix}Links`)
+}
