@@ -13,7 +13,9 @@ export function canonicalIp(text: string): string | undefined {
   const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text
   const family = isIP(bare)
   if (family === 0) return undefined
-  return family === 6 ? new URL(`http://[${bare}]/`).hostname.slice(1, -1) : bare
+  if (family === 4) return bare
+  // a zone (`fe80::1%eth0`) is an address isIP takes and a URL does not: not one this compares
+  return URL.canParse(`http://[${bare}]/`) ? new URL(`http://[${bare}]/`).hostname.slice(1, -1) : undefined
 }
 
 /** What a port binding writes for "every address": `HostIp` empty, or an unspecified address. */

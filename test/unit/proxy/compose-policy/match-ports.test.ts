@@ -171,8 +171,15 @@ describe('compose policy: published ports', () => {
       ).toMatchObject({
         field: 'HostConfig.PortBindings.5432/tcp',
       })
-    expect(await createVerdict(policy, database({ '5432/tcp': at('localhost', '5432') }))).toMatchObject({
-      field: 'HostConfig.PortBindings.5432/tcp',
+    for (const address of ['localhost', '127.0.0.1 ', 'fe80::1%eth0', '[::1', '::ffff:127.0.0.1'])
+      expect(
+        await createVerdict(policy, database({ '5432/tcp': at(address, '5432') })),
+        address,
+      ).toMatchObject({
+        field: 'HostConfig.PortBindings.5432/tcp',
+      })
+    expect(await createVerdict(policy, web({ '6000/tcp': at('fe80::1%eth0', '6000') }))).toMatchObject({
+      field: 'HostConfig.PortBindings.6000/tcp',
     })
   })
 
