@@ -4,9 +4,10 @@
  * socket bind at the private engine's socket) goes up, restarts, is listed, logs and goes down through
  * `vault proxy serve` configured by PROXY_* variables with that same project as its compose policy (the
  * override also publishes two of the gateway's ports on the loopback). Then copies of the file with one
- * service made privileged, given one more bind, or one more published port, are refused: compose
- * prints the proxy's message naming the service and the field, the proxy logs the refusal with the
- * client, the rule set and the field, and the engine holds no container of that service. What the
+ * service made privileged, given one more bind, one more published port, or another service's name as
+ * an alias, are refused: compose prints the proxy's message naming the service and the field, the proxy
+ * logs the refusal with the client, the rule set and the field, and the engine holds no container of
+ * that service. What the
  * private engine cannot run (no registry) is stood in for: every image of the stack is a busybox image
  * that sleeps until stopped, tagged with the stack's image names.
  */
@@ -262,6 +263,18 @@ describe.skipIf(!engine)(
         message:
           /compose policy: service "gateway" publishes 80\/tcp only at 127\.0\.0\.1:\d+, not "0\.0\.0\.0:8080" \(HostConfig\.PortBindings\.80\/tcp\[\d\]\)/,
         field: 'HostConfig.PortBindings.80/tcp',
+      },
+      {
+        change: "the database's name as an alias of the backup",
+        edit: (text: string) =>
+          text.replace(
+            '      - ${DATA_DIR:?}:/source:ro\n    networks:\n      - backend\n',
+            '      - ${DATA_DIR:?}:/source:ro\n    networks:\n      backend:\n        aliases: [database]\n',
+          ),
+        service: 'backup',
+        message:
+          /compose policy: service "backup" does not declare alias "database" on network "policytest_backend" \(NetworkingConfig\.EndpointsConfig\.policytest_backend\.Aliases\[\d\]\)/,
+        field: 'NetworkingConfig.EndpointsConfig.policytest_backend.Aliases',
       },
     ])(
       'refuses the stack with $change, naming the service and the field',

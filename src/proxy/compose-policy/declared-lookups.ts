@@ -1,7 +1,8 @@
 /**
  * What decides where a service's container resolves names, as the compose policy compares it (pure):
  * `extra_hosts` (a list of `name:ip` or `name=ip`, or a map of name to address or addresses), `dns`,
- * `dns_search` and `dns_opt` (a string or a list), `links` and `external_links`.
+ * `dns_search` and `dns_opt` (a string or a list), `links` and `external_links`, and the `aliases` of each
+ * network it joins.
  */
 import { canonicalIp } from './ip-text.js'
 import type { DeclaredLookups } from './policy.js'
@@ -42,15 +43,29 @@ function extraHosts(value: unknown): Set<string> {
 /** A `links` entry's service (`db`, `db:alias`), or an `external_links` entry's container. */
 const sourceOf = (entry: string) => entry.split(':')[0]!
 
-/**
- * The lookups of service `name`; `containerName` gives a service's `container_name`, if it sets one
- * (compose links to those names).
- */
-export function declaredLookups(
-  name: string,
-  service: Model,
-  containerName: (service: string) => string | undefined,
-): DeclaredLookups {
+/** How the project names things: a service's `container_name` (if set), a network's engine name. */
+export interface LookupNames {
+  containerName: (service: string) => string | undefined
+  networkName: (key: string) => string
+}
+
+/** `networks:` as a map, each network's `aliases`, by engine name. */
+function networkAliases(networks: unknown, networkName: (key: string) => string) {
+  const entries =
+    networks !== null && typeof networks === 'object' && !Array.isArray(networks)
+      ? Object.entries(networks as Model)
+      : []
+  return new Map(
+    entries.map(([key, spec]): [string, Set<string>] => [
+      networkName(key),
+      new Set(texts(spec !== null && typeof spec === 'object' ? (spec as Model).aliases : undefined)),
+    ]),
+  )
+}
+
+/** The lookups of service `name`: compose links to linked services' `container_name`s where they set one. */
+export function declaredLookups(name: string, service: Model, names: LookupNames): DeclaredLookups {
+  const { containerName } = names
   const linked = [name, ...texts(service.links).map(sourceOf)]
   const named = linked.map(containerName).filter((text) => text !== undefined)
   return {
@@ -60,5 +75,7 @@ export function declaredLookups(
     dnsOptions: new Set(texts(service.dns_opt)),
     linkedServices: new Set(linked.filter((linkedService) => containerName(linkedService) === undefined)),
     linkedContainers: new Set([...texts(service.external_links).map(sourceOf), ...named]),
+    aliases: networkAliases(service.networks, names.networkName),
+    containerName: containerName(name),
   }
 }

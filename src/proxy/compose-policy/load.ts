@@ -182,7 +182,7 @@ function servicePolicy(name: string, service: Model, names: ProjectNames): Servi
     runtime: text(service.runtime),
     cgroupParent: text(service.cgroup_parent),
     ports: declaredPorts(service.ports),
-    lookups: declaredLookups(name, service, names.containerName),
+    lookups: declaredLookups(name, service, names),
   }
 }
 

@@ -6,7 +6,8 @@
  * traffic elsewhere, and a legacy link on the default bridge hands it the linked container's
  * environment. A link's source must be a container of a service the service links to (compose's names
  * for it, `PROJECT_SERVICE_N` or `PROJECT-SERVICE-N`, or its `container_name`), of the service itself
- * (a one-off links to its own service), or an `external_links` container; its alias is free.
+ * (a one-off links to its own service), or an `external_links` container; its alias is free. A network
+ * endpoint's aliases are declared too (endpointRefusal).
  */
 import type { Refusal } from '../body-guard.js'
 import type { GoStruct, GoValue } from '../go-json.js'
@@ -50,6 +51,57 @@ export function linksRefusal(
     }
   }
   return null
+}
+
+/** What a create body's endpoint (or a connect body's EndpointConfig) says of one network. */
+export interface EndpointView {
+  /** The network's engine name. */
+  network: string
+  aliases: readonly string[]
+  links: readonly string[]
+  /** The container's id, on a connect (compose 1.29 gives its short id as an alias). */
+  containerId?: string
+}
+
+/** Compose's names for the service's own containers (`PROJECT_SERVICE_N`, a one-off's `..._run_ID`). */
+function ownName(project: string, service: ServicePolicy, alias: string): boolean {
+  if (service.lookups.containerName !== undefined) return alias === service.lookups.containerName
+  return new RegExp(`^${escaped(project)}([_-])${escaped(service.name)}\\1([0-9]+|run\\1[0-9a-f]+)$`).test(
+    alias,
+  )
+}
+
+function aliasDeclared(
+  project: string,
+  service: ServicePolicy,
+  endpoint: EndpointView,
+  alias: string,
+): boolean {
+  if (alias === service.name || service.lookups.aliases.get(endpoint.network)?.has(alias)) return true
+  if (ownName(project, service, alias)) return true
+  return /^[0-9a-f]{12}$/.test(alias) && endpoint.containerId?.startsWith(alias) === true
+}
+
+/**
+ * The refusal of an endpoint's first alias or link the service does not declare, or null. An alias
+ * answers for the container on that network: the service's name, an alias declared for that network,
+ * compose's name for the container itself, and (on a connect) its short id pass; another service's
+ * name does not (it would take that service's traffic).
+ */
+export function endpointRefusal(
+  project: string,
+  service: ServicePolicy,
+  endpoint: EndpointView,
+  field: string,
+): Refusal | null {
+  for (const [index, alias] of endpoint.aliases.entries()) {
+    if (aliasDeclared(project, service, endpoint, alias)) continue
+    return {
+      field: `${field}.Aliases`,
+      reason: `service "${service.name}" does not declare alias ${quoted(alias)} on network ${quoted(endpoint.network)} (${field}.Aliases[${index}])`,
+    }
+  }
+  return linksRefusal(project, service, endpoint.links, `${field}.Links`)
 }
 
 /** A list field whose every entry must be in the declared set (after `key`). */

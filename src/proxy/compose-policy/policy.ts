@@ -70,6 +70,10 @@ export interface DeclaredLookups {
   linkedServices: ReadonlySet<string>
   /** Container names it may link to: `external_links` sources, the `container_name` of linked services. */
   linkedContainers: ReadonlySet<string>
+  /** `networks: {KEY: {aliases: [...]}}`, by the network's engine name. */
+  aliases: ReadonlyMap<string, ReadonlySet<string>>
+  /** Its own `container_name`, if it sets one (compose gives it as an alias). */
+  containerName?: string
 }
 
 export type NamespaceField = 'PidMode' | 'IpcMode' | 'UTSMode' | 'UsernsMode' | 'CgroupnsMode'

@@ -67,5 +67,8 @@ export const volumeCreateShape = struct(
   false,
 ) as StructShape
 
-/** types.NetworkConnect / NetworkDisconnect. */
-export const networkConnectShape = struct({ Container: string }, false) as StructShape
+/** types.NetworkConnect / NetworkDisconnect: the container, and on a connect its aliases and links. */
+export const networkConnectShape = struct(
+  { Container: string, EndpointConfig: struct({ Aliases: sliceOf(string), Links: sliceOf(string) }) },
+  false,
+) as StructShape

@@ -25,7 +25,7 @@ import {
   serviceSpecShape,
   volumeCreateShape,
 } from '../../../src/proxy/guard-shapes.js'
-import { composeCreateShape } from '../../../src/proxy/compose-policy/shapes.js'
+import { composeCreateShape, networkConnectShape } from '../../../src/proxy/compose-policy/shapes.js'
 
 const goProgram =
   String.raw`package main
@@ -164,6 +164,11 @@ type ComposeWrapper struct {
 	Labels           map[string]string
 	NetworkingConfig *struct{ EndpointsConfig map[string]*Endpoint }
 }
+// types.NetworkConnect, as the compose policy reads it.
+type NetworkConnect struct {
+	Container      string
+	EndpointConfig *Endpoint
+}
 type ExecConfig struct{ Privileged bool }
 type VolumeCreate struct {
 	Driver     string
@@ -211,6 +216,8 @@ func main() {
 			target = &CreateWrapper{}
 		case "compose":
 			target = &ComposeWrapper{}
+		case "connect":
+			target = &NetworkConnect{}
 		case "exec":
 			target = &ExecConfig{}
 		case "volume":
@@ -227,10 +234,11 @@ func main() {
 }
 `
 
-type Kind = 'create' | 'compose' | 'exec' | 'volume' | 'service'
+type Kind = 'create' | 'compose' | 'connect' | 'exec' | 'volume' | 'service'
 const shapes = {
   create: containerCreateShape,
   compose: composeCreateShape,
+  connect: networkConnectShape,
   exec: execCreateShape,
   volume: volumeCreateShape,
   service: serviceSpecShape,
@@ -238,6 +246,7 @@ const shapes = {
 const guardKinds: Record<Kind, GuardKind> = {
   create: 'container-create',
   compose: 'container-create',
+  connect: 'container-create',
   exec: 'exec-create',
   volume: 'volume-create',
   service: 'service',
@@ -420,6 +429,17 @@ const corpus: [Kind, string, string][] = [
     '{"Labels":{"__proto__":"x","com.docker.compose.project":"app"},"HostConfig":{"Mounts":[{"Type":"bind","Source":"/","readonly":true,"ReadOnly":false}]}}',
     '__proto__ label, mount ReadOnly variants',
   ],
+  [
+    'connect',
+    '{"container":"app_web_1","endpointconfig":{"ALIASES":["web","3f4e9a1b2c3d"],"Links":null}}',
+    'a connect in any case',
+  ],
+  [
+    'connect',
+    '{"Container":"app_web_1","EndpointConfig":{"Aliases":["web"]},"endpointConfig":{"aliases":["db"]}}',
+    'connect aliases twice (Go merges)',
+  ],
+  ['connect', '{"Container":"app_web_1","EndpointConfig":null}', 'a connect without endpoint'],
   ['exec', '{"privileged":true}', 'lower-case exec'],
   ['exec', '{"Privileged":"yes"}', 'a string for a bool'],
   ['exec', '{"PRIVILEGED":false,"Privileged":true}', 'exec case variants'],

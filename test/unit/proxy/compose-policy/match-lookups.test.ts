@@ -12,6 +12,10 @@ const compose = `
 services:
   web:
     image: nginx:1.27
+    networks:
+      default:
+      back:
+        aliases: [www]
     extra_hosts: ["api.test:10.0.0.1", "v6.test=[2001:db8::1]", "gw.test:host-gateway"]
     dns: 10.0.0.53
     dns_search: [example.test]
@@ -27,6 +31,8 @@ services:
     container_name: the-db
   worker:
     image: busybox
+networks:
+  back: {}
 `
 
 const body = (service: string, image: string, hostConfig: Record<string, unknown>) => ({
@@ -138,6 +144,40 @@ describe('compose policy: extra hosts, DNS and links', () => {
     }
     expect(await createVerdict(policy, endpoint)).toMatchObject({
       field: 'NetworkingConfig.EndpointsConfig.app_default.Links',
+    })
+  })
+
+  it("allows an endpoint's aliases the service declares, and refuses another service's name", async () => {
+    const aliases = (network: string, list: string[]) => ({
+      ...web({}),
+      NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: list } } },
+    })
+    // docker-compose 1.29: the service name and the network's declared aliases; compose v2: also the
+    // container's name
+    expect(await createVerdict(policy, aliases('app_back', ['web', 'www']))).toEqual({})
+    expect(await createVerdict(policy, aliases('app_default', ['web', 'app-web-1', 'app_web_2']))).toEqual({})
+    expect(await createVerdict(policy, aliases('app_back', ['app-web-run-3f4e9a1b2c3d']))).toEqual({})
+    expect(await createVerdict(policy, aliases('app_back', ['web', 'db']))).toEqual({
+      field: 'NetworkingConfig.EndpointsConfig.app_back.Aliases',
+      reason:
+        'service "web" does not declare alias "db" on network "app_back" (NetworkingConfig.EndpointsConfig.app_back.Aliases[1])',
+    })
+    // an alias declared on one network is not one on another; no short id on a create; not the db's names
+    for (const alias of ['the-db', 'app_db_1', 'app-cache-1', '3f4e9a1b2c3d', 'app_web_x', 'WEB'])
+      expect(await createVerdict(policy, aliases('app_default', [alias])), alias).toMatchObject({
+        field: 'NetworkingConfig.EndpointsConfig.app_default.Aliases',
+      })
+    expect(await createVerdict(policy, aliases('app_default', ['www']))).toMatchObject({
+      reason: expect.stringContaining('alias "www" on network "app_default"'),
+    })
+    // a service with a container_name is known by it, not by compose's numbered names
+    const db = (list: string[]) => ({
+      ...body('db', 'postgres', {}),
+      NetworkingConfig: { EndpointsConfig: { app_default: { Aliases: list } } },
+    })
+    expect(await createVerdict(policy, db(['db', 'the-db']))).toEqual({})
+    expect(await createVerdict(policy, db(['app_db_1']))).toMatchObject({
+      reason: expect.stringContaining('"app_db_1"'),
     })
   })
 
