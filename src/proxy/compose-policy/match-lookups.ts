@@ -17,7 +17,20 @@ import type { ServicePolicy } from './policy.js'
 
 const strings = (value: GoValue | undefined): string[] => (Array.isArray(value) ? (value as string[]) : [])
 const quoted = (value: string) => JSON.stringify(value.length > 120 ? `${value.slice(0, 120)}...` : value)
-const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+
+/**
+ * The suffix after compose's name prefix for a service's containers (`PROJECT_SERVICE_` for 1.29,
+ * `PROJECT-SERVICE-` for v2), with the separator it used; undefined when `name` has neither.
+ */
+function composeSuffix(project: string, service: string, name: string): [string, string] | undefined {
+  for (const separator of ['_', '-']) {
+    const prefix = `${project}${separator}${service}${separator}`
+    if (name.startsWith(prefix)) return [name.slice(prefix.length), separator]
+  }
+  return undefined
+}
+const containerNumber = /^[0-9]+$/
+const oneOffId = /^[0-9a-f]+$/
 
 /** The container a link names, as the engine's ParseLink reads `SOURCE[:ALIAS]`; undefined if malformed. */
 function linkSource(link: string): string | undefined {
@@ -31,7 +44,7 @@ function linkDeclared(project: string, service: ServicePolicy, source: string): 
   const { linkedServices, linkedContainers } = service.lookups
   if (linkedContainers.has(source)) return true
   return [...linkedServices].some((linked) =>
-    new RegExp(`^${escaped(project)}([_-])${escaped(linked)}\\1[0-9]+$`).test(source),
+    containerNumber.test(composeSuffix(project, linked, source)?.[0] ?? ''),
   )
 }
 
@@ -66,8 +79,9 @@ export interface EndpointView {
 /** Compose's names for the service's own containers (`PROJECT_SERVICE_N`, a one-off's `..._run_ID`). */
 function ownName(project: string, service: ServicePolicy, alias: string): boolean {
   if (service.lookups.containerName !== undefined) return alias === service.lookups.containerName
-  return new RegExp(`^${escaped(project)}([_-])${escaped(service.name)}\\1([0-9]+|run\\1[0-9a-f]+)$`).test(
-    alias,
+  const [suffix, separator] = composeSuffix(project, service.name, alias) ?? ['', '']
+  return (
+    containerNumber.test(suffix) || (suffix.startsWith(`run${separator}`) && oneOffId.test(suffix.slice(4)))
   )
 }
 
