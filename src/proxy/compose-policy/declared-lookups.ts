@@ -1,11 +1,11 @@
 /**
  * What decides where a service's container resolves names, as the compose policy compares it (pure):
  * `extra_hosts` (a list of `name:ip` or `name=ip`, or a map of name to address or addresses), `dns`,
- * `dns_search` and `dns_opt` (a string or a list), `links` and `external_links`, and the `aliases` of each
- * network it joins.
+ * `dns_search` and `dns_opt` (a string or a list), `links` and `external_links`, and the `aliases` and
+ * fixed addresses (`ipv4_address`, `ipv6_address`, `link_local_ips`) of each network it joins.
  */
 import { canonicalIp } from './ip-text.js'
-import type { DeclaredLookups } from './policy.js'
+import type { DeclaredEndpoint, DeclaredLookups } from './policy.js'
 
 type Model = Record<string, unknown>
 
@@ -49,17 +49,28 @@ export interface LookupNames {
   networkName: (key: string) => string
 }
 
-/** `networks:` as a map, each network's `aliases`, by engine name. */
-function networkAliases(networks: unknown, networkName: (key: string) => string) {
+/** `networks:` as a map: each network's `aliases` and fixed addresses, by engine name. */
+function networkEndpoints(networks: unknown, networkName: (key: string) => string) {
   const entries =
     networks !== null && typeof networks === 'object' && !Array.isArray(networks)
       ? Object.entries(networks as Model)
       : []
   return new Map(
-    entries.map(([key, spec]): [string, Set<string>] => [
-      networkName(key),
-      new Set(texts(spec !== null && typeof spec === 'object' ? (spec as Model).aliases : undefined)),
-    ]),
+    entries.map(([key, value]): [string, DeclaredEndpoint] => {
+      const spec = value !== null && typeof value === 'object' ? (value as Model) : {}
+      const addresses = [
+        ...texts(spec.ipv4_address),
+        ...texts(spec.ipv6_address),
+        ...texts(spec.link_local_ips),
+      ]
+      return [
+        networkName(key),
+        {
+          aliases: new Set(texts(spec.aliases)),
+          addresses: new Set(addresses.map((address) => canonicalIp(address) ?? address)),
+        },
+      ]
+    }),
   )
 }
 
@@ -75,7 +86,7 @@ export function declaredLookups(name: string, service: Model, names: LookupNames
     dnsOptions: new Set(texts(service.dns_opt)),
     linkedServices: new Set(linked.filter((linkedService) => containerName(linkedService) === undefined)),
     linkedContainers: new Set([...texts(service.external_links).map(sourceOf), ...named]),
-    aliases: networkAliases(service.networks, names.networkName),
+    endpoints: networkEndpoints(service.networks, names.networkName),
     containerName: containerName(name),
   }
 }

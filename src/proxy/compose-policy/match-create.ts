@@ -4,19 +4,19 @@
  * service declares. Strictly declared (nothing else passes): the image, privileged, cap_add, binds and
  * volumes (Binds and Mounts: source, target, read-only), the network mode and endpoints, the PID, IPC,
  * UTS, user and cgroup namespaces, devices and device cgroup rules, volumes_from, published ports
- * (match-ports.ts), extra hosts, DNS servers, search domains and options, links, network aliases
- * (match-lookups.ts).
+ * (match-ports.ts), extra hosts, DNS servers, search domains and options, links, network aliases and
+ * fixed addresses (match-lookups.ts).
  * Declared or else the host-escape guard's defaults: security options, sysctls, the runtime, the cgroup
  * parent. What the policy does not model (MaskedPaths, ReadonlyPaths, DeviceRequests) is the guard's
  * alone: the guard judges the body with the declared values taken out, so a declared bind of the engine
  * socket passes and an undeclared `seccomp=unconfined` is still refused. Not read by either: resources
  * (memory, CPU, PIDs, ShmSize, Ulimits, OomScoreAdj), Init, CapDrop, GroupAdd, Tmpfs, ReadonlyRootfs,
- * the restart and log settings, ExposedPorts, endpoint addresses.
+ * the restart and log settings, ExposedPorts.
  */
 import { posix } from 'node:path'
 import { hostConfigRefusal, normalizeCapability, type GuardOptions, type Refusal } from '../body-guard.js'
 import type { GoStruct, GoValue } from '../go-json.js'
-import { endpointRefusal, lookupsRefusal } from './match-lookups.js'
+import { endpointAddresses, endpointRefusal, lookupsRefusal } from './match-lookups.js'
 import { portsRefusal } from './match-ports.js'
 import type { ComposePolicy, DeclaredMount, NamespaceField, ServicePolicy } from './policy.js'
 
@@ -294,7 +294,12 @@ export function createRefusal(policy: ComposePolicy, view: GoStruct, guard: Guar
     const refusal = endpointRefusal(
       policy.project,
       service,
-      { network, aliases: strings(endpoint?.Aliases), links: strings(endpoint?.Links) },
+      {
+        network,
+        aliases: strings(endpoint?.Aliases),
+        links: strings(endpoint?.Links),
+        addresses: endpointAddresses(endpoint?.IPAMConfig as GoStruct | null | undefined),
+      },
       `NetworkingConfig.EndpointsConfig.${network}`,
     )
     if (refusal) return refusal

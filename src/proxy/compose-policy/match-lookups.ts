@@ -7,7 +7,8 @@
  * environment. A link's source must be a container of a service the service links to (compose's names
  * for it, `PROJECT_SERVICE_N` or `PROJECT-SERVICE-N`, or its `container_name`), of the service itself
  * (a one-off links to its own service), or an `external_links` container; its alias is free. A network
- * endpoint's aliases are declared too (endpointRefusal).
+ * endpoint's aliases and fixed addresses are declared too (endpointRefusal): an alias or the address of
+ * another service would take its traffic.
  */
 import type { Refusal } from '../body-guard.js'
 import type { GoStruct, GoValue } from '../go-json.js'
@@ -72,6 +73,8 @@ export interface EndpointView {
   network: string
   aliases: readonly string[]
   links: readonly string[]
+  /** IPAMConfig's IPv4Address and IPv6Address (when given) and LinkLocalIPs. */
+  addresses: readonly string[]
   /** The container's id, on a connect (compose 1.29 gives its short id as an alias). */
   containerId?: string
 }
@@ -91,7 +94,8 @@ function aliasDeclared(
   endpoint: EndpointView,
   alias: string,
 ): boolean {
-  if (alias === service.name || service.lookups.aliases.get(endpoint.network)?.has(alias)) return true
+  if (alias === service.name || service.lookups.endpoints.get(endpoint.network)?.aliases.has(alias))
+    return true
   if (ownName(project, service, alias)) return true
   return /^[0-9a-f]{12}$/.test(alias) && endpoint.containerId?.startsWith(alias) === true
 }
@@ -115,7 +119,25 @@ export function endpointRefusal(
       reason: `service "${service.name}" does not declare alias ${quoted(alias)} on network ${quoted(endpoint.network)} (${field}.Aliases[${index}])`,
     }
   }
+  const declared = service.lookups.endpoints.get(endpoint.network)?.addresses
+  for (const address of endpoint.addresses) {
+    if (declared?.has(canonicalIp(address) ?? address)) continue
+    return {
+      field: `${field}.IPAMConfig`,
+      reason: `service "${service.name}" does not declare address ${quoted(address)} on network ${quoted(endpoint.network)} (${field}.IPAMConfig)`,
+    }
+  }
   return linksRefusal(project, service, endpoint.links, `${field}.Links`)
+}
+
+/** The addresses an endpoint's IPAMConfig asks for (its empty fields ask for none). */
+export function endpointAddresses(ipam: GoStruct | null | undefined): string[] {
+  if (!ipam) return []
+  return [
+    String(ipam.IPv4Address ?? ''),
+    String(ipam.IPv6Address ?? ''),
+    ...strings(ipam.LinkLocalIPs),
+  ].filter((address) => address !== '')
 }
 
 /** A list field whose every entry must be in the declared set (after `key`). */

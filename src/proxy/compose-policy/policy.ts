@@ -56,6 +56,13 @@ export interface DeclaredPort {
   hostPorts?: { first: number; last: number }
 }
 
+/** What a service declares for one network it joins. */
+export interface DeclaredEndpoint {
+  aliases: ReadonlySet<string>
+  /** `ipv4_address`, `ipv6_address` and `link_local_ips`, each in one spelling (ip-text.ts). */
+  addresses: ReadonlySet<string>
+}
+
 /** `extra_hosts`, `dns`, `dns_search`, `dns_opt`, `links` and `external_links` of one service. */
 export interface DeclaredLookups {
   /** `extra_hosts` as `name ip` (the IP without brackets). */
@@ -70,8 +77,8 @@ export interface DeclaredLookups {
   linkedServices: ReadonlySet<string>
   /** Container names it may link to: `external_links` sources, the `container_name` of linked services. */
   linkedContainers: ReadonlySet<string>
-  /** `networks: {KEY: {aliases: [...]}}`, by the network's engine name. */
-  aliases: ReadonlyMap<string, ReadonlySet<string>>
+  /** `networks: {KEY: {aliases, ipv4_address, ...}}`, by the network's engine name. */
+  endpoints: ReadonlyMap<string, DeclaredEndpoint>
   /** Its own `container_name`, if it sets one (compose gives it as an alias). */
   containerName?: string
 }

@@ -8,7 +8,7 @@
  *   sent for the container's id, so that a rename in between cannot swap the container;
  * - a network or volume create: one the project declares, by engine name, with its labels, driver and
  *   driver options; connect and disconnect: the project's container to a network its service joins,
- *   with only the aliases and links it declares (match-lookups.ts);
+ *   with only the aliases, addresses and links it declares (match-lookups.ts);
  *   network and volume removal: the project's own (by label);
  * - an image pull: an image a service names; an import (`fromSrc`) never.
  * Reads (lists, inspects, events) pass as the rules allow them.
@@ -19,7 +19,7 @@ import { decodeGoJson, DecodeError, type GoShape, type GoStruct } from '../go-js
 import { queryPairs } from '../env-refusal.js'
 import type { EngineRead } from './engine-read.js'
 import { createRefusal, ownValue, projectLabel, serviceOfLabels } from './match-create.js'
-import { endpointRefusal } from './match-lookups.js'
+import { endpointAddresses, endpointRefusal } from './match-lookups.js'
 import { imageForms, ipamKey, type ComposePolicy, type DeclaredObject } from './policy.js'
 import { composeCreateShape, networkConnectShape, networkCreateShape, volumeCreateShape } from './shapes.js'
 
@@ -259,6 +259,7 @@ async function decideConnect(
       network: network.name,
       aliases: strings(endpoint?.Aliases),
       links: strings(endpoint?.Links),
+      addresses: endpointAddresses(endpoint?.IPAMConfig as GoStruct | null | undefined),
       containerId: String((answer.json as { Id?: unknown } | undefined)?.Id ?? ''),
     },
     'EndpointConfig',

@@ -33,6 +33,13 @@ const policyHostFields = {
   Links: sliceOf(string),
 }
 
+/** network.EndpointSettings: the names and addresses the container takes on the network, its links. */
+const endpointShape = struct({
+  Aliases: sliceOf(string),
+  Links: sliceOf(string),
+  IPAMConfig: struct({ IPv4Address: string, IPv6Address: string, LinkLocalIPs: sliceOf(string) }),
+})
+
 export const composeCreateShape = struct(
   {
     ...topLevelHostFields,
@@ -40,9 +47,7 @@ export const composeCreateShape = struct(
     HostConfig: struct({ ...hostConfigShape.fields, ...policyHostFields }),
     Image: string,
     Labels: mapOf(string),
-    NetworkingConfig: struct({
-      EndpointsConfig: mapOf(struct({ Aliases: sliceOf(string), Links: sliceOf(string) })),
-    }),
+    NetworkingConfig: struct({ EndpointsConfig: mapOf(endpointShape) }),
   },
   false,
 ) as StructShape
@@ -67,8 +72,8 @@ export const volumeCreateShape = struct(
   false,
 ) as StructShape
 
-/** types.NetworkConnect / NetworkDisconnect: the container, and on a connect its aliases and links. */
+/** types.NetworkConnect / NetworkDisconnect: the container, and on a connect its endpoint. */
 export const networkConnectShape = struct(
-  { Container: string, EndpointConfig: struct({ Aliases: sliceOf(string), Links: sliceOf(string) }) },
+  { Container: string, EndpointConfig: endpointShape },
   false,
 ) as StructShape

@@ -152,8 +152,13 @@ type ComposeHostConfig struct {
 	Resources
 }
 type Endpoint struct {
-	Aliases []string
-	Links   []string
+	Aliases    []string
+	Links      []string
+	IPAMConfig *struct {
+		IPv4Address  string
+		IPv6Address  string
+		LinkLocalIPs []string
+	}
 }
 type ComposeWrapper struct {
 	InnerHostConfig *ComposeHostConfig ` +
@@ -440,6 +445,16 @@ const corpus: [Kind, string, string][] = [
     'connect aliases twice (Go merges)',
   ],
   ['connect', '{"Container":"app_web_1","EndpointConfig":null}', 'a connect without endpoint'],
+  [
+    'connect',
+    '{"Container":"app_web_1","EndpointConfig":{"ipamconfig":{"ipv4address":"10.0.0.5","IPV6ADDRESS":"fd00::5","LinkLocalIPs":["169.254.1.1"]}}}',
+    'connect addresses in any case',
+  ],
+  [
+    'compose',
+    '{"NetworkingConfig":{"EndpointsConfig":{"app_back":{"IPAMConfig":{"IPv4Address":"10.0.0.5","ipv4address":"10.0.0.9"}}}}}',
+    'an endpoint address twice: the last wins',
+  ],
   ['exec', '{"privileged":true}', 'lower-case exec'],
   ['exec', '{"Privileged":"yes"}', 'a string for a bool'],
   ['exec', '{"PRIVILEGED":false,"Privileged":true}', 'exec case variants'],

@@ -16,6 +16,8 @@ services:
       default:
       back:
         aliases: [www]
+        ipv4_address: 10.99.0.10
+        ipv6_address: fd00:99::10
     extra_hosts: ["api.test:10.0.0.1", "v6.test=[2001:db8::1]", "gw.test:host-gateway"]
     dns: 10.0.0.53
     dns_search: [example.test]
@@ -32,7 +34,9 @@ services:
   worker:
     image: busybox
 networks:
-  back: {}
+  back:
+    enable_ipv6: true
+    ipam: { config: [{ subnet: 10.99.0.0/24 }, { subnet: "fd00:99::/64" }] }
 `
 
 const body = (service: string, image: string, hostConfig: Record<string, unknown>) => ({
@@ -179,6 +183,37 @@ describe('compose policy: extra hosts, DNS and links', () => {
     expect(await createVerdict(policy, db(['app_db_1']))).toMatchObject({
       reason: expect.stringContaining('"app_db_1"'),
     })
+  })
+
+  it("allows an endpoint's declared fixed addresses, and refuses any other (another service's address)", async () => {
+    const ipam = (network: string, IPAMConfig: unknown) => ({
+      ...web({}),
+      NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: ['web'], IPAMConfig } } },
+    })
+    // docker-compose 1.29 sends the declared addresses, or an empty IPAMConfig
+    expect(await createVerdict(policy, ipam('app_back', { IPv4Address: '10.99.0.10' }))).toEqual({})
+    expect(
+      await createVerdict(
+        policy,
+        ipam('app_back', { IPv4Address: '10.99.0.10', IPv6Address: 'fd00:99:0::10' }),
+      ),
+    ).toEqual({})
+    expect(await createVerdict(policy, ipam('app_default', {}))).toEqual({})
+    expect(await createVerdict(policy, ipam('app_default', { IPv4Address: '', LinkLocalIPs: [] }))).toEqual(
+      {},
+    )
+    expect(await createVerdict(policy, ipam('app_back', { IPv4Address: '10.99.0.2' }))).toEqual({
+      field: 'NetworkingConfig.EndpointsConfig.app_back.IPAMConfig',
+      reason:
+        'service "web" does not declare address "10.99.0.2" on network "app_back" (NetworkingConfig.EndpointsConfig.app_back.IPAMConfig)',
+    })
+    expect(await createVerdict(policy, ipam('app_default', { IPv4Address: '10.99.0.10' }))).toMatchObject({
+      field: 'NetworkingConfig.EndpointsConfig.app_default.IPAMConfig',
+    })
+    expect(await createVerdict(policy, ipam('app_back', { LinkLocalIPs: ['169.254.0.9'] }))).toMatchObject({
+      field: 'NetworkingConfig.EndpointsConfig.app_back.IPAMConfig',
+    })
+    expect(await createVerdict(policy, body('worker', 'busybox', {}))).toEqual({})
   })
 
   it('reads the body as dockerd does: case variants, top-level fields, repeats refused', async () => {

@@ -493,6 +493,12 @@ describe('compose policy: networks, volumes, pulls and container actions', () =>
       field: 'EndpointConfig.Aliases',
     })
     expect(await withEndpoint({ links: ['other_db_1:db'] })).toMatchObject({ field: 'EndpointConfig.Links' })
+    expect(await withEndpoint({ IPAMConfig: {} })).toMatchObject({ target: expect.any(String) })
+    expect(await withEndpoint({ IPAMConfig: { IPv4Address: '10.99.0.2' } })).toEqual({
+      field: 'EndpointConfig.IPAMConfig',
+      reason:
+        'service "web" does not declare address "10.99.0.2" on network "app_back" (EndpointConfig.IPAMConfig)',
+    })
     expect(
       await decide(
         policy,
