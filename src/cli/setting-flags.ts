@@ -17,8 +17,8 @@ export function settingFlags(specs: readonly SettingSpec[]): Record<string, Sett
   for (const spec of specs) {
     const summary = `${spec.summary} [env: ${spec.env}]${spec.default === undefined ? '' : ` [default: ${spec.default}]`}`
     if (spec.kind === 'boolean') flags[spec.flag] = Flags.boolean({ summary })
-    else if (spec.kind === 'list')
-      // Non-greedy: one value per flag (repeat it, or separate by commas), so arguments may follow.
+    else if (spec.kind === 'list' || spec.kind === 'paths')
+      // Non-greedy: one value per flag (repeat it, or for a list separate by commas), so arguments may follow.
       flags[spec.flag] = Flags.string({ summary, multiple: true, multipleNonGreedy: true })
     else flags[spec.flag] = Flags.string({ summary, ...(spec.options ? { options: [...spec.options] } : {}) })
   }

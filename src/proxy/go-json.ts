@@ -163,8 +163,14 @@ function decodeValue(current: GoValue, json: unknown, shape: GoShape, path: stri
     case 'map': {
       if (!isObject(json)) throw wrongType()
       const entries: GoStruct = {}
+      // defined, not assigned: a `__proto__` key is a key like any other (assigning would set the prototype)
       for (const [key, value] of Object.entries(json))
-        entries[wellFormed(key)] = decodeValue(zero(shape.of), value, shape.of, `${path}.${key}`)
+        Object.defineProperty(entries, wellFormed(key), {
+          value: decodeValue(zero(shape.of), value, shape.of, `${path}.${key}`),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        })
       return entries
     }
     case 'struct': {

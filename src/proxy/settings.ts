@@ -4,12 +4,20 @@
  * process reads its command line and environment with it, and examples/proxy/README.md documents it
  * (test/unit/proxy/settings.test.ts keeps the three in step). Loaded by the serving process: no oclif.
  */
+import { delimiter } from 'node:path'
 import { UsageError } from '../errors.js'
 import type { ProxySettings } from './config.js'
 import { presetNames } from './presets.js'
 
-/** How a setting's text becomes its value. */
-export type SettingKind = 'string' | 'file' | 'list' | 'boolean' | 'option'
+/**
+ * How a setting's text becomes its value. `list`: split at commas and blanks; `paths`: file paths, the
+ * variable split as compose splits COMPOSE_FILE (at COMPOSE_PATH_SEPARATOR, default the OS's path
+ * separator, `:`), each flag one path.
+ */
+export type SettingKind = 'string' | 'file' | 'list' | 'paths' | 'boolean' | 'option'
+
+/** The separator of a `paths` variable, as compose reads COMPOSE_FILE. */
+export const pathSeparator = (env: NodeJS.ProcessEnv) => env.COMPOSE_PATH_SEPARATOR || delimiter
 
 /** One setting: where it comes from and what `--help` says about it. */
 export interface SettingSpec {
@@ -88,9 +96,9 @@ export const proxySettingSpecs: readonly SettingSpec[] = [
     key: 'composePolicy',
     flag: 'compose-policy',
     env: 'PROXY_COMPOSE_POLICY',
-    kind: 'list',
+    kind: 'paths',
     summary:
-      "compose files (merged in order, like -f) whose project is the only thing clients may create, start, stop and remove; they are rendered with the proxy's environment and the project's .env; replaces the rules",
+      'compose files (merged in order, like -f) whose project is the only thing clients may create, start, stop and remove; they are rendered with the proxy\'s environment and the project\'s .env; replaces the rules. Repeat the flag per file; the variable separates files as COMPOSE_FILE does, with COMPOSE_PATH_SEPARATOR (default ":")',
   },
   {
     key: 'frontendAddrs',
@@ -144,7 +152,7 @@ export const proxySettingSpecs: readonly SettingSpec[] = [
     flag: 'learn-warn-every',
     env: 'PROXY_LEARN_WARN_EVERY',
     kind: 'string',
-    summary: 'seconds between the warnings (and checkpoints of the file) of learn mode',
+    summary: 'seconds between the warnings (and checkpoints of the file) of learn mode, at least 1',
     default: '60',
   },
   {
@@ -214,9 +222,13 @@ export const proxySettingSpecs: readonly SettingSpec[] = [
   },
 ]
 
-/** The value of one setting from its text (an environment variable or a flag's argument). */
-function settingValue(spec: SettingSpec, text: string): string | string[] | boolean {
+/**
+ * The value of one setting from its text: an environment variable's (`separator` splits a `paths`
+ * one), or a flag's argument (`separator` undefined: one path).
+ */
+function settingValue(spec: SettingSpec, text: string, separator?: string): string | string[] | boolean {
   if (spec.kind === 'list') return text.split(/[\s,]+/).filter(Boolean)
+  if (spec.kind === 'paths') return separator === undefined ? [text] : text.split(separator).filter(Boolean)
   if (spec.kind === 'boolean') return /^(1|true|yes)$/i.test(text)
   return text
 }
@@ -224,7 +236,7 @@ function settingValue(spec: SettingSpec, text: string): string | string[] | bool
 function assign(settings: ProxySettings, spec: SettingSpec, value: string | string[] | boolean): void {
   const previous = settings[spec.key]
   ;(settings as Record<string, unknown>)[spec.key] =
-    spec.kind === 'list' && Array.isArray(previous) ? [...previous, ...(value as string[])] : value
+    Array.isArray(previous) && Array.isArray(value) ? [...previous, ...value] : value
 }
 
 /** Reads the PROXY_* variables into settings (an empty variable counts as unset). */
@@ -232,7 +244,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv): ProxySettings {
   const settings: ProxySettings = {}
   for (const spec of proxySettingSpecs) {
     const text = env[spec.env]
-    if (text !== undefined && text !== '') assign(settings, spec, settingValue(spec, text))
+    if (text !== undefined && text !== '')
+      assign(settings, spec, settingValue(spec, text, pathSeparator(env)))
   }
   return settings
 }
@@ -272,7 +285,8 @@ export function settingsToEnv(settings: ProxySettings): Record<string, string> {
   for (const spec of proxySettingSpecs) {
     const value = settings[spec.key]
     if (value === undefined || value === false) continue
-    env[spec.env] = Array.isArray(value) ? value.join(',') : value === true ? '1' : value
+    const separator = spec.kind === 'paths' ? delimiter : ','
+    env[spec.env] = Array.isArray(value) ? value.join(separator) : value === true ? '1' : value
   }
   return env
 }

@@ -2,10 +2,12 @@
  * Issue 34 section 3, with the real docker-compose (1.29, Debian's) on the private engine: the example
  * stack (examples/stack/compose.yaml as committed, plus one override file that points the proxy service's
  * socket bind at the private engine's socket) goes up, restarts, is listed, logs and goes down through
- * `vault proxy serve` configured by PROXY_* variables with that same project as its compose policy. Then
- * copies of the file with one service made privileged, or given one more bind, are refused: compose
- * prints the proxy's message naming the service and the field, the proxy logs the refusal with the
- * client, the rule set and the field, and the engine holds no container of that service. What the
+ * `vault proxy serve` configured by PROXY_* variables with that same project as its compose policy (the
+ * override also publishes two of the gateway's ports on the loopback). Then copies of the file with one
+ * service made privileged, given one more bind, one more published port, or another service's name as
+ * an alias, are refused: compose prints the proxy's message naming the service and the field, the proxy
+ * logs the refusal with the client, the rule set and the field, and the engine holds no container of
+ * that service. What the
  * private engine cannot run (no registry) is stood in for: every image of the stack is a busybox image
  * that sleeps until stopped, tagged with the stack's image names.
  */
@@ -55,6 +57,7 @@ describe.skipIf(!engine)(
     let proxy: ChildProcess
     let proxyLog = ''
     let stackEnv: NodeJS.ProcessEnv
+    let gatewayPort: number
     const docker = (...args: string[]) =>
       run('docker', ['-H', engine!.dockerHost, ...args], { PATH: process.env.PATH, DOCKER_BUILDKIT: '0' })
     const compose = (files: string[], ...args: string[]) =>
@@ -93,10 +96,14 @@ describe.skipIf(!engine)(
       const built = await docker('build', '-q', '-t', standIn, dir)
       expect(built.code, built.stderr).toBe(0)
       for (const image of stackImages) expect((await docker('tag', standIn, image)).code).toBe(0)
-      // The one change to the stack: its proxy service binds the private engine's socket, not the host's.
+      // The changes to the stack: its proxy service binds the private engine's socket, not the host's,
+      // and the gateway publishes two ports on the loopback (a host port, and one the engine picks), so
+      // that what docker-compose 1.29 sends for declared ports goes through the policy too.
+      gatewayPort = await freePort()
       writeFileSync(
         join(dir, 'override.yaml'),
-        `services:\n  socket-proxy:\n    volumes:\n      - ${engine!.socket}:/var/run/docker.sock:ro\n`,
+        `services:\n  socket-proxy:\n    volumes:\n      - ${engine!.socket}:/var/run/docker.sock:ro\n` +
+          `  gateway:\n    ports:\n      - 127.0.0.1:${gatewayPort}:80\n      - 127.0.0.1::443\n`,
       )
       const port = await freePort()
       // The values `vault run` would give the stack from the vault.
@@ -129,7 +136,8 @@ describe.skipIf(!engine)(
         env: {
           ...stackEnv,
           DOCKER_HOST: undefined,
-          PROXY_COMPOSE_POLICY: committed().join(','),
+          // split as COMPOSE_FILE is: at the path separator
+          PROXY_COMPOSE_POLICY: committed().join(':'),
           PROXY_BACKEND_ADDR: engine!.dockerHost,
           PROXY_FRONTEND_ADDR: `tcp://127.0.0.1:${port}`,
           PROXY_LOG_LEVEL: '6',
@@ -171,6 +179,8 @@ describe.skipIf(!engine)(
       const up = await compose(committed(), 'up', '-d')
       expect(up.code, up.stderr).toBe(0)
       expect(await containers()).toEqual(services.map((service) => `${service} running`))
+      const published = await compose(committed(), 'port', 'gateway', '80')
+      expect(published.stdout.trim()).toBe(`127.0.0.1:${gatewayPort}`)
       const restart = await compose(committed(), 'restart', '--timeout', '1')
       expect(restart.code, restart.stderr).toBe(0)
       expect(restart.stderr).toMatch(/Restarting policytest_database_1 +\.\.\. done/)
@@ -229,6 +239,42 @@ describe.skipIf(!engine)(
         message:
           /compose policy: service "backup" does not declare a bind of "\/etc" at "\/host-etc" \(HostConfig\.Binds\[\d\]\)/,
         field: /HostConfig\.Binds\[\d\]/,
+      },
+      {
+        change: 'a published port on the database',
+        edit: (text: string) =>
+          text.replace(
+            '    image: postgres:15-alpine\n',
+            "    image: postgres:15-alpine\n    ports:\n      - '5432:5432'\n",
+          ),
+        service: 'database',
+        message:
+          'compose policy: service "database" does not publish 5432/tcp (HostConfig.PortBindings.5432/tcp[0] "0.0.0.0:5432")',
+        field: 'HostConfig.PortBindings.5432/tcp',
+      },
+      {
+        change: "the gateway's port also on every address",
+        edit: (text: string) =>
+          text.replace(
+            '    image: traefik:v3.6\n',
+            "    image: traefik:v3.6\n    ports:\n      - '8080:80'\n",
+          ),
+        service: 'gateway',
+        message:
+          /compose policy: service "gateway" publishes 80\/tcp only at 127\.0\.0\.1:\d+, not "0\.0\.0\.0:8080" \(HostConfig\.PortBindings\.80\/tcp\[\d\]\)/,
+        field: 'HostConfig.PortBindings.80/tcp',
+      },
+      {
+        change: "the database's name as an alias of the backup",
+        edit: (text: string) =>
+          text.replace(
+            '      - ${DATA_DIR:?}:/source:ro\n    networks:\n      - backend\n',
+            '      - ${DATA_DIR:?}:/source:ro\n    networks:\n      backend:\n        aliases: [database]\n',
+          ),
+        service: 'backup',
+        message:
+          /compose policy: service "backup" does not declare alias "database" on network "policytest_backend" \(NetworkingConfig\.EndpointsConfig\.policytest_backend\.Aliases\[\d\]\)/,
+        field: 'NetworkingConfig.EndpointsConfig.policytest_backend.Aliases',
       },
     ])(
       'refuses the stack with $change, naming the service and the field',

@@ -150,13 +150,13 @@ describe.skipIf(!engine)(
         '--learn',
         learned,
         '--learn-warn-every',
-        '0.2',
+        '1',
       ])
       running.push(learning)
       await consumerTraffic(`tcp://127.0.0.1:${learning.port}`)
       const warned = () =>
         jsonLines(learning.stderr()).filter((line) => String(line.msg).startsWith('LEARN MODE'))
-      for (let i = 0; i < 50 && warned().length < 2; i++)
+      for (let i = 0; i < 100 && warned().length < 2; i++)
         await new Promise((resolve) => setTimeout(resolve, 100))
       expect(warned().length).toBeGreaterThanOrEqual(2)
       expect(warned()[0]).toMatchObject({ level: 'warning', file: learned })

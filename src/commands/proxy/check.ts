@@ -100,9 +100,11 @@ export default class ProxyCheck extends BaseCommand<typeof ProxyCheck> {
     for (const spec of ruleSettingSpecs) {
       const value = (flags as Record<string, unknown>)[spec.flag]
       if (value === undefined || value === false) continue
-      ;(settings as Record<string, unknown>)[spec.key] = Array.isArray(value)
-        ? value.flatMap((item: string) => item.split(/[\s,]+/).filter(Boolean))
-        : value
+      // a list flag may separate values by commas; a paths flag (--compose-policy) names one file
+      ;(settings as Record<string, unknown>)[spec.key] =
+        Array.isArray(value) && spec.kind === 'list'
+          ? value.flatMap((item: string) => item.split(/[\s,]+/).filter(Boolean))
+          : value
     }
     const body =
       flags.body === undefined

@@ -34,8 +34,9 @@ export default class ProxyServe extends BaseCommand<typeof ProxyServe> {
         "only compose.yaml's project: create (nothing beyond what its services declare), start, stop, restart, remove; ps and logs. Variables: this environment, then the project's .env",
     },
     {
-      command: 'PROXY_COMPOSE_POLICY=compose.yaml,compose.prod.yaml <%= config.bin %> <%= command.id %>',
-      description: 'two files merged in order, as `docker compose -f compose.yaml -f compose.prod.yaml` does',
+      command: 'PROXY_COMPOSE_POLICY=compose.yaml:compose.prod.yaml <%= config.bin %> <%= command.id %>',
+      description:
+        'two files merged in order, as `docker compose -f compose.yaml -f compose.prod.yaml` does; the variable is split as COMPOSE_FILE is (COMPOSE_PATH_SEPARATOR, default ":"), a flag names one file: --compose-policy "my stack/compose.yaml"',
     },
     {
       command: '<%= config.bin %> <%= command.id %> --rules-file examples/proxy/traefik.rules --log-level 7',

@@ -4,13 +4,17 @@
  * `.env`, `include`, `extends`, bind sources resolved against the project directory. Every service of
  * every profile is in the policy unless COMPOSE_PROFILES narrows it (the policy says what may be
  * created; `--profile` chooses what is). What is read of each service: the settings that reach the host
- * (policy.ts). A file that does not load stops the proxy with a UsageError naming it.
+ * (policy.ts), its published ports (declared-ports.ts) and what its names resolve to (declared-lookups.ts). A file that does not load stops the proxy with a UsageError naming it.
  */
 import { posix } from 'node:path'
 import { loadComposeProject } from '../../compose/load.js'
 import { longVolume, cleanPath } from '../../compose/normalize-volumes.js'
 import { UsageError, VaultError } from '../../errors.js'
 import { normalizeCapability } from '../body-guard.js'
+import { pathSeparator } from '../settings.js'
+import { declaredLookups } from './declared-lookups.js'
+import { declaredPorts } from './declared-ports.js'
+import { policyFiles } from './policy-files.js'
 import {
   imageForms,
   ipamKey,
@@ -115,6 +119,8 @@ interface ProjectNames {
   volumeName: (key: string) => string
   /** The host file of a top-level `secrets` or `configs` entry with `file:` (absolute), if it has one. */
   fileOf: (section: 'secrets' | 'configs', key: string) => string | undefined
+  /** A service's `container_name`, if it sets one. */
+  containerName: (service: string) => string | undefined
 }
 
 /** `secrets:` and `configs:` with a file: compose binds the file, read-only, at its target. */
@@ -175,6 +181,8 @@ function servicePolicy(name: string, service: Model, names: ProjectNames): Servi
     volumesFrom: list(service.volumes_from).map(String),
     runtime: text(service.runtime),
     cgroupParent: text(service.cgroup_parent),
+    ports: declaredPorts(service.ports),
+    lookups: declaredLookups(name, service, names),
   }
 }
 
@@ -201,6 +209,10 @@ export function policyOfModel(model: Model, files: readonly string[]): ComposePo
       const file = Object.hasOwn(declared, key) ? text(record(declared[key]).file) : undefined
       return file === undefined ? undefined : cleanPath(posix.resolve('/', file))
     },
+    containerName: (service) => {
+      const declared = record(model.services)
+      return Object.hasOwn(declared, service) ? text(record(declared[service]).container_name) : undefined
+    },
   }
   const services = new Map<string, ServicePolicy>()
   for (const [name, service] of entries(model.services))
@@ -223,8 +235,8 @@ export function policyOfModel(model: Model, files: readonly string[]): ComposePo
 }
 
 /**
- * Loads the compose files (merged in order, like `-f`) with `environment` (the proxy's) and the
- * project's `.env`, and builds their policy. Throws UsageError naming PROXY_COMPOSE_POLICY.
+ * Loads the compose files (merged in order, like `-f`; policy-files.ts) with `environment` (the proxy's)
+ * and the project's `.env`, and builds their policy. Throws UsageError naming PROXY_COMPOSE_POLICY.
  */
 export function loadComposePolicy(
   files: readonly string[],
@@ -233,7 +245,7 @@ export function loadComposePolicy(
 ): ComposePolicy {
   try {
     const project = loadComposeProject({
-      files: [...files],
+      files: policyFiles(files, cwd),
       cwd,
       environment,
       referenceIndex: false,
@@ -242,7 +254,7 @@ export function loadComposePolicy(
     return policyOfModel(project.model, project.files)
   } catch (error) {
     if (!(error instanceof VaultError)) throw error
-    throw new UsageError(`PROXY_COMPOSE_POLICY ${files.join(',')}: ${error.message}`, {
+    throw new UsageError(`PROXY_COMPOSE_POLICY ${files.join(pathSeparator(environment))}: ${error.message}`, {
       hint: error.hint,
       cause: error,
     })

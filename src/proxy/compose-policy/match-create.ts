@@ -3,15 +3,21 @@
  * project and service by compose's labels, and every host-reaching field must be within what that
  * service declares. Strictly declared (nothing else passes): the image, privileged, cap_add, binds and
  * volumes (Binds and Mounts: source, target, read-only), the network mode and endpoints, the PID, IPC,
- * UTS, user and cgroup namespaces, devices and device cgroup rules, volumes_from. Declared or else the
- * host-escape guard's defaults: security options, sysctls, the runtime, the cgroup parent. What the
- * policy does not model (MaskedPaths, ReadonlyPaths, DeviceRequests) is the guard's alone: the guard
- * judges the body with the declared values taken out, so a declared bind of the engine socket passes
- * and an undeclared `seccomp=unconfined` is still refused.
+ * UTS, user and cgroup namespaces, devices and device cgroup rules, volumes_from, published ports
+ * (match-ports.ts), extra hosts, DNS servers, search domains and options, links, network aliases and
+ * fixed addresses (match-lookups.ts).
+ * Declared or else the host-escape guard's defaults: security options, sysctls, the runtime, the cgroup
+ * parent. What the policy does not model (MaskedPaths, ReadonlyPaths, DeviceRequests) is the guard's
+ * alone: the guard judges the body with the declared values taken out, so a declared bind of the engine
+ * socket passes and an undeclared `seccomp=unconfined` is still refused. Not read by either: resources
+ * (memory, CPU, PIDs, ShmSize, Ulimits, OomScoreAdj), Init, CapDrop, GroupAdd, Tmpfs, ReadonlyRootfs,
+ * the restart and log settings, ExposedPorts.
  */
 import { posix } from 'node:path'
 import { hostConfigRefusal, normalizeCapability, type GuardOptions, type Refusal } from '../body-guard.js'
 import type { GoStruct, GoValue } from '../go-json.js'
+import { endpointAddresses, endpointRefusal, lookupsRefusal } from './match-lookups.js'
+import { portsRefusal } from './match-ports.js'
 import type { ComposePolicy, DeclaredMount, NamespaceField, ServicePolicy } from './policy.js'
 
 export const projectLabel = 'com.docker.compose.project'
@@ -277,20 +283,34 @@ export function createRefusal(policy: ComposePolicy, view: GoStruct, guard: Guar
   if ('reason' in service) return service
   const imageRefused = imageRefusal(service, String(view.Image))
   if (imageRefused) return imageRefused
-  const endpoints = stringMap(
-    ((view.NetworkingConfig as GoStruct | null)?.EndpointsConfig as GoValue | undefined) ?? null,
-  )
-  for (const network of Object.keys(endpoints)) {
+  const endpoints = (((view.NetworkingConfig as GoStruct | null)?.EndpointsConfig as GoValue | undefined) ??
+    {}) as Record<string, GoStruct | null>
+  for (const [network, endpoint] of Object.entries(endpoints)) {
     if (!service.networks.has(network) && !modeDeclared(service.networkMode, network))
       return {
         field: 'NetworkingConfig.EndpointsConfig',
         reason: `service "${service.name}" does not declare network ${quoted(network)} (NetworkingConfig.EndpointsConfig)`,
       }
+    const refusal = endpointRefusal(
+      policy.project,
+      service,
+      {
+        network,
+        aliases: strings(endpoint?.Aliases),
+        links: strings(endpoint?.Links),
+        addresses: endpointAddresses(endpoint?.IPAMConfig as GoStruct | null | undefined),
+      },
+      `NetworkingConfig.EndpointsConfig.${network}`,
+    )
+    if (refusal) return refusal
   }
+  const strictRefusal = (config: GoStruct, prefix: string) =>
+    hostFieldsRefusal(service, config, prefix) ??
+    portsRefusal(service, config, prefix) ??
+    lookupsRefusal(policy.project, service, config, prefix)
   const hostConfig = view.HostConfig as GoStruct | null
   const strict =
-    (hostConfig === null ? null : hostFieldsRefusal(service, hostConfig, 'HostConfig.')) ??
-    hostFieldsRefusal(service, view, '')
+    (hostConfig === null ? null : strictRefusal(hostConfig, 'HostConfig.')) ?? strictRefusal(view, '')
   if (strict) return strict
   const guarded =
     (hostConfig === null ? null : hostConfigRefusal(residual(service, hostConfig), 'HostConfig.', guard)) ??

@@ -39,6 +39,48 @@ export interface ServicePolicy {
   volumesFrom: readonly string[]
   runtime?: string
   cgroupParent?: string
+  /** `ports`, one entry per container port (ranges expanded as compose expands them). */
+  ports: readonly DeclaredPort[]
+  /** What decides where the container's names resolve (`extra_hosts`, `dns*`, `links`). */
+  lookups: DeclaredLookups
+}
+
+/** One published port a service declares (`ports:`, short or long syntax). */
+export interface DeclaredPort {
+  /** The container port and its protocol (`tcp`, `udp`, `sctp`). */
+  container: number
+  protocol: string
+  /** The host address (`host_ip`), '' for every address. */
+  hostIp: string
+  /** The host port or range (`published`); undefined for one the engine picks. */
+  hostPorts?: { first: number; last: number }
+}
+
+/** What a service declares for one network it joins. */
+export interface DeclaredEndpoint {
+  aliases: ReadonlySet<string>
+  /** `ipv4_address`, `ipv6_address` and `link_local_ips`, each in one spelling (ip-text.ts). */
+  addresses: ReadonlySet<string>
+}
+
+/** `extra_hosts`, `dns`, `dns_search`, `dns_opt`, `links` and `external_links` of one service. */
+export interface DeclaredLookups {
+  /** `extra_hosts` as `name ip` (the IP without brackets). */
+  extraHosts: ReadonlySet<string>
+  dns: ReadonlySet<string>
+  dnsSearch: ReadonlySet<string>
+  dnsOptions: ReadonlySet<string>
+  /**
+   * The services whose containers it may link to by compose's names: those of `links`, and itself (a
+   * one-off's links), unless they set a `container_name`.
+   */
+  linkedServices: ReadonlySet<string>
+  /** Container names it may link to: `external_links` sources, the `container_name` of linked services. */
+  linkedContainers: ReadonlySet<string>
+  /** `networks: {KEY: {aliases, ipv4_address, ...}}`, by the network's engine name. */
+  endpoints: ReadonlyMap<string, DeclaredEndpoint>
+  /** Its own `container_name`, if it sets one (compose gives it as an alias). */
+  containerName?: string
 }
 
 export type NamespaceField = 'PidMode' | 'IpcMode' | 'UTSMode' | 'UsernsMode' | 'CgroupnsMode'

@@ -7,7 +7,8 @@
  *   of the project (its label com.docker.compose.project, read from the engine); the request is then
  *   sent for the container's id, so that a rename in between cannot swap the container;
  * - a network or volume create: one the project declares, by engine name, with its labels, driver and
- *   driver options; connect and disconnect: the project's container to a network its service joins;
+ *   driver options; connect and disconnect: the project's container to a network its service joins,
+ *   with only the aliases, addresses and links it declares (match-lookups.ts);
  *   network and volume removal: the project's own (by label);
  * - an image pull: an image a service names; an import (`fromSrc`) never.
  * Reads (lists, inspects, events) pass as the rules allow them.
@@ -18,6 +19,7 @@ import { decodeGoJson, DecodeError, type GoShape, type GoStruct } from '../go-js
 import { queryPairs } from '../env-refusal.js'
 import type { EngineRead } from './engine-read.js'
 import { createRefusal, ownValue, projectLabel, serviceOfLabels } from './match-create.js'
+import { endpointAddresses, endpointRefusal } from './match-lookups.js'
 import { imageForms, ipamKey, type ComposePolicy, type DeclaredObject } from './policy.js'
 import { composeCreateShape, networkConnectShape, networkCreateShape, volumeCreateShape } from './shapes.js'
 
@@ -217,6 +219,9 @@ function decideVolumeCreate(policy: ComposePolicy, guard: GuardOptions, body: Po
     : {}
 }
 
+const strings = (value: GoStruct[string] | undefined): string[] =>
+  Array.isArray(value) ? (value as string[]) : []
+
 async function decideConnect(
   policy: ComposePolicy,
   request: { prefix: string; network: string; action: string; query: string },
@@ -246,6 +251,20 @@ async function decideConnect(
       field: 'Container',
       reason: `service "${service.name}" does not declare network ${quoted(network.name)}`,
     }
+  const endpoint = view.EndpointConfig as GoStruct | null
+  const refusal = endpointRefusal(
+    policy.project,
+    service,
+    {
+      network: network.name,
+      aliases: strings(endpoint?.Aliases),
+      links: strings(endpoint?.Links),
+      addresses: endpointAddresses(endpoint?.IPAMConfig as GoStruct | null | undefined),
+      containerId: String((answer.json as { Id?: unknown } | undefined)?.Id ?? ''),
+    },
+    'EndpointConfig',
+  )
+  if (refusal) return refusal
   return { target: `${request.prefix}/networks/${network.id}${request.action}${request.query}` }
 }
 

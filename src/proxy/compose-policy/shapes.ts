@@ -1,7 +1,7 @@
 /**
  * The Go shapes (go-json.ts) of the bodies the compose policy reads: the container create body with the
  * guard's host fields plus what names the project, service, image and networks (container.Config's
- * Image and Labels, network.NetworkingConfig's endpoints); network and volume create bodies; and a
+ * Image and Labels, network.NetworkingConfig's endpoints), the published ports and where names resolve; network and volume create bodies; and a
  * network connect or disconnect body (its Container).
  */
 import { bool, mapOf, sliceOf, string, struct, type GoShape } from '../go-json.js'
@@ -18,14 +18,36 @@ const composeMountShape = struct(
 const hostConfigShape = containerCreateShape.fields.HostConfig as StructShape
 const { HostConfig: _, ...topLevelHostFields } = containerCreateShape.fields
 
+/**
+ * container.HostConfig's fields the policy reads besides the guard's: nat.PortMap (a map of
+ * `PORT/PROTO` to nat.PortBinding, whose HostIP is `HostIp` in JSON), and where names resolve.
+ */
+const policyHostFields = {
+  Mounts: sliceOf(composeMountShape),
+  PortBindings: mapOf(sliceOf(struct({ HostIp: string, HostPort: string }, false))),
+  PublishAllPorts: bool,
+  ExtraHosts: sliceOf(string),
+  Dns: sliceOf(string),
+  DnsSearch: sliceOf(string),
+  DnsOptions: sliceOf(string),
+  Links: sliceOf(string),
+}
+
+/** network.EndpointSettings: the names and addresses the container takes on the network, its links. */
+const endpointShape = struct({
+  Aliases: sliceOf(string),
+  Links: sliceOf(string),
+  IPAMConfig: struct({ IPv4Address: string, IPv6Address: string, LinkLocalIPs: sliceOf(string) }),
+})
+
 export const composeCreateShape = struct(
   {
     ...topLevelHostFields,
-    Mounts: sliceOf(composeMountShape),
-    HostConfig: struct({ ...hostConfigShape.fields, Mounts: sliceOf(composeMountShape) }),
+    ...policyHostFields,
+    HostConfig: struct({ ...hostConfigShape.fields, ...policyHostFields }),
     Image: string,
     Labels: mapOf(string),
-    NetworkingConfig: struct({ EndpointsConfig: mapOf(struct({ Aliases: sliceOf(string) })) }),
+    NetworkingConfig: struct({ EndpointsConfig: mapOf(endpointShape) }),
   },
   false,
 ) as StructShape
@@ -50,5 +72,8 @@ export const volumeCreateShape = struct(
   false,
 ) as StructShape
 
-/** types.NetworkConnect / NetworkDisconnect. */
-export const networkConnectShape = struct({ Container: string }, false) as StructShape
+/** types.NetworkConnect / NetworkDisconnect: the container, and on a connect its endpoint. */
+export const networkConnectShape = struct(
+  { Container: string, EndpointConfig: endpointShape },
+  false,
+) as StructShape

@@ -31,6 +31,9 @@ export interface LearnSettings {
   warnEveryMs: number
 }
 
+/** The shortest PROXY_LEARN_WARN_EVERY. */
+export const minWarnEverySeconds = 1
+
 /** Resolves PROXY_LEARN and PROXY_LEARN_WARN_EVERY; undefined without PROXY_LEARN. Throws UsageError. */
 export function resolveLearnSettings(input: {
   learn?: string
@@ -42,8 +45,13 @@ export function resolveLearnSettings(input: {
     return undefined
   }
   const every = input.learnWarnEvery ?? '60'
-  if (!/^[0-9]+(\.[0-9]+)?$/.test(every) || Number(every) <= 0)
-    throw new UsageError(`PROXY_LEARN_WARN_EVERY "${every}" is not a positive number of seconds`)
+  if (!/^[0-9]+(\.[0-9]+)?$/.test(every))
+    throw new UsageError(`PROXY_LEARN_WARN_EVERY "${every}" is not a number of seconds`)
+  // each interval warns and rewrites the file: a few milliseconds would spin
+  if (Number(every) < minWarnEverySeconds)
+    throw new UsageError(
+      `PROXY_LEARN_WARN_EVERY "${every}" is below ${minWarnEverySeconds} second (each interval warns and rewrites the file)`,
+    )
   const file = resolve(input.learn)
   if (input.rulesFile !== undefined && resolve(input.rulesFile) === file)
     throw new UsageError(`PROXY_LEARN "${input.learn}" is the rules file`, {
@@ -81,7 +89,7 @@ export function resolveLearnSettings(input: {
     throw new UsageError(`PROXY_LEARN "${input.learn}": ${unsafe}`, {
       hint: 'whoever can replace the learned file chooses the rules the proxy enforces: write it in a directory only you (or root) can change',
     })
-  return { file, warnEveryMs: Math.max(1, Math.round(Number(every) * 1000)) }
+  return { file, warnEveryMs: Math.round(Number(every) * 1000) }
 }
 
 /**

@@ -2,7 +2,8 @@
  * The guard's decoding against Go's own: a Go program (standard library only, run with Debian's
  * golang-go) decodes each hostile body with encoding/json's Decoder into structs with dockerd's field
  * names and types for the guarded fields (the create wrapper with its inner and embedded HostConfig,
- * StrSlice as docker defines it, mount.Mount, ExecConfig, volume options, ServiceSpec), and prints what
+ * StrSlice as docker defines it, mount.Mount, ExecConfig, volume options, ServiceSpec; the compose
+ * policy's create body with nat.PortMap, DNS, extra hosts and links), and prints what
  * it holds. For every body: where the guard's decoder (go-json.ts) gives a view, Go decoded the body
  * without error to exactly that view; where the guard's decoder refuses, either Go failed too or the
  * body is one the decoder cannot decide (a key repeated exactly, a list given twice), and whatever Go
@@ -24,6 +25,7 @@ import {
   serviceSpecShape,
   volumeCreateShape,
 } from '../../../src/proxy/guard-shapes.js'
+import { composeCreateShape, networkConnectShape } from '../../../src/proxy/compose-policy/shapes.js'
 
 const goProgram =
   String.raw`package main
@@ -101,6 +103,77 @@ type CreateWrapper struct {
   String.raw`
 	HostConfig
 }
+// The compose policy's create body (compose-policy/shapes.ts): the guard's fields, a mount's ReadOnly,
+// nat.PortMap (nat.PortBinding's HostIP is "HostIp" in JSON), where names resolve, and what names the
+// project, service, image and networks (container.Config's Image and Labels, NetworkingConfig).
+type ComposeMount struct {
+	Type          string
+	Source        string
+	Target        string
+	ReadOnly      bool
+	VolumeOptions *VolumeOptions
+}
+type PortBinding struct {
+	HostIP   string ` +
+  '`json:"HostIp"`' +
+  String.raw`
+	HostPort string
+}
+type ComposeHostConfig struct {
+	Binds           []string
+	NetworkMode     string
+	VolumesFrom     []string
+	CapAdd          StrSlice
+	CgroupnsMode    string
+	IpcMode         string
+	PidMode         string
+	Privileged      bool
+	SecurityOpt     []string
+	UTSMode         string
+	UsernsMode      string
+	Sysctls         map[string]string
+	Runtime         string
+	Mounts          []ComposeMount
+	MaskedPaths     []string
+	ReadonlyPaths   []string
+	PortBindings    map[string][]PortBinding
+	PublishAllPorts bool
+	ExtraHosts      []string
+	DNS             []string ` +
+  '`json:"Dns"`' +
+  String.raw`
+	DNSSearch       []string ` +
+  '`json:"DnsSearch"`' +
+  String.raw`
+	DNSOptions      []string ` +
+  '`json:"DnsOptions"`' +
+  String.raw`
+	Links           []string
+	Resources
+}
+type Endpoint struct {
+	Aliases    []string
+	Links      []string
+	IPAMConfig *struct {
+		IPv4Address  string
+		IPv6Address  string
+		LinkLocalIPs []string
+	}
+}
+type ComposeWrapper struct {
+	InnerHostConfig *ComposeHostConfig ` +
+  '`json:"HostConfig"`' +
+  String.raw`
+	ComposeHostConfig
+	Image            string
+	Labels           map[string]string
+	NetworkingConfig *struct{ EndpointsConfig map[string]*Endpoint }
+}
+// types.NetworkConnect, as the compose policy reads it.
+type NetworkConnect struct {
+	Container      string
+	EndpointConfig *Endpoint
+}
 type ExecConfig struct{ Privileged bool }
 type VolumeCreate struct {
 	Driver     string
@@ -146,6 +219,10 @@ func main() {
 		switch row.Kind {
 		case "create":
 			target = &CreateWrapper{}
+		case "compose":
+			target = &ComposeWrapper{}
+		case "connect":
+			target = &NetworkConnect{}
 		case "exec":
 			target = &ExecConfig{}
 		case "volume":
@@ -162,15 +239,19 @@ func main() {
 }
 `
 
-type Kind = 'create' | 'exec' | 'volume' | 'service'
+type Kind = 'create' | 'compose' | 'connect' | 'exec' | 'volume' | 'service'
 const shapes = {
   create: containerCreateShape,
+  compose: composeCreateShape,
+  connect: networkConnectShape,
   exec: execCreateShape,
   volume: volumeCreateShape,
   service: serviceSpecShape,
 }
 const guardKinds: Record<Kind, GuardKind> = {
   create: 'container-create',
+  compose: 'container-create',
+  connect: 'container-create',
   exec: 'exec-create',
   volume: 'volume-create',
   service: 'service',
@@ -282,6 +363,98 @@ const corpus: [Kind, string, string][] = [
   ['create', '{"HostConfig":{"PidMode":"host","pidmode":"container:x","IPCMODE":"host"}}', 'modes'],
   ['create', '{"HostConfig":{"MaskedPaths":[],"readonlypaths":null}}', 'an empty list is not null'],
   ['create', '{"HostConfig":{"Privileged":true}}\u0000', 'a NUL after the body'],
+  [
+    'compose',
+    '{"Image":"postgres","Labels":{"com.docker.compose.service":"db"},"HostConfig":{"PortBindings":{"5432/tcp":[{"HostIp":"127.0.0.1","HostPort":"5432"}]}}}',
+    "docker-compose 1.29's port binding",
+  ],
+  [
+    'compose',
+    '{"hostconfig":{"portbindings":{"5432/tcp":[{"hostip":"0.0.0.0","HOSTPORT":"5432"}]}}}',
+    'port binding keys in any case',
+  ],
+  [
+    'compose',
+    '{"HostConfig":{"PortBindings":{"5432/tcp":[{"HostIp":"127.0.0.1"}],"5432/TCP":[{"HostPort":"5432"}]}}}',
+    'port map keys are exact',
+  ],
+  [
+    'compose',
+    '{"HostConfig":{"PortBindings":{"5432/tcp":[{"HostIp":"127.0.0.1"}]},"portbindings":{"22/tcp":[{"HostPort":"22"}]}}}',
+    'a port map twice (Go merges them)',
+  ],
+  [
+    'compose',
+    '{"HostConfig":{"PortBindings":{"5432/tcp":[{"HostIp":"127.0.0.1","hostip":"0.0.0.0","HostPort":"5432"}]}}}',
+    'a binding host address twice: the last wins',
+  ],
+  ['compose', '{"HostConfig":{"PortBindings":{"80/tcp":[{"HoſtIp":"::"}]}}}', 'long s in HostIp'],
+  [
+    'compose',
+    '{"HostConfig":{"PortBindings":{"80/tcp":[null,{"HostPort":"80"}],"81/tcp":null}}}',
+    'null bindings',
+  ],
+  ['compose', '{"HostConfig":{"PortBindings":[]}}', 'a list for a port map'],
+  ['compose', '{"HostConfig":{"PortBindings":{"80/tcp":[{"HostPort":80}]}}}', 'a number for a host port'],
+  ['compose', '{"HostConfig":{"PortBindings":{"__proto__":[{"HostPort":"22"}]}}}', '__proto__ as a port'],
+  [
+    'compose',
+    '{"HostConfig":{"publishallports":true},"PUBLISHALLPORTS":false}',
+    'PublishAllPorts in any case',
+  ],
+  [
+    'compose',
+    '{"PortBindings":{"22/tcp":[{"HostPort":"22"}]},"Dns":["203.0.113.53"],"HostConfig":{"Dns":["10.0.0.53"]}}',
+    'ports and DNS at the top level and inner',
+  ],
+  [
+    'compose',
+    '{"HostConfig":{"ExtraHosts":["a.test:10.0.0.1"],"extrahosts":["evil.test:203.0.113.1"]}}',
+    'extra hosts twice',
+  ],
+  [
+    'compose',
+    '{"HostConfig":{"ExtraHosts":["evil.test:203.0.113.1"]},"hostconfig":{"ExtraHosts":null}}',
+    'extra hosts cleared in a second HostConfig',
+  ],
+  ['compose', '{"HostConfig":{"Dns":"1.1.1.1"}}', 'a string for the DNS list'],
+  [
+    'compose',
+    '{"HostConfig":{"DNS":["1.1.1.1"],"dnssearch":["x.test"],"DNSOPTIONS":["ndots:1"],"links":["a:b"],"EKtraHosts":[]}}',
+    'DNS fields and links in any case',
+  ],
+  ['compose', '{"HostConfig":{"Dns":["10.0.0.53"],"dns":["203.0.113.53"]}}', 'DNS twice'],
+  [
+    'compose',
+    '{"NetworkingConfig":{"endpointsconfig":{"app_default":{"links":["x:y"],"aliases":["db"]},"other":null}}}',
+    'endpoint links in any case',
+  ],
+  [
+    'compose',
+    '{"Labels":{"__proto__":"x","com.docker.compose.project":"app"},"HostConfig":{"Mounts":[{"Type":"bind","Source":"/","readonly":true,"ReadOnly":false}]}}',
+    '__proto__ label, mount ReadOnly variants',
+  ],
+  [
+    'connect',
+    '{"container":"app_web_1","endpointconfig":{"ALIASES":["web","3f4e9a1b2c3d"],"Links":null}}',
+    'a connect in any case',
+  ],
+  [
+    'connect',
+    '{"Container":"app_web_1","EndpointConfig":{"Aliases":["web"]},"endpointConfig":{"aliases":["db"]}}',
+    'connect aliases twice (Go merges)',
+  ],
+  ['connect', '{"Container":"app_web_1","EndpointConfig":null}', 'a connect without endpoint'],
+  [
+    'connect',
+    '{"Container":"app_web_1","EndpointConfig":{"ipamconfig":{"ipv4address":"10.0.0.5","IPV6ADDRESS":"fd00::5","LinkLocalIPs":["169.254.1.1"]}}}',
+    'connect addresses in any case',
+  ],
+  [
+    'compose',
+    '{"NetworkingConfig":{"EndpointsConfig":{"app_back":{"IPAMConfig":{"IPv4Address":"10.0.0.5","ipv4address":"10.0.0.9"}}}}}',
+    'an endpoint address twice: the last wins',
+  ],
   ['exec', '{"privileged":true}', 'lower-case exec'],
   ['exec', '{"Privileged":"yes"}', 'a string for a bool'],
   ['exec', '{"PRIVILEGED":false,"Privileged":true}', 'exec case variants'],

@@ -68,3 +68,29 @@ describe('proxy settings', () => {
     expect(() => resolveProxyConfig({ maxConnections: '0' })).toThrow(/PROXY_MAX_CONNECTIONS "0"/)
   })
 })
+
+describe('file path settings (PROXY_COMPOSE_POLICY)', () => {
+  it('splits the variable as compose splits COMPOSE_FILE: at COMPOSE_PATH_SEPARATOR, default ":"', () => {
+    const paths = '/srv/my stack/compose.yaml:/srv/a,b/override.yaml'
+    expect(settingsFromEnv({ PROXY_COMPOSE_POLICY: paths }).composePolicy).toEqual([
+      '/srv/my stack/compose.yaml',
+      '/srv/a,b/override.yaml',
+    ])
+    expect(
+      settingsFromEnv({ PROXY_COMPOSE_POLICY: 'c:/a b.yaml;d.yaml', COMPOSE_PATH_SEPARATOR: ';' })
+        .composePolicy,
+    ).toEqual(['c:/a b.yaml', 'd.yaml'])
+    // the old comma form arrives as one entry (compose-policy/policy-files.ts reads it)
+    expect(settingsFromEnv({ PROXY_COMPOSE_POLICY: 'a.yaml,b.yaml' }).composePolicy).toEqual([
+      'a.yaml,b.yaml',
+    ])
+  })
+
+  it('takes one path per flag, repeatable, over the variable', () => {
+    expect(
+      settingsFromArgs(['--compose-policy', 'my stack/compose.yaml', '--compose-policy=a,b.yaml'], {
+        PROXY_COMPOSE_POLICY: 'ignored.yaml',
+      }).composePolicy,
+    ).toEqual(['my stack/compose.yaml', 'a,b.yaml'])
+  })
+})

@@ -1,5 +1,5 @@
 /** `vault proxy check` in process (moved from the spawned test/integration/proxy-cli.test.ts). */
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -46,5 +46,44 @@ describe('vault proxy check', () => {
     })
     expect(result.exitCode).toBe(2)
     expect(result.stderr).toMatch(/r\.rules line 3: unknown variable %NOPE%/)
+  })
+
+  it('check --compose-policy takes a path with a blank, and names the published port it refuses', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'proxy-cli-'))
+    const compose = join(dir, 'my stack', 'compose.yaml')
+    mkdirSync(join(dir, 'my stack'))
+    writeFileSync(
+      compose,
+      "name: app\nservices:\n  db:\n    image: postgres\n    ports: ['127.0.0.1:5432:5432']\n",
+    )
+    const body = (hostIp: string) => {
+      const file = join(dir, `create-${hostIp}.json`)
+      writeFileSync(
+        file,
+        JSON.stringify({
+          Image: 'postgres',
+          Labels: { 'com.docker.compose.project': 'app', 'com.docker.compose.service': 'db' },
+          HostConfig: { PortBindings: { '5432/tcp': [{ HostIp: hostIp, HostPort: '5432' }] } },
+        }),
+      )
+      return file
+    }
+    const check = (file: string) =>
+      runCommand(ProxyCheck, [
+        '--compose-policy',
+        compose,
+        'POST',
+        '/v1.41/containers/create',
+        '--body',
+        file,
+      ])
+    const allowed = await check(body('127.0.0.1'))
+    expect(allowed.exitCode, allowed.stderr).toBe(0)
+    const refused = await check(body('0.0.0.0'))
+    expect(refused.exitCode).toBe(10)
+    expect(refused.stderr).toContain('field: HostConfig.PortBindings.5432/tcp')
+    expect(refused.stderr).toContain(
+      'service "db" publishes 5432/tcp only at 127.0.0.1:5432, not "0.0.0.0:5432"',
+    )
   })
 })

@@ -16,6 +16,10 @@ describe('vault proxy serve', () => {
       ['--compose-policy', 'compose.yaml', '--learn', '/tmp/learned.rules'],
       /PROXY_COMPOSE_POLICY and PROXY_LEARN/,
     ],
+    [
+      ['--learn', '/tmp/learned.rules', '--learn-warn-every', '0.001'],
+      /PROXY_LEARN_WARN_EVERY "0.001" is below 1 second/,
+    ],
   ])('serve %j stops at startup with the reason', async (args, message) => {
     const result = await runCommand(ProxyServe, args)
     expect(result.exitCode).toBe(2)

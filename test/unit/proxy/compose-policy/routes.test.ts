@@ -473,6 +473,40 @@ describe('compose policy: networks, volumes, pulls and container actions', () =>
       reason: 'service "web" does not declare network "app_default"',
     })
     expect(await connect('app_back', 'intruder')).toMatchObject({ field: 'Container' })
+    // docker-compose 1.29 connects with the service name and the container's short id as aliases
+    const withEndpoint = (endpoint: Record<string, unknown>) =>
+      decide(
+        policy,
+        { path: '/v1.41/networks/app_back/connect' },
+        { Container: 'app_web_1', EndpointConfig: endpoint },
+        read,
+      )
+    expect(await withEndpoint({ Aliases: ['web', 'a'.repeat(12)], Links: [] })).toEqual({
+      target: `/v1.41/networks/${'n'.repeat(64)}/connect`,
+    })
+    expect(await withEndpoint({ Aliases: ['web', 'proxy'] })).toEqual({
+      field: 'EndpointConfig.Aliases',
+      reason:
+        'service "web" does not declare alias "proxy" on network "app_back" (EndpointConfig.Aliases[1])',
+    })
+    expect(await withEndpoint({ Aliases: ['b'.repeat(12)] }), "another container's short id").toMatchObject({
+      field: 'EndpointConfig.Aliases',
+    })
+    expect(await withEndpoint({ links: ['other_db_1:db'] })).toMatchObject({ field: 'EndpointConfig.Links' })
+    expect(await withEndpoint({ IPAMConfig: {} })).toMatchObject({ target: expect.any(String) })
+    expect(await withEndpoint({ IPAMConfig: { IPv4Address: '10.99.0.2' } })).toEqual({
+      field: 'EndpointConfig.IPAMConfig',
+      reason:
+        'service "web" does not declare address "10.99.0.2" on network "app_back" (EndpointConfig.IPAMConfig)',
+    })
+    expect(
+      await decide(
+        policy,
+        { path: '/v1.41/networks/app_back/connect' },
+        '{"Container":"app_web_1","EndpointConfig":{"Aliases":["web"],"aliases":["proxy"]}}',
+        read,
+      ),
+    ).toMatchObject({ reason: expect.stringMatching(/given twice/) })
     expect(await connect('theirs', 'app_web_1')).toMatchObject({ field: 'network' })
     expect(
       await decide(policy, { method: 'DELETE', path: '/v1.41/networks/theirs' }, undefined, read),

@@ -314,8 +314,11 @@ describe('the learner', () => {
 describe('learn mode', () => {
   it('reads --learn and PROXY_LEARN, and refuses a file it could not write or a bad interval', () => {
     const dir = mkdtempSync(join(tmpdir(), 'learn-'))
-    const settings = settingsFromArgs(['--learn', join(dir, 'a.rules')], { PROXY_LEARN_WARN_EVERY: '0.5' })
-    expect(resolveLearnSettings(settings)).toEqual({ file: join(dir, 'a.rules'), warnEveryMs: 500 })
+    const settings = settingsFromArgs(['--learn', join(dir, 'a.rules')], { PROXY_LEARN_WARN_EVERY: '1.5' })
+    expect(resolveLearnSettings(settings)).toEqual({ file: join(dir, 'a.rules'), warnEveryMs: 1500 })
+    expect(resolveLearnSettings({ learn: join(dir, 'x'), learnWarnEvery: '1' })).toMatchObject({
+      warnEveryMs: 1000,
+    })
     expect(resolveLearnSettings(settingsFromArgs([], { PROXY_LEARN: join(dir, 'b.rules') }))).toEqual({
       file: join(dir, 'b.rules'),
       warnEveryMs: 60_000,
@@ -325,8 +328,13 @@ describe('learn mode', () => {
     expect(() => resolveLearnSettings({ learn: join(dir, 'no', 'x.rules') })).toThrow(
       /directory does not exist/,
     )
-    expect(() => resolveLearnSettings({ learn: join(dir, 'x'), learnWarnEvery: '0' })).toThrow(
-      /positive number/,
+    // an interval that would spin (each one warns and rewrites the file) is refused, naming the variable
+    for (const every of ['0', '0.001', '0.5', '0.999'])
+      expect(() => resolveLearnSettings({ learn: join(dir, 'x'), learnWarnEvery: every }), every).toThrow(
+        new RegExp(`^PROXY_LEARN_WARN_EVERY "${every}" is below 1 second`),
+      )
+    expect(() => resolveLearnSettings({ learn: join(dir, 'x'), learnWarnEvery: '-1' })).toThrow(
+      /PROXY_LEARN_WARN_EVERY "-1" is not a number of seconds/,
     )
     expect(() => resolveLearnSettings({ learnWarnEvery: '5' })).toThrow(/needs PROXY_LEARN/)
     expect(() => resolveLearnSettings({ learn: join(dir, 'r'), rulesFile: join(dir, '.', 'r') })).toThrow(
