@@ -8,7 +8,7 @@
 import type http from 'node:http'
 import type net from 'node:net'
 import type { Backend } from './backend.js'
-import { http as nodeHttp, loadHttps } from './node-http.js'
+import { HTTPParser, http as nodeHttp, loadHttps, parserMethods } from './node-http.js'
 import type { TlsMaterial } from './config.js'
 import {
   clientOf,
@@ -34,6 +34,8 @@ import { createMaskedSlots } from './masked-slots.js'
 import { chooseRuleSet } from './rule-choice.js'
 import { oneAtATime } from './in-order.js'
 import { handleUpgrade } from './upgrade.js'
+import { watchHeads } from './head-watch.js'
+import { leanPath, type LeanPath } from './lean-connection.js'
 
 export interface ProxyServerOptions {
   /** One rule list for every client (tests and simple set-ups), or `ruleSets`. */
@@ -119,7 +121,9 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     shuttingDown: false,
     learner: options.learner,
   }
-  const inOrder = oneAtATime((req, res, expectsContinue) => handleRequest(context, req, res, expectsContinue))
+  const inOrder = oneAtATime((req, res, expectsContinue) =>
+    handleRequest(context, { req, res, body: req }, expectsContinue),
+  )
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => inOrder(req, res, false)
   let server: http.Server
   if (options.tls) {
@@ -157,7 +161,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       startedAt: clockMs(),
     })
   })
-  server.on('clientError', (error: NodeJS.ErrnoException, socket: net.Socket) => {
+  const clientError = (error: NodeJS.ErrnoException, socket: net.Socket) => {
     if (error.code === 'ECONNRESET' || error.code === 'HPE_INVALID_EOF_STATE' || !socket.writable) {
       socket.destroy()
       return
@@ -170,7 +174,31 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       client: clientOf(socket, context.frontend),
       reason: error.code,
     })
-  })
+  }
+  server.on('clientError', clientError)
+  const heads = createHeldBudget(options.budgets?.headBytes ?? headBudgetBytes)
+  const lean: LeanPath | undefined =
+    options.tls || !HTTPParser || !parserMethods
+      ? undefined
+      : leanPath({
+          parser: HTTPParser,
+          methods: parserMethods,
+          reasons: nodeHttp.STATUS_CODES,
+          maxHeadBytes,
+          headersMs: timeouts.headersMs,
+          keepAliveMs: serverOptions.keepAliveTimeout!,
+          heads,
+          serve: (req, res) => handleRequest(context, { req, res }),
+          handOff(socket, held) {
+            server.emit('connection', socket)
+            watchHeads(socket, heads, held)
+          },
+          timedOut: (socket) =>
+            clientError(
+              Object.assign(new Error('head timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
+              socket,
+            ),
+        })
   const maxConnections = options.maxConnections ?? defaultMaxConnections
   const { listener, sockets, silent } = admitConnections(server, {
     maxConnections,
@@ -183,7 +211,8 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       const choice = chooseRuleSet(context.ruleSets, socket, context.frontend)
       return choice.ruleSet ? undefined : `refused: ${choice.refusal}`
     },
-    heads: createHeldBudget(options.budgets?.headBytes ?? headBudgetBytes),
+    heads,
+    serve: lean?.serve,
     silentMs: timeouts.headersMs,
     logger: options.logger,
     tls: options.tls !== undefined,
@@ -196,10 +225,12 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       listener.close()
       for (const socket of silent) socket.destroy()
       server.closeIdleConnections()
+      lean?.closeIdle()
       const deadline = Date.now() + graceMs
       while (sockets.size > 0 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 50))
         server.closeIdleConnections()
+        lean?.closeIdle()
       }
       for (const socket of sockets) socket.destroy()
       for (const socket of context.tunnels) socket.destroy()
