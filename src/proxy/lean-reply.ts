@@ -26,6 +26,9 @@ export interface ReplyOwner {
 
 type Event = 'drain' | 'finish' | 'close'
 
+/** The most of a body's rest for which what came before it is held back to leave with it (one read). */
+const heldRestBytes = 64 * 1024
+
 let dateSecond = -1
 let dateText = ''
 
@@ -57,6 +60,10 @@ export class LeanReply implements ClientReply {
   private listeners: [Event, () => void, boolean][] | undefined
   private closed = false
   private ending = false
+  /** Body bytes of a Content-Length answer still to come (-1 when not counted). */
+  private left = -1
+  /** The socket is corked for the rest of the body (see write). */
+  private held = false
 
   constructor(
     private readonly owner: ReplyOwner,
@@ -76,8 +83,10 @@ export class LeanReply implements ClientReply {
       const value = rawHeaders[i + 1]!
       head += `${name}: ${value}\r\n`
       const noted = notedName(name)
-      if (noted === 'content-length') length = true
-      else if (noted === 'date') date = true
+      if (noted === 'content-length') {
+        length = true
+        this.left = /^[0-9]{1,15}$/.test(value) ? Number(value) : -1
+      } else if (noted === 'date') date = true
       else if (noted === 'connection') {
         connection = true
         if (/(?:^|,)\s*close\s*(?:,|$)/i.test(value)) this.closes = true
@@ -107,21 +116,35 @@ export class LeanReply implements ClientReply {
     if (this.bodiless || this.ending || chunk.length === 0) return true
     const socket = this.owner.socket
     if (socket.destroyed) return true
-    const head = this.head
-    if (!this.chunked && head === undefined) return socket.write(chunk)
+    if (this.left >= 0) this.left -= chunk.length
     socket.cork()
+    const head = this.head
     if (head !== undefined) {
       this.head = undefined
       socket.write(head, 'latin1')
     }
-    let written: boolean
     if (this.chunked) {
       socket.write(`${chunk.length.toString(16)}\r\n`, 'latin1')
       socket.write(chunk)
-      written = socket.write('\r\n', 'latin1')
-    } else written = socket.write(chunk)
+      socket.write('\r\n', 'latin1')
+    } else socket.write(chunk)
+    if (!this.held && this.left > 0 && this.left <= heldRestBytes) {
+      // The rest of the body is at most one more read of the engine's socket, which mostly comes in the
+      // same turn of the event loop: this stays corked until then, and both leave in one writev.
+      this.held = true
+      setImmediate(this.release)
+      return true
+    }
     socket.uncork()
-    return written
+    if (this.held && this.left <= 0) this.release()
+    return socket.writableLength < socket.writableHighWaterMark
+  }
+
+  /** Sends what was held corked for the rest of the body. */
+  private readonly release = () => {
+    if (!this.held) return
+    this.held = false
+    this.owner.socket.uncork()
   }
 
   end(body?: Buffer | string): this {
@@ -137,6 +160,7 @@ export class LeanReply implements ClientReply {
     this.flushHeaders()
     if (this.chunked) socket.write('0\r\n\r\n', 'latin1')
     socket.uncork()
+    this.release()
     // Finished, as for node:http, once the kernel has taken the whole reply: a client that does not
     // read holds the reply (and what is counted for it) until it does.
     if (socket.writableLength === 0) this.finish()

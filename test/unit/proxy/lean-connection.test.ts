@@ -237,6 +237,27 @@ describe('lean client path (lean-connection.ts)', () => {
     expect(started.lean).not.toContain('GET /never')
   })
 
+  it('holds a body part back for the rest of its Content-Length only until the turn of the event loop ends', async () => {
+    let second: () => void = () => {}
+    const started = await start((_req, res) => {
+      res.writeHead(200, undefined, ['Content-Length', '11'])
+      res.write(Buffer.from('first '))
+      second = () => res.end(Buffer.from('part'))
+    })
+    const socket = net.connect(started.port, '127.0.0.1')
+    let text = ''
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
+    socket.write(get('/held'))
+    for (let i = 0; i < 100 && !text.endsWith('first '); i++)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(text).toMatch(/\r\n\r\nfirst $/)
+    second()
+    for (let i = 0; i < 100 && !text.endsWith('part'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(text).toMatch(/\r\n\r\nfirst part$/)
+    socket.destroy()
+  })
+
   it('answers a head unfinished after the head timeout through timedOut', async () => {
     const started = await start(plainAnswer, { headersMs: 100 })
     const outcome = await rawExchange(started.port, ['GET /stalled HTTP/1.1\r\nHost: x\r\n'], 1, 1_500)
