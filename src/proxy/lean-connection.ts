@@ -265,7 +265,9 @@ export function leanPath(options: LeanOptions): LeanPath {
       this.waiting = undefined
       this.holder?.release()
       if (closes) {
-        this.socket.end()
+        // Nothing after a reply that closes runs; the socket goes once the reply is flushed.
+        this.leave()
+        this.socket.destroySoon()
         return
       }
       this.idleSince = Date.now()

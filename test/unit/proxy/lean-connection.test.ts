@@ -237,6 +237,27 @@ describe('lean client path (lean-connection.ts)', () => {
     expect(started.lean).not.toContain('GET /never')
   })
 
+  it('runs nothing that comes after a reply that closes the connection, and closes it', async () => {
+    const started = await start((req, res) => {
+      res.writeHead(403, undefined, ['Content-Length', '2', 'Connection', 'close'])
+      res.end('no')
+    })
+    const socket = net.connect({ port: started.port, host: '127.0.0.1', allowHalfOpen: true })
+    socket.on('error', () => {})
+    let text = ''
+    let closed = false
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')))
+    socket.on('end', () => (closed = true))
+    socket.write(get('/first'))
+    for (let i = 0; i < 100 && !text.endsWith('no'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    socket.write(get('/late'))
+    for (let i = 0; i < 100 && !closed; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(started.lean).toEqual(['GET /first'])
+    expect(closed).toBe(true)
+  })
+
   it('holds a body part back for the rest of its Content-Length only until the turn of the event loop ends', async () => {
     let second: () => void = () => {}
     const started = await start((_req, res) => {
