@@ -1,7 +1,9 @@
 /**
  * The reply to a request on the lean client path (lean-connection.ts): the status line and headers
- * written as one latin1 string together with the first body bytes (one writev), the body as it comes,
- * framed as node:http's ServerResponse frames it: by the Content-Length given, else chunked, no body for
+ * written as one latin1 string together with the first body bytes (one writev), the body as it comes
+ * (a part whose rest is at most one more engine read is held corked until that rest or the end of the
+ * event loop's turn, so that a 64 KB answer leaves in one writev, not two), framed as node:http's
+ * ServerResponse frames it: by the Content-Length given, else chunked, no body for
  * HEAD, 204 and 304. Like ServerResponse it adds `Date` when none was given, and `Connection: keep-alive`
  * with `Keep-Alive` unless a Connection header was given, which, saying close, closes the connection
  * after the reply. Header names and values are written as given, unchecked: every one comes from Node's

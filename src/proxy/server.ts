@@ -2,8 +2,9 @@
  * Builds the proxy's HTTP (or HTTPS, optionally mutual-TLS) server: large headers and long uploads
  * accepted, heads that stall answered 408 after 10 s, malformed requests answered on their own
  * connection only (and that connection closed), connections admitted by admission.ts (cap, 503),
- * pipelined requests run one at a time, CONNECT refused, and a bounded graceful shutdown. Started by `runProxy`;
- * tests call listen(0).
+ * pipelined requests run one at a time, CONNECT refused, and a bounded graceful shutdown. On a plain
+ * listener, ordinary requests are served by the lean client path (lean-connection.ts), which hands a
+ * connection to the node:http server for anything else. Started by `runProxy`; tests call listen(0).
  */
 import type http from 'node:http'
 import type net from 'node:net'
