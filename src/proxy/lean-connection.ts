@@ -2,18 +2,18 @@
  * The lean client path: a plain client connection read with Node's own HTTP parser (llhttp, strict, the
  * server's head limit), as the engine side does (engine-pool.ts), instead of node:http's server, whose
  * IncomingMessage, ServerResponse, header checks and stream events cost more CPU per request than the
- * rest of the proxy (docs/proxy-performance.md). It takes only the ordinary request: HTTP/1.1, keep-alive,
- * one Host, no body (no Transfer-Encoding, no Content-Length but 0), no Expect, no upgrade. Anything else,
- * and any head llhttp refuses, hands the connection to node:http's server for good, with the bytes of that
- * request from its first byte on (put back in the socket's read buffer), so that node:http reads them
- * as if it had had the connection from there: its answers to malformed, hostile and unusual requests
- * (the smuggling corpus, test/adversarial/proxy) are the ones it always gave.
+ * rest of the proxy (docs/proxy-performance.md). It takes only the ordinary request whose head arrives
+ * whole in one read: HTTP/1.1, keep-alive, one Host, no body (no Transfer-Encoding, no Content-Length but
+ * 0), no Expect, no upgrade. Anything else (a head cut across reads too), and any head llhttp refuses,
+ * hands the connection to node:http's server for good, with the bytes of that request from its first byte
+ * on (put back in the socket's read buffer), so that node:http reads them as if it had had the connection
+ * from there: its answers to malformed, hostile, unusual and slow requests (the smuggling corpus,
+ * test/adversarial/proxy; the head timeout; unfinished heads under the head budget, head-watch.ts) are
+ * the ones it always gave.
  *
- * Requests run one at a time: bytes that come while a request is served wait (unparsed) until it is
- * answered. Unfinished heads and waiting bytes count against the head budget (held-budget.ts), as
- * head-watch.ts counts them for node:http; a head still unfinished after the head timeout is answered
- * 408, an idle connection is closed after the keep-alive timeout (both checked on one timer, as node:http
- * checks its own).
+ * Requests run one at a time: bytes that come while a request is served wait (unparsed, counted against
+ * the head budget, held-budget.ts) until it is answered. An idle connection is closed after the
+ * keep-alive timeout, checked once a second as node:http checks its own.
  */
 import type net from 'node:net'
 import type { ClientHead } from './client-side.js'
@@ -28,15 +28,12 @@ export interface LeanOptions {
   methods: readonly string[]
   reasons: ReasonPhrases
   maxHeadBytes: number
-  headersMs: number
   keepAliveMs: number
   heads?: HeldBudget
   /** Serves one request (forward.ts's handleRequest). */
   serve(req: ClientHead, res: LeanReply): void
   /** Hands `socket` to node:http's server; `held` bytes of it (already back in its buffer) were read. */
   handOff(socket: net.Socket, held: number): void
-  /** A head was not finished in time (answered as node:http's server answers its own timeout). */
-  timedOut(socket: net.Socket): void
 }
 
 /** The lean path's connections. */
@@ -101,13 +98,13 @@ export function leanPath(options: LeanOptions): LeanPath {
   const connections = new Set<Connection>()
   const resource = {}
   let checker: NodeJS.Timeout | undefined
-  const checkEveryMs = Math.min(1_000, options.headersMs)
+  // As node:http's server: the keep-alive timeout it announces, plus a second.
   const idleMs = options.keepAliveMs + 1_000
 
-  /** The timer of both timeouts, running while there are connections. */
+  /** The keep-alive timer, running while there are connections. */
   const check = () => {
     const now = Date.now()
-    for (const connection of connections) connection.checkTimeouts(now)
+    for (const connection of connections) connection.closeIfIdleSince(now - idleMs)
   }
 
   class Connection implements ReplyOwner {
@@ -116,15 +113,12 @@ export function leanPath(options: LeanOptions): LeanPath {
     readonly reasons = options.reasons
     private readonly parser: Parser
     private readonly holder: Holder | undefined
-    /** Bytes of the unfinished head, from its first byte. */
-    private held: Buffer[] = []
     /** Bytes that came while a request was served, not yet parsed. */
     private waiting: Buffer | undefined
     private reply: LeanReply | undefined
     private parsed: ParsedHead | undefined
     private flushedHeaders: string[] = []
     private flushedUrl = ''
-    private headStartedAt = 0
     private idleSince = Date.now()
     private gone = false
     private readonly onData = (chunk: Buffer) => this.received(chunk)
@@ -197,9 +191,8 @@ export function leanPath(options: LeanOptions): LeanPath {
       this.parse(chunk)
     }
 
-    /** Parses `chunk`, which continues the unfinished head or begins a new message. */
+    /** Parses `chunk`, which begins a new message. */
     private parse(chunk: Buffer) {
-      if (this.held.length === 0) this.headStartedAt = Date.now()
       let result: number | Error
       try {
         result = this.parser.execute(chunk)
@@ -207,17 +200,11 @@ export function leanPath(options: LeanOptions): LeanPath {
         result = error as Error
       }
       const parsed = this.parsed
-      if (result instanceof Error || (parsed === undefined && result !== chunk.length))
-        return this.handOff(chunk)
-      if (parsed === undefined) {
-        this.held.push(chunk)
-        this.hold(chunk.length)
-        return
-      }
+      // A head that does not end in this chunk goes to node:http with it: its parser holds an unfinished
+      // head in less memory than this chunk and llhttp's copy of it would take (and times it out).
+      if (result instanceof Error || parsed === undefined) return this.handOff(chunk)
       const req = ordinaryHead(parsed, options.methods, this.socket)
       if (req === undefined) return this.handOff(chunk)
-      this.held = []
-      this.holder?.release()
       this.reset()
       const rest = result < chunk.length ? chunk.subarray(result) : undefined
       if (rest) {
@@ -231,17 +218,15 @@ export function leanPath(options: LeanOptions): LeanPath {
 
     /** node:http's server takes the connection from the first byte of the message in `chunk` on. */
     private handOff(chunk: Buffer) {
-      const bytes = this.held.length ? Buffer.concat([...this.held, chunk]) : chunk
       this.leave()
       this.socket.off('error', this.onError)
-      this.socket.unshift(bytes)
-      options.handOff(this.socket, bytes.length)
+      this.socket.unshift(chunk)
+      options.handOff(this.socket, chunk.length)
     }
 
     /** Stops serving the socket here (handed off or closed). */
     private leave() {
       this.gone = true
-      this.held = []
       this.waiting = undefined
       this.holder?.release()
       this.socket.off('data', this.onData)
@@ -282,27 +267,17 @@ export function leanPath(options: LeanOptions): LeanPath {
     }
 
     /**
-     * The client closed its side. As node:http's server: an unfinished head is dropped, a request under
-     * way is abandoned (its answer could not be written), an idle connection is closed.
+     * The client closed its side. As node:http's server: a request under way is abandoned (its answer
+     * could not be written), an idle connection is closed.
      */
     private clientEnded() {
-      if (this.held.length > 0 || this.reply) this.socket.destroy()
+      if (this.reply) this.socket.destroy()
       else this.socket.end()
     }
 
-    checkTimeouts(now: number) {
-      if (this.reply || this.gone) return
-      if (this.held.length > 0) {
-        if (now - this.headStartedAt >= options.headersMs) {
-          this.leave()
-          options.timedOut(this.socket)
-        }
-      } else if (now - this.idleSince >= idleMs) this.socket.destroy()
-    }
-
-    /** Closes the connection when it is idle. */
-    closeIfIdle() {
-      if (!this.reply && this.held.length === 0 && !this.waiting) this.socket.destroy()
+    /** Closes the connection when it has been idle (no request under way) since before `since`. */
+    closeIfIdleSince(since: number) {
+      if (!this.reply && !this.gone && this.idleSince <= since) this.socket.destroy()
     }
 
     private closed() {
@@ -316,10 +291,10 @@ export function leanPath(options: LeanOptions): LeanPath {
     serve(socket) {
       const connection = new Connection(socket)
       connections.add(connection)
-      checker ??= setInterval(check, checkEveryMs).unref()
+      checker ??= setInterval(check, 1_000).unref()
     },
     closeIdle() {
-      for (const connection of connections) connection.closeIfIdle()
+      for (const connection of connections) connection.closeIfIdleSince(Infinity)
     },
   }
 }

@@ -162,7 +162,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       startedAt: clockMs(),
     })
   })
-  const clientError = (error: NodeJS.ErrnoException, socket: net.Socket) => {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: net.Socket) => {
     if (error.code === 'ECONNRESET' || error.code === 'HPE_INVALID_EOF_STATE' || !socket.writable) {
       socket.destroy()
       return
@@ -175,8 +175,7 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       client: clientOf(socket, context.frontend),
       reason: error.code,
     })
-  }
-  server.on('clientError', clientError)
+  })
   const heads = createHeldBudget(options.budgets?.headBytes ?? headBudgetBytes)
   const lean: LeanPath | undefined =
     options.tls || !HTTPParser || !parserMethods
@@ -186,7 +185,6 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
           methods: parserMethods,
           reasons: nodeHttp.STATUS_CODES,
           maxHeadBytes,
-          headersMs: timeouts.headersMs,
           keepAliveMs: serverOptions.keepAliveTimeout!,
           heads,
           serve: (req, res) => handleRequest(context, { req, res }),
@@ -194,11 +192,6 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
             server.emit('connection', socket)
             watchHeads(socket, heads, held)
           },
-          timedOut: (socket) =>
-            clientError(
-              Object.assign(new Error('head timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }),
-              socket,
-            ),
         })
   const maxConnections = options.maxConnections ?? defaultMaxConnections
   const { listener, sockets, silent } = admitConnections(server, {
