@@ -38,7 +38,7 @@ export interface LeanOptions {
 
 /** The lean path's connections. */
 export interface LeanPath {
-  /** Serves `socket`, whose first bytes wait in its read buffer. */
+  /** Serves `socket`, whose first bytes wait in its read buffer (it is in paused mode). */
   serve(socket: net.Socket): void
   /** Closes the connections that are idle (no request under way, no unfinished head). */
   closeIdle(): void
@@ -54,6 +54,8 @@ interface ParsedHead {
   upgrade: boolean
   keepAlive: boolean
 }
+
+const headEnd = Buffer.from('\r\n\r\n')
 
 /** Above this many header lines node:http keeps only the first 2,000 (its maxHeaderPairs): its call. */
 const maxHeaderEntries = 2000
@@ -192,7 +194,7 @@ export function leanPath(options: LeanOptions): LeanPath {
     }
 
     /** Parses `chunk`, which begins a new message. */
-    private parse(chunk: Buffer) {
+    parse(chunk: Buffer) {
       let result: number | Error
       try {
         result = this.parser.execute(chunk)
@@ -289,9 +291,17 @@ export function leanPath(options: LeanOptions): LeanPath {
 
   return {
     serve(socket) {
+      // A first read without a head's end (a slow or stalled client) goes to node:http before any state
+      // is built for it here: 1,000 such connections cost what they cost before the lean path.
+      const first = socket.read() as Buffer | null
+      if (first !== null && first.indexOf(headEnd) === -1) {
+        socket.unshift(first)
+        return options.handOff(socket, first.length)
+      }
       const connection = new Connection(socket)
       connections.add(connection)
       checker ??= setInterval(check, 1_000).unref()
+      if (first !== null) connection.parse(first)
     },
     closeIdle() {
       for (const connection of connections) connection.closeIfIdleSince(Infinity)

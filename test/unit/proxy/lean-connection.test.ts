@@ -40,7 +40,12 @@ const plainAnswer: Answer = (req, res) => {
 }
 
 /** A listener whose connections go to the lean path; what it hands off, a node:http server answers. */
-async function start(answer: Answer = plainAnswer, budget?: HeldBudget): Promise<Started> {
+async function start(
+  answer: Answer = plainAnswer,
+  budget?: HeldBudget,
+  /** Serve a connection once its first bytes came, as admission.ts does (else at once). */
+  onFirstRead = false,
+): Promise<Started> {
   const started: Started = { port: 0, lean: [], handed: [] }
   const node = http.createServer((req, res) => {
     let body = ''
@@ -64,7 +69,10 @@ async function start(answer: Answer = plainAnswer, budget?: HeldBudget): Promise
       node.emit('connection', socket)
     },
   })
-  const listener = net.createServer({ allowHalfOpen: true }, (socket) => lean.serve(socket))
+  const listener = net.createServer({ allowHalfOpen: true }, (socket) => {
+    if (onFirstRead) socket.once('readable', () => lean.serve(socket))
+    else lean.serve(socket)
+  })
   servers.push(listener)
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
   started.port = (listener.address() as net.AddressInfo).port
@@ -122,6 +130,16 @@ describe('lean client path (lean-connection.ts)', () => {
     ])
     expect(bodies).toEqual(['lean GET /first', 'node GET /split '])
     expect(started.handed).toEqual(['GET /split HT'.length])
+  })
+
+  it('hands a connection whose first read holds no whole head to node:http, and serves one whose first read does', async () => {
+    const started = await start(plainAnswer, undefined, true)
+    const bodies = await inPieces(started.port, ['GET /slow HTTP/1.1\r\nHo', 'st: x\r\n\r\n'])
+    expect(bodies).toEqual(['node GET /slow '])
+    expect(started.handed).toEqual(['GET /slow HTTP/1.1\r\nHo'.length])
+    const whole = await inPieces(started.port, [get('/a'), get('/b')])
+    expect(whole).toEqual(['lean GET /a', 'lean GET /b'])
+    expect(started.lean).toEqual(['GET /a', 'GET /b'])
   })
 
   it.each([
@@ -278,24 +296,28 @@ describe('lean client path (lean-connection.ts)', () => {
   it('counts the bytes that wait while a request is served against the head budget, until they are parsed', async () => {
     const budget = createHeldBudget(1 << 20)
     const heldWhileServed: number[] = []
+    let answerSlow: () => void = () => {}
     const started = await start((req, res) => {
       heldWhileServed.push(budget.held)
-      if (req.url === '/slow') setTimeout(() => plainAnswer(req, res), 100)
+      if (req.url === '/slow') answerSlow = () => plainAnswer(req, res)
       else plainAnswer(req, res)
     }, budget)
+    const until = async (check: () => boolean) => {
+      for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    }
     const next = 'GET /next HTTP/1.1\r\nHost: x\r\nX-Pad: ' + 'p'.repeat(30_000) + '\r\n\r\n'
     const socket = net.connect(started.port, '127.0.0.1')
     socket.on('data', () => {})
     socket.write(get('/slow'))
-    await new Promise((resolve) => setTimeout(resolve, 30))
+    await until(() => started.lean.length === 1)
     socket.write(next)
-    await new Promise((resolve) => setTimeout(resolve, 30))
-    const heldWhileWaiting = budget.held
-    for (let i = 0; i < 100 && started.lean.length < 2; i++)
-      await new Promise((resolve) => setTimeout(resolve, 10))
+    await until(() => budget.held === next.length)
+    expect(budget.held).toBe(next.length)
+    answerSlow()
+    await until(() => started.lean.length === 2)
     expect(started.lean).toEqual(['GET /slow', 'GET /next'])
-    expect(heldWhileWaiting).toBe(next.length)
     expect(heldWhileServed).toEqual([0, 0])
+    expect(budget.held).toBe(0)
     socket.destroy()
   })
 })
