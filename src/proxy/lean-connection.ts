@@ -254,7 +254,8 @@ export function leanPath(options: LeanOptions): LeanPath {
       if (closes) {
         // Nothing after a reply that closes runs; the socket goes once the reply is flushed.
         this.leave()
-        this.socket.destroySoon()
+        const socket = this.socket
+        socket.end(() => socket.destroy())
         return
       }
       this.idleSince = Date.now()
