@@ -178,7 +178,7 @@ export function leanPath(options: LeanOptions): LeanPath {
       this.parsed = undefined
     }
 
-    /** Counts what the connection holds (unfinished head and waiting bytes) against the budget. */
+    /** Counts the bytes waiting on the connection against the head budget. */
     private hold(bytes: number) {
       if (this.holder && bytes > 0 && !this.holder.reserve(bytes)) this.socket.destroy()
     }
