@@ -30,6 +30,11 @@ export interface AdmissionOptions {
   refusal?: (socket: net.Socket) => string | undefined
   /** The budget the bytes of unfinished heads count against. Plain listeners only. */
   heads?: HeldBudget
+  /**
+   * Serves an admitted connection once its first bytes came (the lean path, lean-connection.ts); by
+   * default the HTTP server takes it. Plain listeners only.
+   */
+  serve?: (socket: net.Socket) => void
 }
 
 /** The listening server, the open client connections, and the ones that have not sent a byte yet. */
@@ -154,6 +159,7 @@ export function admitConnections(server: http.Server, options: AdmissionOptions)
       socket.setTimeout(0)
       socket.off('timeout', close)
       socket.off('error', close)
+      if (options.serve) return options.serve(socket)
       server.emit('connection', socket)
       if (heads) watchHeads(socket, heads)
     })

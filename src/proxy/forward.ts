@@ -8,6 +8,7 @@
  */
 import type http from 'node:http'
 import { Readable } from 'node:stream'
+import type { ClientReply, ClientRequest } from './client-side.js'
 import { clientOf, clockMs, logRequest, type ProxyContext, type RequestRecord } from './context.js'
 import type { ExchangeHandlers, Exchange } from './exchange.js'
 import { endToEndHeaders, framedLength, messageBody, refusalMessage, unreachableReason } from './headers.js'
@@ -25,14 +26,27 @@ import { engineReader } from './compose-policy/engine-read.js'
 import { planComposeRequest } from './compose-policy/routes.js'
 import { decideTarget, type Rule } from './rules.js'
 
-function sendMessage(res: http.ServerResponse, status: number, message: string, close: boolean): void {
+function sendMessage(res: ClientReply, status: number, message: string, close: boolean): void {
   const body = messageBody(message)
-  res.writeHead(status, {
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(body),
-    ...(close ? { Connection: 'close' } : {}),
-  })
+  const headers = ['Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body))]
+  if (close) headers.push('Connection', 'close')
+  res.writeHead(status, undefined, headers)
   res.end(body)
+}
+
+/** A bodiless request's body, read whole (nothing to wait for). */
+const noBody = Promise.resolve({ kind: 'whole' as const, body: Buffer.alloc(0) })
+
+/** Reads the request's body whole for a decision on it (read-body.ts); a bodiless one at once. */
+function wholeBody(client: ClientRequest, bodyLength: number | 'chunked', stallMs: number) {
+  if (bodyLength === 0) return noBody
+  return readWholeBody(streamOf(client), guardBodyLimit, stallMs)
+}
+
+/** The stream of a request that has a body (only node:http's path takes those). */
+function streamOf(client: ClientRequest): http.IncomingMessage {
+  if (!client.body) throw new Error('a request with a body reached the forwarder without its stream')
+  return client.body
 }
 
 /** What relayResponse calls back: the exchange it relays, a failure before the head, a head sent. */
@@ -47,7 +61,7 @@ interface RelayHooks {
  * proxy's own framing (the engine's Content-Length when its body was framed by it, else chunked),
  * then the body with back-pressure. A response transform (a filtered inspect body) belongs here.
  */
-function relayResponse(context: ProxyContext, res: http.ServerResponse, hooks: RelayHooks): ExchangeHandlers {
+function relayResponse(context: ProxyContext, res: ClientReply, hooks: RelayHooks): ExchangeHandlers {
   const { getExchange, onError, onHeadSent } = hooks
   return {
     onHead(status, statusMessage, rawHeaders) {
@@ -76,12 +90,8 @@ function relayResponse(context: ProxyContext, res: http.ServerResponse, hooks: R
  * Handles one ordinary (non-upgrade) request; `expectsContinue` when the client waits for
  * `100 Continue`, which is sent only once the request is going to be forwarded.
  */
-export function handleRequest(
-  context: ProxyContext,
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
-  expectsContinue = false,
-): void {
+export function handleRequest(context: ProxyContext, client: ClientRequest, expectsContinue = false): void {
+  const { req, res } = client
   const startedAt = clockMs()
   const method = req.method!
   const record = (fields: Omit<RequestRecord, 'method' | 'client' | 'startedAt'>) =>
@@ -168,7 +178,7 @@ export function handleRequest(
     // The compose policy decides on the whole body and on what the engine says of the container or
     // network named (compose-policy/routes.ts); the request may go on for the object's id instead.
     if (expectsContinue) res.writeContinue()
-    void readWholeBody(req, guardBodyLimit, context.timeouts.bodyStallMs)
+    void wholeBody(client, bodyLength, context.timeouts.bodyStallMs)
       .then(async (read) => {
         if (read.kind === 'gone') return
         if (read.kind === 'too-large')
@@ -182,7 +192,7 @@ export function handleRequest(
         const target = verdict.target ?? forwarded.target
         forward(
           context,
-          { req, res },
+          client,
           { ...forwarded, target, bodyLength: read.body.length, buffered: read.body },
           record,
         )
@@ -198,7 +208,7 @@ export function handleRequest(
   }
   if (plan.action === 'read-body') {
     if (expectsContinue) res.writeContinue()
-    void readWholeBody(req, guardBodyLimit, context.timeouts.bodyStallMs).then((read) => {
+    void wholeBody(client, bodyLength, context.timeouts.bodyStallMs).then((read) => {
       if (read.kind === 'gone') return
       if (read.kind === 'too-large')
         return refuseForGuard(
@@ -212,17 +222,12 @@ export function handleRequest(
         : judgeBody(plan.kind, request, context.guard)
       if (refusal) return refuseForGuard(refusal, false)
       learning?.forwarded()
-      forward(
-        context,
-        { req, res },
-        { ...forwarded, bodyLength: read.body.length, buffered: read.body },
-        record,
-      )
+      forward(context, client, { ...forwarded, bodyLength: read.body.length, buffered: read.body }, record)
     })
     return
   }
   learning?.forwarded()
-  forward(context, { req, res }, forwarded, record)
+  forward(context, client, forwarded, record)
   if (expectsContinue && !res.headersSent) res.writeContinue()
 }
 
@@ -239,7 +244,7 @@ interface Forwarded {
 
 function forward(
   context: ProxyContext,
-  client: { req: http.IncomingMessage; res: http.ServerResponse },
+  client: ClientRequest,
   forwarded: Forwarded,
   record: (fields: Omit<RequestRecord, 'method' | 'client' | 'startedAt'>) => void,
 ): void {
@@ -247,7 +252,11 @@ function forward(
   const { path, rule, bodyLength } = forwarded
   const buffered = forwarded.buffered
   const body =
-    bodyLength === 0 ? undefined : buffered ? Readable.from([buffered], { objectMode: false }) : req
+    bodyLength === 0
+      ? undefined
+      : buffered
+        ? Readable.from([buffered], { objectMode: false })
+        : streamOf(client)
   const onHeadSent = (status: number) => {
     if (context.logger.enabled('debug')) record({ path, status, decision: 'allow', rule })
   }
@@ -321,17 +330,18 @@ function forward(
     if (!res.writableFinished) exchange.abort()
   })
   if (!body || buffered) {
-    req.resume()
+    client.body?.resume()
     return
   }
-  req.on('error', () => exchange.abort())
+  const stream = streamOf(client)
+  stream.on('error', () => exchange.abort())
   // A body that stalls on the client's side closes the connection; one paused because the engine reads
   // slowly (back-pressure) is waited for.
   const stallMs = context.timeouts.bodyStallMs
-  req.setTimeout(stallMs, () => {
-    if (req.complete) return
-    if (req.isPaused()) req.socket.setTimeout(stallMs)
-    else req.socket.destroy()
+  stream.setTimeout(stallMs, () => {
+    if (stream.complete) return
+    if (stream.isPaused()) stream.socket.setTimeout(stallMs)
+    else stream.socket.destroy()
   })
-  req.once('end', () => req.setTimeout(0))
+  stream.once('end', () => stream.setTimeout(0))
 }

@@ -4,13 +4,13 @@
  * one Host, no disguised framing header, no body on GET or HEAD. Node's strict parser has refused
  * malformed heads before; this refuses what it accepts but the proxy cannot forward unambiguously.
  */
-import type http from 'node:http'
+import type { ClientHead } from './client-side.js'
 
 /** Names that, with `_` read as `-`, are framing headers: a backend that normalises them would desync. */
 const disguisedFraming = /^(?:content_length|transfer_encoding)$/i
 
 /** Why a request's version or framing cannot be forwarded safely (status and reason), or undefined. */
-export function framingProblem(req: http.IncomingMessage): [number, string] | undefined {
+export function framingProblem(req: ClientHead): [number, string] | undefined {
   if (req.httpVersion !== '1.1' && req.httpVersion !== '1.0')
     return [505, `HTTP/${req.httpVersion} is not supported`]
   const transferEncoding = req.headers['transfer-encoding']
@@ -37,7 +37,7 @@ export function framingProblem(req: http.IncomingMessage): [number, string] | un
 }
 
 /** The body length to announce upstream: a number (Content-Length), 'chunked', or 0 (no body). */
-export function bodyLengthOf(req: http.IncomingMessage): number | 'chunked' {
+export function bodyLengthOf(req: ClientHead): number | 'chunked' {
   if (req.headers['transfer-encoding'] !== undefined) return 'chunked'
   return Number(req.headers['content-length'] ?? 0)
 }

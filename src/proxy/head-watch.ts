@@ -79,7 +79,7 @@ function headAccount(socket: net.Socket, budget: HeldBudget) {
  * are counted after the parser saw them, so a head that ends in a chunk has already released its
  * connection's bytes when the chunk is counted: that chunk counts only from its last head end on.
  */
-export function watchHeads(socket: net.Socket, budget: HeldBudget): void {
+export function watchHeads(socket: net.Socket, budget: HeldBudget, held = socket.bytesRead): void {
   const account = headAccount(socket, budget)
   const parser = serverParserOf(socket)
   if (!parser) {
@@ -91,9 +91,9 @@ export function watchHeads(socket: net.Socket, budget: HeldBudget): void {
     watched.set(socket, (req, leavesHttp) => account.ended(req, leavesHttp, () => current))
     return
   }
-  // Bytes read before the hand-over (the first chunk, parsed from JavaScript) count whole now.
+  // Bytes read before the hand-over and not yet parsed (parsed from JavaScript) count whole now.
   let seen = socket.bytesRead
-  account.chunk(seen)
+  account.chunk(held)
   parser.afterEachRead(() => {
     const read = socket.bytesRead
     account.chunk(read - seen)

@@ -43,6 +43,7 @@ export type HeadersCompleteArgs = [
 ]
 export interface ParserConstructor {
   new (): Parser
+  REQUEST: number
   RESPONSE: number
   kOnMessageBegin: number
   kOnHeaders: number
@@ -72,6 +73,18 @@ function loadParser(): ParserConstructor | undefined {
 
 /** Node's HTTP parser, or undefined on a Node that no longer exposes it (callers then use node:http). */
 export const HTTPParser = loadParser()
+
+/** llhttp's method names by the number its parser reports, or undefined where Node no longer has them. */
+export const parserMethods = ((): readonly string[] | undefined => {
+  try {
+    const { methods } = require('_http_common') as { methods?: unknown }
+    return Array.isArray(methods) && methods.every((name) => typeof name === 'string')
+      ? (methods as string[])
+      : undefined
+  } catch {
+    return undefined
+  }
+})()
 
 /** The hooks head-watch.ts needs in the parser node:http's server reads a client connection with. */
 export interface ServerParserHooks {

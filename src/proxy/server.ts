@@ -2,13 +2,14 @@
  * Builds the proxy's HTTP (or HTTPS, optionally mutual-TLS) server: large headers and long uploads
  * accepted, heads that stall answered 408 after 10 s, malformed requests answered on their own
  * connection only (and that connection closed), connections admitted by admission.ts (cap, 503),
- * pipelined requests run one at a time, CONNECT refused, and a bounded graceful shutdown. Started by `runProxy`;
- * tests call listen(0).
+ * pipelined requests run one at a time, CONNECT refused, and a bounded graceful shutdown. On a plain
+ * listener, ordinary requests are served by the lean client path (lean-connection.ts), which hands a
+ * connection to the node:http server for anything else. Started by `runProxy`; tests call listen(0).
  */
 import type http from 'node:http'
 import type net from 'node:net'
 import type { Backend } from './backend.js'
-import { http as nodeHttp, loadHttps } from './node-http.js'
+import { HTTPParser, http as nodeHttp, loadHttps, parserMethods } from './node-http.js'
 import type { TlsMaterial } from './config.js'
 import {
   clientOf,
@@ -34,6 +35,8 @@ import { createMaskedSlots } from './masked-slots.js'
 import { chooseRuleSet } from './rule-choice.js'
 import { oneAtATime } from './in-order.js'
 import { handleUpgrade } from './upgrade.js'
+import { watchHeads } from './head-watch.js'
+import { leanPath, type LeanPath } from './lean-connection.js'
 
 export interface ProxyServerOptions {
   /** One rule list for every client (tests and simple set-ups), or `ruleSets`. */
@@ -119,7 +122,9 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
     shuttingDown: false,
     learner: options.learner,
   }
-  const inOrder = oneAtATime((req, res, expectsContinue) => handleRequest(context, req, res, expectsContinue))
+  const inOrder = oneAtATime((req, res, expectsContinue) =>
+    handleRequest(context, { req, res, body: req }, expectsContinue),
+  )
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => inOrder(req, res, false)
   let server: http.Server
   if (options.tls) {
@@ -171,6 +176,23 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       reason: error.code,
     })
   })
+  const heads = createHeldBudget(options.budgets?.headBytes ?? headBudgetBytes)
+  const lean: LeanPath | undefined =
+    options.tls || !HTTPParser || !parserMethods
+      ? undefined
+      : leanPath({
+          parser: HTTPParser,
+          methods: parserMethods,
+          reasons: nodeHttp.STATUS_CODES,
+          maxHeadBytes,
+          keepAliveMs: serverOptions.keepAliveTimeout!,
+          heads,
+          serve: (req, res) => handleRequest(context, { req, res }),
+          handOff(socket, held) {
+            server.emit('connection', socket)
+            watchHeads(socket, heads, held)
+          },
+        })
   const maxConnections = options.maxConnections ?? defaultMaxConnections
   const { listener, sockets, silent } = admitConnections(server, {
     maxConnections,
@@ -183,7 +205,8 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       const choice = chooseRuleSet(context.ruleSets, socket, context.frontend)
       return choice.ruleSet ? undefined : `refused: ${choice.refusal}`
     },
-    heads: createHeldBudget(options.budgets?.headBytes ?? headBudgetBytes),
+    heads,
+    serve: lean?.serve,
     silentMs: timeouts.headersMs,
     logger: options.logger,
     tls: options.tls !== undefined,
@@ -196,10 +219,12 @@ export async function createProxyServer(options: ProxyServerOptions): Promise<Pr
       listener.close()
       for (const socket of silent) socket.destroy()
       server.closeIdleConnections()
+      lean?.closeIdle()
       const deadline = Date.now() + graceMs
       while (sockets.size > 0 && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 50))
         server.closeIdleConnections()
+        lean?.closeIdle()
       }
       for (const socket of sockets) socket.destroy()
       for (const socket of context.tunnels) socket.destroy()

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { proxyNodeFlags } from '../../../src/proxy/launch.js'
-import { HTTPParser } from '../../../src/proxy/node-http.js'
+import { HTTPParser, parserMethods } from '../../../src/proxy/node-http.js'
 
 const upgrade = `Node ${process.version}`
 const see = "See docs/decisions.md, 'Node internals the proxy uses'."
@@ -45,6 +45,37 @@ describe('Node internals the proxy uses', () => {
         `relies on it. ${see}`,
     ).toEqual({ result: head.length, seen: [] })
     parser.close()
+  })
+
+  it("parses requests: stops after a request's head when kOnHeadersComplete returns 2, with llhttp's method names", () => {
+    const lean = `the lean client path (lean-connection.ts) has fallen back to node:http's server for every request`
+    expect(HTTPParser!.REQUEST, `${upgrade}: HTTPParser.REQUEST is not a number; ${lean}. ${see}`).toBeTypeOf(
+      'number',
+    )
+    expect(
+      parserMethods,
+      `${upgrade}: '_http_common' no longer exports llhttp's methods; ${lean}. ${see}`,
+    ).toBeDefined()
+    const parser = new HTTPParser!()
+    parser.initialize(HTTPParser!.REQUEST, {}, 64 * 1024, HTTPParser!.kLenientNone)
+    let seen: unknown[] = []
+    parser[HTTPParser!.kOnHeadersComplete] = (...args: unknown[]) => {
+      seen = args
+      return 2
+    }
+    const head = 'DELETE /x?y=1 HTTP/1.1\r\nHost: h\r\n\r\n'
+    const result = parser.execute(Buffer.from(`${head}GET /next HTTP/1.1\r\n`))
+    parser.close()
+    expect(
+      {
+        result,
+        method: parserMethods?.[seen[3] as number],
+        rest: [seen[0], seen[1], seen[2], seen[4], seen[7], seen[8]],
+      },
+      `${upgrade}: the request parser no longer reports a head as lean-connection.ts reads it (version, ` +
+        `headers, method number, url, upgrade, keep-alive), or no longer stops after it returning its ` +
+        `length when kOnHeadersComplete returns 2; ${lean}. ${see}`,
+    ).toEqual({ result: head.length, method: 'DELETE', rest: [1, 1, ['Host', 'h'], '/x?y=1', false, true] })
   })
 
   it('accepts every V8 flag of the serving process', () => {
