@@ -10,6 +10,8 @@ export interface VaultRunOptions {
   env?: Record<string, string | undefined>
   cwd?: string
   input?: string
+  /** For `vault run` (runCli's timeout); a command in this process runs to its end. */
+  timeout?: number
 }
 
 export function runVault(argv: string[], options: VaultRunOptions = {}): Promise<CliResult> {
