@@ -54,7 +54,7 @@ export async function runCommand(
   config ??= Config.load({ root })
   const loaded = await config
   const id = commandIdOf(loaded, CommandClass)
-  const env = options.clean
+  const env: Record<string, string | undefined> = options.clean
     ? { ...unsetAll(), PATH: process.env.PATH, LANG: 'C.UTF-8', ...options.env }
     : { ...unsetOwnVariables(), ...options.env }
   const written = { stdout: '', stderr: '' }
