@@ -2,9 +2,10 @@
  * Issue 35 item 5: the README once had operators `export ENCRYPTION_KEY=...` for the vault server, and
  * an application with its own ENCRYPTION_KEY variable then received the vault server's key from
  * `vault run` and `render`. With canaries for ENCRYPTION_KEY, JWT_SECRET and DB_URL in the host
- * environment, the built CLI's `run -- env`, `render`, `export` and `inject` never show them; a vault
- * secret named JWT_SECRET still reaches the stack, and `--allow-env ENCRYPTION_KEY` lets the host's
- * value through (which shows the check can fail).
+ * environment, `run -- env`, `render`, `export` and `inject` never show them; a vault secret named
+ * JWT_SECRET still reaches the stack, and `--allow-env ENCRYPTION_KEY` lets the host's value through
+ * (which shows the check can fail). `vault run` is the built CLI, as its child's environment is the
+ * point; render, export and inject run in this process, the canaries in its environment.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSession } from '../../src/client/session.js'
 import { VaultApi } from '../../src/client/vault-api.js'
 import { runCli } from '../helpers/cli.js'
+import { runCommandLine } from '../helpers/run-command-line.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type TestVault, deploymentVariables } from '../helpers/vault-server.js'
 
@@ -117,19 +119,22 @@ describe("the vault server's keys in the host environment", () => {
     ['export --format shell', ['export', '--env', 'dev', '--format', 'shell']],
     ['inject', ['inject', '--env', 'dev', '-i', 'app.tpl']],
   ])('%s never shows them', async (_what, args) => {
-    const result = await runCli(args, { env, cwd: work })
+    const result = await runCommandLine(args, { env, cwd: work })
     expect(result.exitCode, result.stderr).toBeLessThan(11)
     expect(result.stdout.length).toBeGreaterThan(0)
     expect(sawCanary(result.stdout + result.stderr)).toBe(false)
   })
 
   it('render and inject interpolate the vault secret of the same name, and the host value --allow-env names', async () => {
-    const rendered = await runCli(['render', '--env', 'dev', '--allow-env', 'DB_URL'], { env, cwd: work })
+    const rendered = await runCommandLine(['render', '--env', 'dev', '--allow-env', 'DB_URL'], {
+      env,
+      cwd: work,
+    })
     expect(rendered.exitCode, rendered.stderr).toBe(0)
     expect(rendered.stdout).toContain('JWT_SECRET: the-apps-own-jwt-secret')
     expect(rendered.stdout).toContain(`DB_URL: ${canaries.DB_URL}`)
     expect(rendered.stdout).toContain('ENCRYPTION_KEY: unset')
-    const injected = await runCli(
+    const injected = await runCommandLine(
       ['inject', '--env', 'dev', '-i', 'app.tpl', '--allow-env', 'ENCRYPTION_KEY'],
       {
         env,

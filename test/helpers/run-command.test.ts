@@ -81,6 +81,25 @@ describe('runCommand', () => {
     }
   })
 
+  it('with `clean` gives the command only PATH, LANG and `env`, as runCli does, and puts the rest back', async () => {
+    process.env.RUN_COMMAND_KEPT = 'kept'
+    try {
+      let seen: Record<string, string | undefined> = {}
+      class Looker extends BaseCommand<typeof Looker> {
+        public async run(): Promise<void> {
+          seen = { ...process.env }
+        }
+      }
+      Object.defineProperty(Looker, 'name', { value: 'Pwgen' })
+      const before = snapshot()
+      await runCommand(Looker, [], { clean: true, env: { GIVEN: 'given' } })
+      expect(seen).toEqual({ PATH: process.env.PATH, LANG: 'C.UTF-8', GIVEN: 'given' })
+      expect(snapshot()).toEqual(before)
+    } finally {
+      delete process.env.RUN_COMMAND_KEPT
+    }
+  })
+
   it('puts everything back after a usage error too', async () => {
     const before = snapshot()
     const run = await runCommand(Pwgen, ['--count', 'many'])

@@ -5,7 +5,8 @@
  * start-up path, signals, a child's exit code, stdin as a pipe or a terminal.
  *
  * The environment is the test's own without its `VAULT_*` and `PROXY_*` variables (as runCli's clean
- * environment has none), with `env` applied on top (a value of undefined unsets a name); it is put back afterwards,
+ * environment has none), or with `clean` only PATH and LANG (runCli's), with `env` applied on top (a value
+ * of undefined unsets a name); it is put back afterwards,
  * as are the working directory, `process.exitCode`, stdout, stderr, console.log/error, the signal
  * listeners a command added, the command class's static `id` and process.stdin (a pipe holding `input`). A `--json` answer (or one under
  * VAULT_CONTENT_TYPE=json) is checked against test/schemas/<id>.json, as runCli checks it.
@@ -29,6 +30,8 @@ export interface RunnableCommand {
 
 export interface CommandRunOptions {
   env?: Record<string, string | undefined>
+  /** The environment is `env` alone, with PATH and LANG, as runCli's (a command that reads any variable). */
+  clean?: boolean
   cwd?: string
   /** What the command reads on stdin, as from a pipe (never a terminal); default: an empty pipe, as runCli's. */
   input?: string
@@ -51,7 +54,9 @@ export async function runCommand(
   config ??= Config.load({ root })
   const loaded = await config
   const id = commandIdOf(loaded, CommandClass)
-  const env = { ...unsetOwnVariables(), ...options.env }
+  const env: Record<string, string | undefined> = options.clean
+    ? { ...unsetAll(), PATH: process.env.PATH, LANG: 'C.UTF-8', ...options.env }
+    : { ...unsetOwnVariables(), ...options.env }
   const written = { stdout: '', stderr: '' }
   const restore = [
     applyId(CommandClass, id),
@@ -124,6 +129,11 @@ function unsetOwnVariables(): Record<string, undefined> {
       .filter((name) => name.startsWith('VAULT_') || name.startsWith('PROXY_'))
       .map((name) => [name, undefined]),
   )
+}
+
+/** Every variable of the test process, unset for the run (`clean`). */
+function unsetAll(): Record<string, undefined> {
+  return Object.fromEntries(Object.keys(process.env).map((name) => [name, undefined]))
 }
 
 const processEvents = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'exit']

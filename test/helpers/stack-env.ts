@@ -1,11 +1,12 @@
 /**
  * A stack directory wired to a test vault: its `.env` (mode 600) holds the four VAULT_ variables of the
- * deployment identity, and `fillBaseSecrets` runs the real `vault secrets init` against it.
+ * deployment identity, and `fillBaseSecrets` runs `vault secrets init` against it.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { runCli, type CliResult } from './cli.js'
+import type { CliResult } from './cli.js'
+import { runCommandLine } from './run-command-line.js'
 import { deploymentVariables, type TestVault } from './vault-server.js'
 
 export interface StackDir {
@@ -41,7 +42,10 @@ export const baseSecretFlags = [
   '--backup-repository=b2:homelab-backups:stack',
 ]
 
-/** Runs `vault secrets init --env <environment>` with every input given; the object key comes from a file. */
+/**
+ * Runs `vault secrets init --env <environment>` (in this process) with every input given; the object
+ * key comes from a file.
+ */
 export async function fillBaseSecrets(
   stack: StackDir,
   environment = 'dev',
@@ -49,7 +53,10 @@ export async function fillBaseSecrets(
 ): Promise<CliResult> {
   const inputs = join(stack.dir, 'inputs.env')
   writeFileSync(inputs, `OBJSTORE_ACCOUNT_KEY=${objstoreKey}\n`, { mode: 0o600 })
-  return runCli(['secrets', 'init', '--env', environment, '--values-file', inputs, ...baseSecretFlags], {
-    env: stack.env,
-  })
+  return runCommandLine(
+    ['secrets', 'init', '--env', environment, '--values-file', inputs, ...baseSecretFlags],
+    {
+      env: stack.env,
+    },
+  )
 }

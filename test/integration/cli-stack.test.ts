@@ -2,7 +2,8 @@
  * `vault run` and `vault rotate` against a real vault server and the harness's real Docker engine,
  * driven through the real docker-compose client: a busybox fixture stack (network_mode: none) sees
  * the vault's values; rotation recreates exactly the services that reference the secret; a failing
- * hook leaves the vault and every container unchanged.
+ * hook leaves the vault and every container unchanged. `vault run` is the built CLI (docker-compose is
+ * its child); rotate and secrets run in this process, but where DOCKER_HOST's way to compose is checked.
  */
 import { execFileSync } from 'node:child_process'
 import { cpSync, mkdtempSync, rmSync } from 'node:fs'
@@ -10,6 +11,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../helpers/cli.js'
+import { runVault } from '../helpers/run-vault.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer } from '../helpers/vault-server.js'
@@ -47,7 +49,11 @@ describe.skipIf(!engine)(`vault run and rotate with a real engine (${unavailable
     docker('exec', containerId(service), 'sh', '-c', `printf %s "$${name}"`)
   const ids = () =>
     Object.fromEntries(['db', 'app', 'worker'].map((service) => [service, containerId(service)]))
-  const vault = (args: string[], input?: string) => runCli(args, { env, cwd: stack, input, timeout: 120_000 })
+  /** `vault run` spawned (docker-compose is its child); rotate and secrets in this process. */
+  const vault = (args: string[], input?: string) =>
+    runVault(args, { env, cwd: stack, input, timeout: 120_000 })
+  /** Spawned: what reaches docker-compose's environment (DOCKER_HOST) is the point. */
+  const spawned = (args: string[]) => runCli(args, { env, cwd: stack, timeout: 120_000 })
 
   beforeAll(async () => {
     server = await startVaultServer({})
@@ -187,7 +193,7 @@ describe.skipIf(!engine)(`vault run and rotate with a real engine (${unavailable
     ).toBe(0)
     try {
       const before = ids()
-      const refused = await vault(['rotate', 'AUTH_JWT_SECRET', '--env', 'dev', '--stable', '1'])
+      const refused = await spawned(['rotate', 'AUTH_JWT_SECRET', '--env', 'dev', '--stable', '1'])
       expect(refused.exitCode).toBe(4)
       expect(refused.stderr).toContain('refusing to set DOCKER_HOST from the vault')
       expect(refused.stderr).toContain('--allow-env DOCKER_HOST')
@@ -195,7 +201,7 @@ describe.skipIf(!engine)(`vault run and rotate with a real engine (${unavailable
       const version = JSON.parse(
         (await vault(['secrets', 'get', 'AUTH_JWT_SECRET', '--env', 'dev', '--json'])).stdout,
       ) as { version: number }
-      const allowed = await vault([
+      const allowed = await spawned([
         'rotate',
         'AUTH_JWT_SECRET',
         '--env',

@@ -5,7 +5,7 @@
  * that is gone, or a cycle, shows the resolver's one-line message (names, no stack trace, no value).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli } from '../helpers/cli.js'
+import { runCommandLine } from '../helpers/run-command-line.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type TestVault, deploymentVariables } from '../helpers/vault-server.js'
 
@@ -17,7 +17,7 @@ const first = 'canary-pg-first-4c2a'
 const template = 'postgresql://app:${POSTGRES_PASSWORD}@db:5432/app?x=$${literal}'
 const secretPath = (name: string) => `/console/projects/demo/environments/dev/secrets/${name}`
 const cli = (args: string[], input?: string) =>
-  runCli(args, {
+  runCommandLine(args, {
     input,
     env: {
       ...home.env,

@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildNodeBaseImage } from '../harness/node-image.js'
 import { freePort } from '../harness/ports.js'
 import { runCli } from '../helpers/cli.js'
+import { runCommandLine } from '../helpers/run-command-line.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { createStackDir, fillBaseSecrets, type StackDir } from '../helpers/stack-env.js'
 import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
@@ -129,9 +130,12 @@ describe.skipIf(!engine)(
       vault = await startVaultServer()
       stack = createStackDir(vault)
       expect((await fillBaseSecrets(stack)).exitCode).toBe(0)
-      const rendered = await runCli(['render', '--env', 'dev', '-f', composeFile, '--format', 'json'], {
-        env: stack.env,
-      })
+      const rendered = await runCommandLine(
+        ['render', '--env', 'dev', '-f', composeFile, '--format', 'json'],
+        {
+          env: stack.env,
+        },
+      )
       expect(rendered.exitCode, rendered.stderr).toBe(0)
       port = await freePort()
       const services = overrideServices(JSON.parse(rendered.stdout), port)

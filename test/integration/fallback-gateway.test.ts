@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runCli } from '../helpers/cli.js'
+import { runVault } from '../helpers/run-vault.js'
 import { startDeliveryVault, type DeliveryVault } from './delivery-fixture.js'
 
 const canary = 'CANARY-gateway-9c41d2'
@@ -75,7 +76,9 @@ describe('--fallback behind a gateway whose vault is down', () => {
 
   const timed = async (args: string[]) => {
     const started = performance.now()
-    const result = await runCli(args, { env: { ...env, DEBUG: 'vault' }, cwd: stack, timeout: 60_000 })
+    // vault run spawned (its child prints the value), the others in this process; DEBUG=vault's lines
+    // are written by the HTTP client, which reads DEBUG when a command builds it (src/client/http.ts)
+    const result = await runVault(args, { env: { ...env, DEBUG: 'vault' }, cwd: stack, timeout: 60_000 })
     const attempts = result.stderr.match(/^vault:http [A-Z]+ \S+ -> 50[234] /gm) ?? []
     return { result, attempts: attempts.length, ms: performance.now() - started }
   }

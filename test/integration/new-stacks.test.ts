@@ -19,9 +19,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse, stringify } from 'yaml'
 import { writeCredentialsFile } from '../../src/client/credentials-file.js'
 import { startPostgres, stopPostgres, type PostgresInfo } from '../harness/postgres.js'
-import { runCli } from '../helpers/cli.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { containerEnvironments, containerFile, forPrivateEngine } from '../helpers/private-engine-stack.js'
+import { runVault } from '../helpers/run-vault.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type TestVault, deploymentVariables } from '../helpers/vault-server.js'
 
@@ -48,8 +48,9 @@ describe.skipIf(!engine)(
       COMPOSE_PROJECT_NAME: projectOf(dir),
       ...extra,
     })
+    /** `vault run` spawned (its child, docker-compose, gets the stack's environment); the rest in this process. */
     const vault = (dir: string, args: string[], extra: Record<string, string> = {}) =>
-      runCli(args, { env: envFor(dir, extra), cwd: join(work, dir), timeout: 180_000 })
+      runVault(args, { env: envFor(dir, extra), cwd: join(work, dir), timeout: 180_000 })
     const ok = async (dir: string, args: string[], extra: Record<string, string> = {}) => {
       const result = await vault(dir, args, extra)
       expect(result.exitCode, `${args.join(' ')}: ${result.stderr}${result.stdout}`).toBe(0)

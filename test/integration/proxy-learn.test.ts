@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../harness/ports.js'
-import { runCli, runJs } from '../helpers/cli.js'
+import { runJs } from '../helpers/cli.js'
+import { runCommandLine } from '../helpers/run-command-line.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 
 const engine = engineOrNull()
@@ -64,8 +65,9 @@ async function serve(args: string[]): Promise<Serving> {
   let stderr = ''
   child.stderr!.on('data', (chunk) => (stderr += chunk))
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  // readiness only: the healthcheck in this process
   const health = () =>
-    runCli(['proxy', 'healthcheck', '--frontend-addr', `tcp://127.0.0.1:${port}`, '--timeout', '500'])
+    runCommandLine(['proxy', 'healthcheck', '--frontend-addr', `tcp://127.0.0.1:${port}`, '--timeout', '500'])
   let result = await health()
   for (let i = 0; i < 50 && result.exitCode !== 0; i++) {
     await new Promise((resolve) => setTimeout(resolve, 200))

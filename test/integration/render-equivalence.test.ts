@@ -38,7 +38,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { parse, stringify } from 'yaml'
-import { runCli } from '../helpers/cli.js'
+import { runCommandLine } from '../helpers/run-command-line.js'
 import { WarmComposeV1 } from '../helpers/compose-v1.js'
 
 const fixtures = fileURLToPath(new URL('../fixtures/compose/', import.meta.url))
@@ -237,7 +237,8 @@ describe.skipIf(!existsSync(composeV1))('vault render matches docker-compose con
     const expected = await composeV1Config(directory, fixture)
     const args = ['render', ...(fixture.files ?? []).flatMap((file) => ['-f', file])]
     for (const envFile of fixture.envFiles ?? []) args.push('--env-file', envFile)
-    const result = await runCli(args, { cwd: directory, env: fixture.env })
+    // in this process, with the spawned client's environment: only PATH and the fixture's variables
+    const result = await runCommandLine(args, { cwd: directory, env: fixture.env, clean: true })
     expect(result.stderr).not.toMatch(/^Error:/m)
     expect(result.exitCode).toBe(0)
     expect(normalise(v1Shape(parse(result.stdout)))).toEqual(normalise(expected))

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { revokeIdentity } from '../../src/server/identities.js'
 import { createWebhook } from '../../src/server/webhooks/webhooks.js'
 import { generationTables, tablesWithoutGeneration } from '../../src/server/store/pg-generation.js'
-import { runCli } from '../helpers/cli.js'
+import { runCommandLine } from '../helpers/run-command-line.js'
 import { createDatabase, postgresOrNull, unavailableReason } from '../helpers/components.js'
 import {
   spawnVaultProcess,
@@ -328,7 +328,7 @@ describe.skipIf(!postgres)(`read caches across two replicas (${unavailableReason
       }),
     )
     expect(replicaB.log()).not.toContain(canary)
-    const verified = await runCli(['audit', 'verify'], {
+    const verified = await runCommandLine(['audit', 'verify'], {
       env: { DB_URL: vault.dbUrl, ENCRYPTION_KEY: vault.encryptionKey },
     })
     expect(verified.exitCode, verified.stderr).toBe(0)

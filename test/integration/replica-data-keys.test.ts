@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { open, randomKey, seal } from '../../src/crypto/envelope.js'
-import { runCli } from '../helpers/cli.js'
+import { runCommandLine } from '../helpers/run-command-line.js'
 import { createDatabase, postgresOrNull, queryDatabase, unavailableReason } from '../helpers/components.js'
 import { spawnVaultProcess, startVaultServer } from '../helpers/vault-server.js'
 
@@ -141,7 +141,7 @@ describe.skipIf(!postgres)(
         // a project with no secret yet, so no data key, when the backup is taken
         const { projectId, credentials } = await vault.createProject('restored')
         const archive = join(work, 'before-first-secret.jsonl.gz')
-        const backup = await runCli(['backup', '--output', archive], { env: keys })
+        const backup = await runCommandLine(['backup', '--output', archive], { env: keys })
         expect(backup.exitCode, backup.stderr).toBe(0)
         const write = async (base: string, token: string, name: string, value: string) => {
           const response = await fetch(`${base}/api/v1/secrets/${name}?environment=dev`, {
@@ -169,7 +169,7 @@ describe.skipIf(!postgres)(
         }
 
         // the restore removes that key (and the tokens issued since); both replicas keep running
-        const restore = await runCli(['restore', archive], { env: keys })
+        const restore = await runCommandLine(['restore', archive], { env: keys })
         expect(restore.exitCode, restore.stderr).toBe(0)
         const [counted] = await query(dbUrl, `SELECT count(*) AS n FROM data_keys WHERE project_id = ?`, [
           projectId,

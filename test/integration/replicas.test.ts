@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import { runCli } from '../helpers/cli.js'
+import { runCommandLine } from '../helpers/run-command-line.js'
 import { createDatabase, postgresOrNull, unavailableReason } from '../helpers/components.js'
 import {
   spawnVaultProcess,
@@ -101,7 +101,9 @@ describe.skipIf(!postgres)(`two replicas on one PostgreSQL (${unavailableReason(
 
   /** `vault audit verify` on the database, as an operator runs it. */
   async function verify() {
-    return runCli(['audit', 'verify'], { env: { DB_URL: vault.dbUrl, ENCRYPTION_KEY: vault.encryptionKey } })
+    return runCommandLine(['audit', 'verify'], {
+      env: { DB_URL: vault.dbUrl, ENCRYPTION_KEY: vault.encryptionKey },
+    })
   }
 
   /** The audit rows of these request ids. */

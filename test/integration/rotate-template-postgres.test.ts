@@ -20,6 +20,8 @@ import {
   type PostgresInfo,
 } from '../harness/postgres.js'
 import { runCli } from '../helpers/cli.js'
+import { runCommandLine } from '../helpers/run-command-line.js'
+import { runVault } from '../helpers/run-vault.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
@@ -53,7 +55,9 @@ describe.skipIf(reason !== undefined)(`a rotation through a template (${reason ?
   const old = `pg-old-${randomBytes(8).toString('hex')}`
   const template = 'postgresql://app:${POSTGRES_PASSWORD}@db:5432/app'
 
-  const vault = (args: string[], input?: string) => runCli(args, { env, cwd: stack, input, timeout: 120_000 })
+  /** `vault run` spawned (docker-compose is its child); the rest in this process. */
+  const vault = (args: string[], input?: string) =>
+    runVault(args, { env, cwd: stack, input, timeout: 120_000 })
   const stored = async (name: string) => (await vault(['secrets', 'get', name, '--env', 'dev'])).stdout
   const docker = (...args: string[]) =>
     execFileSync('docker', args, { env: { PATH: process.env.PATH, DOCKER_HOST: engine!.dockerHost } })
@@ -87,8 +91,9 @@ describe.skipIf(reason !== undefined)(`a rotation through a template (${reason ?
       await client.end().catch(() => undefined)
     }
   }
+  /** In this process, but spawned under DEBUG: the debug module reads DEBUG once, when it is loaded. */
   const rotate = (extra: string[] = [], extraEnv: Record<string, string> = {}) =>
-    runCli(
+    (extraEnv.DEBUG === undefined ? runCommandLine : runCli)(
       [
         'rotate',
         'POSTGRES_PASSWORD',
@@ -104,7 +109,7 @@ describe.skipIf(reason !== undefined)(`a rotation through a template (${reason ?
         '60',
         ...extra,
       ],
-      { env: { ...env, ...extraEnv }, cwd: stack, timeout: 120_000 },
+      { env: { ...env, ...extraEnv }, cwd: stack },
     )
 
   beforeAll(async () => {

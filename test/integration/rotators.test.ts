@@ -1,6 +1,7 @@
 /**
  * The built-in rotators against real databases: a private PostgreSQL 15 with scram-sha-256 (so passwords
- * matter) and a private MariaDB 10.11, driven through the real CLI and a real vault server. Properties:
+ * matter) and a private MariaDB 10.11, driven through the CLI's commands (in this process) and a real
+ * vault server over HTTP. Properties:
  * after `vault rotate --rotator ...` the database accepts only the new password and the vault holds it;
  * when the vault refuses the new value (a read-only identity) the database accepts the old password
  * again and the vault is unchanged; when the vault's current value is not the database's, or the
@@ -24,7 +25,7 @@ import {
   stopPostgres,
   type PostgresInfo,
 } from '../harness/postgres.js'
-import { runCli } from '../helpers/cli.js'
+import { runCommandLine } from '../helpers/run-command-line.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type ClientCredentials, type TestVault } from '../helpers/vault-server.js'
 
@@ -51,7 +52,7 @@ describe.skipIf(reason !== undefined)(
       VAULT_CLIENT_SECRET: credentials.clientSecret,
     })
     const vault = (args: string[], input?: string, credentials?: ClientCredentials) =>
-      runCli(args, { env: env(credentials), cwd: home.dir, input, timeout: 60_000 })
+      runCommandLine(args, { env: env(credentials), cwd: home.dir, input })
     const stored = async (name: string) => (await vault(['secrets', 'get', name, '--env', 'dev'])).stdout
     const pgUrl = () => `postgres://app@127.0.0.1:${postgres.port}/postgres`
     const myUrl = () => `mysql://app@127.0.0.1:${maria.port}`

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fallbackKeyFilePath } from '../../src/delivery/fallback-key.js'
 import { fallbackDirectory } from '../../src/delivery/fallback-store.js'
-import { runCli } from '../helpers/cli.js'
+import { runVault } from '../helpers/run-vault.js'
 import { availableBackends, startDeliveryVault, type DeliveryVault } from './delivery-fixture.js'
 
 const canary = 'CANARY-fallback-3e8d71'
@@ -19,7 +19,9 @@ const printCanary = ['--', 'sh', '-c', 'printf %s "$FB_CANARY"']
 describe.each(availableBackends())('--fallback with the vault stopped (%s)', (backend) => {
   let vault: DeliveryVault
   let stack: string
-  const cli = (args: string[]) => runCli(args, { env: vault.env, cwd: stack, timeout: 60_000 })
+  /** `vault run` spawned (its child prints the value); export, render and logout in this process. */
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    runVault(args, { env: { ...vault.env, ...env }, cwd: stack, timeout: 60_000 })
   const copyFiles = () =>
     readdirSync(fallbackDirectory(vault.env)).map((name) => join(fallbackDirectory(vault.env), name))
 
@@ -98,11 +100,8 @@ describe.each(availableBackends())('--fallback with the vault stopped (%s)', (ba
   it('falls back promptly: one refused attempt, not the retries (about 3 s) a run without --fallback waits', async () => {
     const timed = async (args: string[]) => {
       const started = performance.now()
-      const result = await runCli(args, {
-        env: { ...vault.env, DEBUG: 'vault' },
-        cwd: stack,
-        timeout: 60_000,
-      })
+      // the vault:http lines: DEBUG is read when the command builds its HTTP client (src/client/http.ts)
+      const result = await cli(args, { DEBUG: 'vault' })
       const attempts = result.stderr.match(/^vault:http [A-Z]+ \S+ -> ECONNREFUSED/gm) ?? []
       return { result, attempts: attempts.length, ms: performance.now() - started }
     }

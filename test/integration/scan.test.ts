@@ -14,6 +14,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { encodingsOf } from '../../src/scan/patterns.js'
+import Scan from '../../src/commands/scan.js'
 import SecretsGet from '../../src/commands/secrets/get.js'
 import SecretsSet from '../../src/commands/secrets/set.js'
 import { runCli } from '../helpers/cli.js'
@@ -315,7 +316,7 @@ describe.skipIf(!engine)(
       })
       writeFileSync(join(repo, 'settings.yml'), `token: "${values.BUILD_TOKEN}"\n`)
       gitIn(repo, 'add', 'settings.yml')
-      const staged = await runCli(['scan', '--env', 'dev', '--staged', '--json'], { env, cwd: repo })
+      const staged = await runCommand(Scan, ['--env', 'dev', '--staged', '--json'], { env, cwd: repo })
       expect(staged.exitCode).toBe(10)
       expect(JSON.parse(staged.stdout).findings).toEqual([
         {

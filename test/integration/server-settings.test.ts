@@ -1,7 +1,8 @@
 /**
  * Issue 21 item 1 for the server: every setting is declared once (src/server/settings.ts). The README's
- * table lists exactly the declared variables, and each documented variable given to the built CLI
- * through the environment alone shows up in `vault server --print-config --json`.
+ * table lists exactly the declared variables, and each documented variable given to `vault server`
+ * (in this process, with only PATH and LANG besides) through the environment alone shows up in
+ * `vault server --print-config --json`.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { serverSettings } from '../../src/server/settings.js'
-import { runCli } from '../helpers/cli.js'
+import { runCommandLine } from '../helpers/run-command-line.js'
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
 const table = readme.slice(
@@ -21,8 +22,12 @@ const documented = [...table.matchAll(/^\| `([A-Z_]+)` \| `--([a-z-]+)` \|/gm)].
   match[2]!,
 ])
 
+/** `vault server` in this process, its environment only PATH, LANG and `env` (the settings come from there). */
+const server = (args: string[], env: Record<string, string>) =>
+  runCommandLine(['server', ...args], { env, clean: true })
+
 async function printConfig(env: Record<string, string>) {
-  const result = await runCli(['server', '--print-config', '--json'], { env })
+  const result = await server(['--print-config', '--json'], env)
   expect(result.exitCode, result.stderr).toBe(0)
   return { summary: JSON.parse(result.stdout).config as Record<string, unknown>, stderr: result.stderr }
 }
@@ -121,12 +126,10 @@ describe('server settings, declared once', () => {
       'ENCRYPTION_KEY is deprecated for the vault server: use VAULT_ENCRYPTION_KEY or VAULT_ENCRYPTION_KEY_FILE',
     )
     chmodSync(join(dir, 'jwt-secret'), 0o666)
-    const refused = await runCli(['server', '--print-config'], {
-      env: {
-        VAULT_DB_URL: dbUrl,
-        VAULT_ENCRYPTION_KEY: keyHex,
-        VAULT_JWT_SECRET_FILE: join(dir, 'jwt-secret'),
-      },
+    const refused = await server(['--print-config'], {
+      VAULT_DB_URL: dbUrl,
+      VAULT_ENCRYPTION_KEY: keyHex,
+      VAULT_JWT_SECRET_FILE: join(dir, 'jwt-secret'),
     })
     expect(refused.exitCode).toBe(3)
     expect(refused.stderr).toContain('VAULT_JWT_SECRET_FILE')
@@ -140,12 +143,10 @@ describe('server settings, declared once', () => {
   })
 
   it('refuses a setting with a bad value from the environment, naming the variable', async () => {
-    const result = await runCli(['server', '--print-config'], {
-      env: {
-        VAULT_DEV: '1',
-        VAULT_DATA_DIR: mkdtempSync(join(tmpdir(), 'vault-settings-bad-')),
-        SMTP_PORT: 'abc',
-      },
+    const result = await server(['--print-config'], {
+      VAULT_DEV: '1',
+      VAULT_DATA_DIR: mkdtempSync(join(tmpdir(), 'vault-settings-bad-')),
+      SMTP_PORT: 'abc',
     })
     expect(result.exitCode).not.toBe(0)
     expect(result.stderr).toContain('SMTP_PORT')

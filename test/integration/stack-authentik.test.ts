@@ -37,7 +37,8 @@ import {
   stopPostgres,
   type PostgresInfo,
 } from '../harness/postgres.js'
-import { runCli, runJs } from '../helpers/cli.js'
+import { runJs } from '../helpers/cli.js'
+import { runVault } from '../helpers/run-vault.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { containerEnvironments, forPrivateEngine } from '../helpers/private-engine-stack.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
@@ -66,8 +67,9 @@ describe.skipIf(!engine || noPostgres)(
     const outputs: string[] = []
 
     const project = (env: string) => `authentik${env}`
+    /** `vault run` spawned (docker-compose is its child); the other commands in this process. */
     const vault = async (env: string, args: string[], extra: Record<string, string> = {}) => {
-      const result = await runCli(args, {
+      const result = await runVault(args, {
         env: { ...home.env, DOCKER_HOST: engine!.dockerHost, COMPOSE_PROJECT_NAME: project(env), ...extra },
         cwd: stackDir,
         timeout: 180_000,

@@ -127,7 +127,7 @@ describe('stack commands with a real vault', () => {
         'name: refused\nservices:\n  app:\n    image: x\n    environment:\n      P: ${REFUSED_PASSWORD}\n',
       )
       const env = { ...home.env, DOCKER_HOST: 'unix:///nonexistent.sock' }
-      const run = (args: string[], input?: string) => runCli(args, { env, cwd: dir, input })
+      const run = (args: string[], input?: string) => runCommandLine(args, { env, cwd: dir, input })
       expect((await run(['secrets', 'set', 'REFUSED_PASSWORD', '--env', 'prod'], 'before')).exitCode).toBe(0)
       const result = await run(['rotate', 'REFUSED_PASSWORD', '--env', 'prod', '--wait', '5'])
       expect(result.exitCode).toBe(11)

@@ -29,6 +29,7 @@ import { writeCredentialsFile } from '../../src/client/credentials-file.js'
 import { buildClientImage } from '../harness/client-image.js'
 import { startPostgres, stopPostgres, type PostgresInfo } from '../harness/postgres.js'
 import { runCli } from '../helpers/cli.js'
+import { runVault } from '../helpers/run-vault.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { containerEnvironments, forPrivateEngine, keepAlive } from '../helpers/private-engine-stack.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
@@ -104,8 +105,9 @@ describe.skipIf(!engine || mariadbMissing)(
       DOCKER_HOST: engine!.dockerHost,
       COMPOSE_PROJECT_NAME: projectOf(stack),
     })
+    /** `vault run` spawned (docker-compose is its child); the other commands in this process. */
     const vault = (stack: StackCase, args: string[], input?: string) =>
-      runCli(args, { env: envFor(stack), cwd: join(work, stack.dir), input, timeout: 180_000 })
+      runVault(args, { env: envFor(stack), cwd: join(work, stack.dir), input, timeout: 180_000 })
     /** Every service's container environment (Config.Env), by service. */
     const environments = (stack: StackCase) => containerEnvironments(engine!.dockerHost, projectOf(stack))
     const withoutVault = (envs: Record<string, Record<string, string>>) =>
@@ -266,7 +268,8 @@ describe.skipIf(!engine || mariadbMissing)(
       await admin.end()
       rootSql(maria, `CREATE USER 'svc'@'127.0.0.1' IDENTIFIED BY 'svc-my-old'`)
       const env = { ...home.env, DOCKER_HOST: engine!.dockerHost, COMPOSE_PROJECT_NAME: 'tpdbclient' }
-      const run = (args: string[], input?: string) => runCli(args, { env, cwd: dir, input, timeout: 180_000 })
+      const run = (args: string[], input?: string) =>
+        runVault(args, { env, cwd: dir, input, timeout: 180_000 })
       expect(
         (await run(['secrets', 'set', 'SVC_PG_PASSWORD', '--env', 'staging'], 'svc-pg-old')).exitCode,
       ).toBe(0)

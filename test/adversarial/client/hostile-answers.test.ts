@@ -1,9 +1,10 @@
 /**
  * Answers of a hostile vault that are not names (issue 33, items 2 and 3): huge, endless, slow, deep
- * and redirecting answers, arrays and HTML where objects are expected, against the built CLI. The
- * PROPERTIES checked: a bounded answer fails within seconds with one clear line and the CLI's peak
- * memory (VmHWM of its own process) stays under 300 MB; a shape no vault gives is a clear error, never
- * a TypeError; a redirect is never followed (the other host sees no request, the client secret or a
+ * and redirecting answers, arrays and HTML where objects are expected, against the CLI: the bounds, the
+ * watches and `vault run` in a process of their own (its peak memory is measured), the other commands'
+ * shapes and redirects in this process (test/helpers/run-vault.ts). The PROPERTIES checked: a bounded
+ * answer fails within seconds with one clear line and the CLI's peak memory (VmHWM of its own process)
+ * stays under 300 MB; a shape no vault gives is a clear error, never a TypeError; a redirect is never followed (the other host sees no request, the client secret or a
  * password never leaves for it); nothing is exported or started.
  */
 import { execa } from 'execa'
@@ -12,7 +13,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { runCli, runJs, type CliResult } from '../../helpers/cli.js'
+import { runJs, type CliResult } from '../../helpers/cli.js'
+import { runVault } from '../../helpers/run-vault.js'
 import {
   deep,
   drip,
@@ -334,7 +336,7 @@ describe('an answer of the wrong shape is a clear error (item 3)', () => {
     ],
   ])('%s', async (_attack, script, args, exitCode, message) => {
     vault.script(script)
-    const result = await runCli(args, { env: env(), cwd: work })
+    const result = await runVault(args, { env: env(), cwd: work })
     expectClearError(result, exitCode, message)
     expect(readdirSync(work)).not.toContain('child-ran')
   })
@@ -398,7 +400,7 @@ describe('a redirect is never followed (item 3)', () => {
     ],
   ])('%s: the other host sees nothing, exit 8', async (_attack, script, args) => {
     vault.script(script)
-    const result = await runCli(args, { env: env(), cwd: work })
+    const result = await runVault(args, { env: env(), cwd: work })
     expectClearError(result, 8, /redirect/)
     expect(result.stderr).toContain(elsewhere.url)
     expect(elsewhere.requests).toEqual([])

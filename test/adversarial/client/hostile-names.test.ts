@@ -2,9 +2,11 @@
  * Secret names from a hostile vault (issue 33, item 1): the server a project directory's
  * `.vault/credentials` names sends names that mean something to a loader (`NODE_OPTIONS=--require=...`),
  * a shell (`X;touch f;Y`, `$(...)`, backticks, a newline), a terminal (ESC, CSI, OSC 52, BEL, NUL, CR)
- * or a JavaScript object (`__proto__`, `constructor`). The built CLI runs every command that reads
- * names: run (a plain child and compose), export in every format (shell through `eval`), render,
- * inject, secrets list, a --fallback copy sealed earlier, run --watch and inject --watch. The PROPERTY
+ * or a JavaScript object (`__proto__`, `constructor`). Every command that reads names runs: run (a plain
+ * child and compose), export in every format (shell through `eval`), render, inject, secrets list, a
+ * --fallback copy sealed earlier, run --watch and inject --watch. `vault run` and the watches are the
+ * built CLI in a process of its own (a child, signals); the others run in this process (runCommandLine),
+ * their stdout and stderr captured as a terminal would get them. The PROPERTY
  * checked for every row: exit 8, nothing the user did not run ran (the child's marker, the hidden
  * `touch`, a compose invocation), nothing was written, and no raw control byte reached the terminal.
  */
@@ -15,7 +17,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { writeCopy } from '../../../src/delivery/fallback-store.js'
 import { ensureFallbackKey } from '../../../src/delivery/fallback-key.js'
-import { runCli, runJs, type CliResult } from '../../helpers/cli.js'
+import type { CliResult } from '../../helpers/cli.js'
+import { runVault } from '../../helpers/run-vault.js'
 import {
   feed,
   json,
@@ -106,8 +109,11 @@ function expectRefused(result: CliResult, name: string): void {
     expect(result.stderr.split('\n').some((line) => /^(TOUCHED|FORGED)/.test(line))).toBe(false)
 }
 
-/** `vault ARGS` from the work directory, as the user would type it. */
-const vaultIn = (args: string[]) => runCli(args, { env: env(), cwd: work })
+/**
+ * `vault ARGS` from the work directory, as the user would type it: in this process, but `vault run`
+ * (it starts the child whose marker says whether anything ran) in a process of its own.
+ */
+const vaultIn = (args: string[]) => runVault(args, { env: env(), cwd: work })
 
 /** A child command of vault run that leaves a marker when it starts. */
 const nodeChild = [
@@ -149,15 +155,18 @@ describe.each(hostileNames)('a secret named with %s', (_attack, name) => {
 
   it('eval "$(vault export --format shell)" runs nothing hidden in the name', async () => {
     vault.script({ secrets: namedSecrets('GOOD', name) })
-    const exported = `"${process.execPath}" -- "${runJs}" export --env dev --format shell`
-    const shell = await execa('sh', ['-c', `eval "$(${exported})"`], {
-      env: env(),
+    // export runs in this process; the shell evaluates what it printed, as `eval "$(vault export ...)"` would
+    const exported = await vaultIn(['export', '--env', 'dev', '--format', 'shell'])
+    const shell = await execa('sh', ['-c', 'eval "$EXPORTED"'], {
+      env: { ...env(), EXPORTED: exported.stdout },
       extendEnv: false,
       cwd: work,
       reject: false,
     })
     expect(readdirSync(pwned)).toEqual([])
-    expect(rawControl.exec(String(shell.stdout) + String(shell.stderr))).toBeNull()
+    expect(
+      rawControl.exec(exported.stdout + exported.stderr + String(shell.stdout) + String(shell.stderr)),
+    ).toBeNull()
   })
 
   it('run --fallback-only refuses an offline copy sealed earlier that holds the name', async () => {
@@ -246,18 +255,13 @@ describe('the change feed names a secret outside the rule', () => {
 describe('the names a vault may send still work', () => {
   it('export --format shell of GOOD and A_1 evaluates back to their values', async () => {
     vault.script({ secrets: json({ secrets: [secretRow('GOOD', "it's"), secretRow('A_1', '$(x)')] }) })
-    const shell = await execa(
-      'sh',
-      [
-        '-c',
-        `eval "$("${process.execPath}" -- "${runJs}" export --env dev --format shell)"; printf '%s|%s' "$GOOD" "$A_1"`,
-      ],
-      {
-        env: env(),
-        extendEnv: false,
-        cwd: work,
-      },
-    )
+    const exported = await vaultIn(['export', '--env', 'dev', '--format', 'shell'])
+    expect(exported.exitCode, exported.stderr).toBe(0)
+    const shell = await execa('sh', ['-c', `eval "$EXPORTED"; printf '%s|%s' "$GOOD" "$A_1"`], {
+      env: { ...env(), EXPORTED: exported.stdout },
+      extendEnv: false,
+      cwd: work,
+    })
     expect(shell.stdout).toBe("it's|$(x)")
   })
 })

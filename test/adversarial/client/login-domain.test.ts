@@ -10,7 +10,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { runCli, runJs } from '../../helpers/cli.js'
+import { runJs } from '../../helpers/cli.js'
+import { runCommandLine } from '../../helpers/run-command-line.js'
 import { startHostileVault, type HostileVault } from '../../helpers/hostile-vault.js'
 import { createTempHome, type TempHome } from '../../helpers/temp-home.js'
 
@@ -42,8 +43,9 @@ function plantDomain(file: '.vault/credentials' | '.env'): void {
   writeFileSync(join(project, file), `VAULT_DOMAIN=${vault.url}\n`, { mode: 0o600 })
 }
 
+/** In this process, the password on a piped stdin; the prompt's tests below need a terminal (`script`). */
 const login = (env: Record<string, string> = {}, args: string[] = []) =>
-  runCli(['login', '--user', 'alice', '--password-stdin', ...args], {
+  runCommandLine(['login', '--user', 'alice', '--password-stdin', ...args], {
     env: { ...home.env, ...env },
     cwd: project,
     input: password,

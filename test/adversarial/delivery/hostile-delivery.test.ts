@@ -27,6 +27,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { writeFileAtomic600 } from '../../../src/fs/atomic-file.js'
 import { runCli, type CliResult } from '../../helpers/cli.js'
+import { runCommandLine } from '../../helpers/run-command-line.js'
+import { runVault } from '../../helpers/run-vault.js'
 import { createTempHome, type TempHome } from '../../helpers/temp-home.js'
 import {
   deploymentApi,
@@ -200,8 +202,9 @@ describe("vault run: a value the child's environment cannot carry", () => {
 })
 
 describe('vault inject: hostile templates and output paths', () => {
+  // in this process: inject starts no child, and its stdout, stderr and files are what is checked
   const inject = (dir: string, args: string[]) =>
-    runCli(['inject', '--env', 'dev', ...args], { env, cwd: dir })
+    runCommandLine(['inject', '--env', 'dev', ...args], { env, cwd: dir })
 
   it.each([
     {
@@ -237,7 +240,7 @@ describe('vault inject: hostile templates and output paths', () => {
       ['render', '--env', 'dev'],
       ['render', '--env', 'dev', '--check', '--json'],
     ]) {
-      const result = await runCli(args, { env, cwd: dir })
+      const result = await runVault(args, { env, cwd: dir })
       expect(result.exitCode, args.join(' ')).not.toBe(0)
       expect(result.stdout + result.stderr, args.join(' ')).not.toContain(canary)
       expect(result.stdout + result.stderr, args.join(' ')).toContain('DELIVERY_UNSET')
@@ -256,22 +259,28 @@ describe('vault inject: hostile templates and output paths', () => {
       join(dir, 'app.tpl'),
       'a=${VAULT_CLIENT_SECRET}\nb=$VAULT_TOKEN\nc=${VAULT_ACCESS_TOKEN:-none}\nd=${DELIVERY_CANARY}\n',
     )
-    const written = await runCli(['inject', '--env', 'dev', '-i', 'app.tpl', '-o', 'app.conf'], {
+    const written = await runCommandLine(['inject', '--env', 'dev', '-i', 'app.tpl', '-o', 'app.conf'], {
       env: credentials,
       cwd: dir,
     })
     expect(written.exitCode, written.stderr).toBe(0)
-    const printed = await runCli(['inject', '--env', 'dev', '-i', 'app.tpl'], { env: credentials, cwd: dir })
+    const printed = await runCommandLine(['inject', '--env', 'dev', '-i', 'app.tpl'], {
+      env: credentials,
+      cwd: dir,
+    })
     expect(printed.exitCode, printed.stderr).toBe(0)
     for (const output of [readFileSync(join(dir, 'app.conf'), 'utf8'), printed.stdout]) {
       expect(output).toBe(`a=\nb=\nc=none\nd=${canary}\n`)
       for (const value of stolen) expect(output).not.toContain(value)
     }
     writeFileSync(join(dir, 'required.tpl'), 'a=${VAULT_CLIENT_SECRET:?needed}\n')
-    const required = await runCli(['inject', '--env', 'dev', '-i', 'required.tpl', '-o', 'required.conf'], {
-      env: credentials,
-      cwd: dir,
-    })
+    const required = await runCommandLine(
+      ['inject', '--env', 'dev', '-i', 'required.tpl', '-o', 'required.conf'],
+      {
+        env: credentials,
+        cwd: dir,
+      },
+    )
     expect(required.exitCode, required.stderr).toBe(3)
     expect(existsSync(join(dir, 'required.conf'))).toBe(false)
   })

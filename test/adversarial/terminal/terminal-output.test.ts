@@ -3,8 +3,9 @@
  * prints them (an audit row from a failed login, a hostile vault server's names and messages, a compose
  * file, a request path, a flag name). One row per attack; the PROPERTY checked for every row is that no
  * raw control byte (C0 but newline and tab, DEL, C1 0x80-0x9f, bidi overrides) reaches stdout or stderr
- * of the built CLI, that a planted newline or CR does not forge an output line, and that the planted
- * text is still shown (escaped), so the test cannot pass by printing nothing.
+ * of the CLI (its commands run in this process, their streams captured; the built CLI where stdout is a
+ * terminal), that a planted newline or CR does not forge an output line, and that the planted text is
+ * still shown (escaped), so the test cannot pass by printing nothing.
  */
 import { execa } from 'execa'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -13,7 +14,8 @@ import { tmpdir } from 'node:os'
 import { DatabaseSync } from 'node:sqlite'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { runCli, runJs, type CliResult } from '../../helpers/cli.js'
+import { runJs, type CliResult } from '../../helpers/cli.js'
+import { runCommandLine } from '../../helpers/run-command-line.js'
 import { createTempHome, type TempHome } from '../../helpers/temp-home.js'
 import { startVaultServer, type TestVault } from '../../helpers/vault-server.js'
 
@@ -140,7 +142,7 @@ const admin = () => ({ ...home.env, DB_URL: vault.dbUrl, ENCRYPTION_KEY: vault.e
 
 describe('no control byte from hostile text reaches the terminal', () => {
   it('audit list: a failed login with an escape-laden client_id (the server may refuse to store it)', async () => {
-    expectTerminalSafe(await runCli(['audit', 'list'], { env: admin(), cwd: work }), false)
+    expectTerminalSafe(await runCommandLine(['audit', 'list'], { env: admin(), cwd: work }), false)
   })
 
   it.each<[string, () => string[], () => Record<string, string>]>([
@@ -165,7 +167,7 @@ describe('no control byte from hostile text reaches the terminal', () => {
     ],
     ['an unknown flag named with escapes', () => ['pwgen', `--x${payload}`], () => home.env],
   ])('%s', async (_attack, args, env) => {
-    const result = await runCli(args(), { env: env(), cwd: work })
+    const result = await runCommandLine(args(), { env: env(), cwd: work })
     expectTerminalSafe(result)
   })
 
@@ -179,7 +181,7 @@ describe('no control byte from hostile text reaches the terminal', () => {
       () => ['secrets', 'get', 'NOPE', '--env', 'dev', '--json'],
     ],
   ])('%s: JSON escapes them and parses back to the same text', async (_attack, args) => {
-    const result = await runCli(args(), { env: client(), cwd: work })
+    const result = await runCommandLine(args(), { env: client(), cwd: work })
     expect(rawControl.exec(result.stdout + result.stderr)).toBeNull()
     expect(JSON.stringify(JSON.parse(result.stdout))).toContain('\u009b31m')
   })
