@@ -16,13 +16,15 @@ with (the shim picks the server by them and runs /usr/bin/docker-compose itself 
 check that this is the real client: test/harness/compose-forkserver.ts compares the shim's `version`
 and `config` of a fixture with /usr/bin/docker-compose's, byte for byte, before any test runs.
 
-Usage: compose-forkserver.py SOCKET [ENTRY_SCRIPT]; prints one line, `ready`, when it listens. Protocol, per
-connection: the shim sends an 8-digit length, then that many bytes (fields separated by NUL: umask,
-blocked signals, ignored signals, argc, the arguments after argv[0], then the environment's NAME=value entries) with its
-fds 0, 1, 2 and an O_PATH fd of its working directory (SCM_RIGHTS); the server answers `P<pid>\n`
-(the compose child), later `S<wait status>\n`. The shim sends `K<signal>\n` to have a signal sent to
-the child. When the connection closes before the child ended (the shim was killed), the child's
-process group is killed. On SIGTERM the server kills its children's groups and exits.
+Usage: compose-forkserver.py SOCKET [ENTRY_SCRIPT]; prints `ready <user site-packages below a user
+base>` when it listens, `calls <n>` when it stops. Protocol, per connection: the shim sends an 8-digit
+length, then that many bytes (fields separated by NUL: umask, blocked signals, ignored signals, argc,
+the arguments after argv[0], then the environment's NAME=value entries) with its fds 0, 1, 2 and an
+O_PATH fd of its working directory (SCM_RIGHTS); the server answers `P<pid>\n` (the compose child),
+later `S<wait status>\n`, or `E\n` for start-up variables not its own. The shim sends `K<signal>\n`
+to have a signal sent to the child. When the connection closes before the child ended (the shim was
+killed), the child's process group is killed. On SIGTERM the server kills its children's groups and
+exits.
 """
 import array
 import atexit

@@ -158,7 +158,7 @@ describe.skipIf(!existsSync(python))('the docker-compose shim, with a probe entr
 
   it.each([
     ['SIGHUP', 'the probe exits 7'],
-    ['SIGTERM', 'the probe dies by it'],
+    ['SIGTERM', 'the probe says so on stderr and dies by it'],
     ['SIGINT', 'KeyboardInterrupt: a traceback from the entry script, then death by SIGINT'],
   ] as const)('forwards %s to the compose child (%s), as the probe itself ends', async (signal, _what) => {
     const call = { args: ['wait'], env: { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' }, cwd: work }
@@ -180,6 +180,7 @@ describe.skipIf(!existsSync(python))('the docker-compose shim, with a probe entr
     expect(ends[0]).toEqual(ends[1])
     if (signal === 'SIGHUP') expect(ends[0]!.status).toBe(7)
     else expect(ends[0]!.signal).toBe(signal)
+    if (signal === 'SIGTERM') expect(ends[0]!.stderr).toBe('got SIGTERM\n')
   })
 
   it('leaves no compose child (nor what it started) behind when the shim is SIGKILLed', async () => {
