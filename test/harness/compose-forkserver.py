@@ -148,7 +148,9 @@ class Server:
         connection.sendall(b'P%d\n' % pid)
 
     def from_shim(self, pid):
-        child = self.children[pid]
+        child = self.children.get(pid)
+        if child is None or child['connection'] is None:  # reaped earlier in the same round of events
+            return
         data = child['connection'].recv(4096)
         if not data:  # the shim is gone: so is its compose
             self.selector.unregister(child['connection'])
@@ -197,6 +199,8 @@ class Server:
             # the entry script's sys.argv (the kernel runs `python3 /usr/bin/docker-compose ARGS...`)
             sys.argv = [ENTRY_SCRIPT, *(os.fsdecode(arg) for arg in request['argv'])]
             status = run_entry_script()
+        except BaseException as error:  # before the entry script ran: say so where the caller looks
+            os.write(2, f'compose fork server: the call could not start: {error!r}\n'.encode())
         finally:
             os._exit(status)
 

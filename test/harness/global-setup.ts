@@ -4,7 +4,9 @@
  * tests are skipped visibly; with VAULT_TEST_REQUIRE_COMPONENTS=1 (CI) the run fails instead.
  * Every project naming this set-up (integration, measured) shares the same components: vitest runs the
  * set-ups one after another before the first test, and each start costs seconds; the last project's
- * teardown stops them.
+ * teardown stops them. Beside them, the compose fork servers (compose-forkserver.ts) whose `docker-compose`
+ * shim the integration workers put first on PATH (`inject('composeShimDir')`, compose-shim-path.ts); a
+ * shim that does not print what /usr/bin/docker-compose prints fails the run.
  */
 import type { TestProject } from 'vitest/node'
 import {
