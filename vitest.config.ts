@@ -13,7 +13,10 @@ const workers = Number(process.env.VAULT_TEST_WORKERS ?? 4)
 
 /** Every project's files report their CPU seconds to the summary (test/harness/file-cpu.ts). */
 const withFileCpu = (project: { test: Record<string, unknown> }) => ({
-  test: { ...project.test, setupFiles: ['test/harness/file-cpu.ts'] },
+  test: {
+    ...project.test,
+    setupFiles: ['test/harness/file-cpu.ts', ...((project.test.setupFiles as string[] | undefined) ?? [])],
+  },
 })
 
 export default defineConfig({
@@ -63,6 +66,8 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           exclude: measuredAlone,
           globalSetup: ['test/harness/global-setup.ts'],
+          // `docker-compose` is the real client run from a fork server (test/harness/compose-forkserver.ts)
+          setupFiles: ['test/harness/compose-shim-path.ts'],
           // beside the other projects: its files use their own compose projects, containers, databases
           // and ports on the shared engine and PostgreSQL
           testTimeout: 120_000,

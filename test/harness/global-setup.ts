@@ -4,9 +4,16 @@
  * tests are skipped visibly; with VAULT_TEST_REQUIRE_COMPONENTS=1 (CI) the run fails instead.
  * Every project naming this set-up (integration, measured) shares the same components: vitest runs the
  * set-ups one after another before the first test, and each start costs seconds; the last project's
- * teardown stops them.
+ * teardown stops them. Beside them, the compose fork servers (compose-forkserver.ts) whose `docker-compose`
+ * shim the integration workers put first on PATH (`inject('composeShimDir')`, compose-shim-path.ts); a
+ * shim that does not print what /usr/bin/docker-compose prints fails the run.
  */
 import type { TestProject } from 'vitest/node'
+import {
+  type ComposeForkserver,
+  forkserverUnusedReason,
+  startComposeForkserver,
+} from './compose-forkserver.js'
 import { engineUnavailableReason, startEngine, stopEngine, type EngineInfo } from './engine.js'
 import { postgresUnavailableReason, startPostgres, stopPostgres, type PostgresInfo } from './postgres.js'
 
@@ -19,6 +26,8 @@ export interface Components {
 declare module 'vitest' {
   export interface ProvidedContext {
     components: Components
+    /** The directory of the `docker-compose` shim (compose-forkserver.ts); null: the real binary. */
+    composeShimDir: string | null
   }
 }
 
@@ -29,22 +38,35 @@ const required = process.env.VAULT_TEST_REQUIRE_COMPONENTS === '1'
 /** The components of this run and how many projects still use them (one vitest process, many projects). */
 interface SharedComponents {
   started: Promise<Components>
+  forkserver: Promise<ComposeForkserver | null>
   users: number
 }
 const sharedKey = Symbol.for('vault-test/components')
 const registry = globalThis as { [sharedKey]?: SharedComponents }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const shared = (registry[sharedKey] ??= { started: startComponents(), users: 0 })
-  shared.users++
-  const components = await shared.started.catch((error: unknown) => {
-    shared.users--
-    throw error
+  const shared = (registry[sharedKey] ??= {
+    started: startComponents(),
+    forkserver: forkserverUnusedReason() ? Promise.resolve(null) : startComposeForkserver(),
+    users: 0,
   })
+  shared.users++
+  const [components, forkserver] = await Promise.all([shared.started, shared.forkserver]).catch(
+    async (error: unknown) => {
+      shared.users--
+      await Promise.allSettled([
+        shared.started.then(teardown),
+        shared.forkserver.then((server) => server?.stop()),
+      ])
+      throw error
+    },
+  )
   project.provide('components', components)
+  project.provide('composeShimDir', forkserver?.shimDir ?? null)
   return async () => {
     if (--shared.users > 0) return
     delete registry[sharedKey]
+    if (forkserver) process.stdout.write(`\n${await forkserver.stop()}\n`)
     await teardown(components)
   }
 }
