@@ -4,8 +4,9 @@
  * `fine-grained` preset is refused, and the container inspected afterwards on the engine's own socket
  * shows none of it (not privileged, no binds, no host PID namespace). Then the host-escape guard behind
  * a rule that allows everything: each escape vector is refused with 403 naming the field, no byte of it
- * reaches the engine (a recording relay sits in front of dockerd) and the engine's state is unchanged
- * (containers, volumes, images, plugins, swarm, the victim container's config and execs); benign creates
+ * reaches the engine (a recording relay sits in front of dockerd: no request but a read passes it) and
+ * the victim container's config, execs and state are unchanged (the engine's lists are not compared:
+ * other test files create and remove containers, volumes and images on the same engine meanwhile); benign creates
  * from the real `docker` client and `docker-compose` 1.29 succeed through the same proxy.
  */
 import { execFile } from 'node:child_process'
@@ -352,36 +353,24 @@ function send(port: number, vector: Vector): Promise<Answer> {
   })
 }
 
-/** What the engine holds that an escape would change, asked on its own socket. */
+/** What an escape would change on the victim container, asked on the engine's own socket. */
 async function engineState(): Promise<string> {
-  const parts = await Promise.all(
-    [
-      '/containers/json?all=1',
-      '/volumes',
-      '/images/json',
-      '/plugins',
-      '/info',
-      `/containers/${victimName}/json`,
-    ].map(async (path) => {
-      const answer = await direct('GET', `/v1.41${path}`)
-      const value = JSON.parse(answer.body) as Record<string, unknown>
-      if (path === '/info') return JSON.stringify((value.Swarm as { LocalNodeState: string }).LocalNodeState)
-      if (path === '/containers/json?all=1')
-        return JSON.stringify(
-          (value as unknown as { Id: string; Names: string[] }[])
-            .map((c) => `${c.Id} ${c.Names.join()}`)
-            .sort(),
-        )
-      if (path.startsWith('/containers/'))
-        return JSON.stringify({
-          host: value.HostConfig,
-          execs: value.ExecIDs,
-          state: (value.State as { Status: string }).Status,
-        })
-      return answer.body
-    }),
-  )
-  return parts.join('\n')
+  const value = JSON.parse((await direct('GET', `/v1.41/containers/${victimName}/json`)).body) as {
+    HostConfig: unknown
+    ExecIDs: unknown
+    State: { Status: string }
+  }
+  return JSON.stringify({ host: value.HostConfig, execs: value.ExecIDs, state: value.State.Status })
+}
+
+/** The request lines that passed the recording relay and were not reads (GET, HEAD). */
+function writesReceived(chunks: Buffer[]): string[] {
+  // a request line may follow the previous request's body on the same line
+  const lines =
+    Buffer.concat(chunks)
+      .toString('latin1')
+      .match(/[A-Z]+ \S+ HTTP\/1\.[01]\r\n/g) ?? []
+  return lines.filter((line) => !/^(?:GET|HEAD) /.test(line))
 }
 
 function docker(
@@ -450,6 +439,7 @@ describe.skipIf(!engine)(
           /host-escape guard: |takes no body/,
         )
         expect(Buffer.concat(received).toString('latin1')).not.toContain('CANARY')
+        expect(writesReceived(received)).toEqual([])
         expect(await engineState()).toBe(before)
       },
     )
