@@ -92,7 +92,11 @@ export class LeanReply implements ClientReply {
       else if (noted === 'connection') {
         connection = true
         if (/(?:^|,)\s*close\s*(?:,|$)/i.test(value)) this.closes = true
-      } else if (noted === 'transfer-encoding') length = true
+      } else if (noted === 'transfer-encoding') {
+        // framed by the caller's coding; chunked is written here, as ServerResponse does
+        length = true
+        if (/(?:^|\W)chunked(?:$|\W)/i.test(value)) this.chunked = true
+      }
     }
     if (!date) head += `Date: ${utcDate()}\r\n`
     if (!connection)
