@@ -130,6 +130,23 @@ async function projectObject(
   return { id: String(json.Id ?? json.Name), json }
 }
 
+/**
+ * The verdict on acting on the project's container, network or volume `name` (read at `path`): refused
+ * when it is another project's or cannot be read, forwarded by its id when `byId` makes the target
+ * (a rename in between cannot swap it), passed unchanged when absent (the engine answers 404 itself).
+ */
+async function ownedObjectVerdict(
+  policy: ComposePolicy,
+  read: EngineRead,
+  object: { kind: 'container' | 'network' | 'volume'; name: string; path: string },
+  byId?: (id: string) => string,
+): Promise<PolicyVerdict> {
+  const owned = await projectObject(policy, read, object.path, `${object.kind} ${quoted(object.name)}`)
+  if (owned === 'absent') return {}
+  if (isRefusal(owned)) return { ...owned, field: object.kind }
+  return byId ? { target: byId(owned.id) } : {}
+}
+
 function objectRefusal(
   policy: ComposePolicy,
   view: GoStruct,
@@ -336,17 +353,14 @@ export function planComposeRequest(
   const isInspect = container !== null && container[3] === undefined && method !== 'DELETE'
   if (container && !isInspect) {
     const [, prefix = '', name = '', action = ''] = container
-    return decide(async (_body, read) => {
-      const owned = await projectObject(
+    return decide((_body, read) =>
+      ownedObjectVerdict(
         policy,
         read,
-        `${prefix}/containers/${encodeURIComponent(name)}/json`,
-        `container ${quoted(name)}`,
-      )
-      if (owned === 'absent') return {}
-      if (isRefusal(owned)) return { ...owned, field: 'container' }
-      return { target: `${prefix}/containers/${owned.id}${action}${query}` }
-    })
+        { kind: 'container', name, path: `${prefix}/containers/${encodeURIComponent(name)}/json` },
+        (id) => `${prefix}/containers/${id}${action}${query}`,
+      ),
+    )
   }
   const network = networkAction.exec(path)
   if (network && method !== 'GET' && method !== 'HEAD') {
@@ -355,32 +369,25 @@ export function planComposeRequest(
       return decide((body, read) =>
         decideConnect(policy, { prefix, network: name, action, query }, body, read),
       )
-    return decide(async (_body, read) => {
-      const owned = await projectObject(
+    return decide((_body, read) =>
+      ownedObjectVerdict(
         policy,
         read,
-        `${prefix}/networks/${encodeURIComponent(name)}`,
-        `network ${quoted(name)}`,
-      )
-      if (owned === 'absent') return {}
-      if (isRefusal(owned)) return { ...owned, field: 'network' }
-      return { target: `${prefix}/networks/${owned.id}${query}` }
-    })
+        { kind: 'network', name, path: `${prefix}/networks/${encodeURIComponent(name)}` },
+        (id) => `${prefix}/networks/${id}${query}`,
+      ),
+    )
   }
   const volume = method === 'DELETE' ? volumeRemove.exec(path) : null
   if (volume) {
     const [, prefix = '', name = ''] = volume
-    return decide(async (_body, read) => {
-      const owned = await projectObject(
-        policy,
-        read,
-        `${prefix}/volumes/${encodeURIComponent(name)}`,
-        `volume ${quoted(name)}`,
-      )
-      if (owned === 'absent') return {}
-      if (isRefusal(owned)) return { ...owned, field: 'volume' }
-      return {}
-    })
+    return decide((_body, read) =>
+      ownedObjectVerdict(policy, read, {
+        kind: 'volume',
+        name,
+        path: `${prefix}/volumes/${encodeURIComponent(name)}`,
+      }),
+    )
   }
   return { action: 'pass' }
 }
