@@ -8,15 +8,13 @@
  */
 import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import type net from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createBackend } from '../../../../src/proxy/backend.js'
-import { resolveRuleSetConfig, type ProxySettings } from '../../../../src/proxy/config.js'
-import { createLogger } from '../../../../src/proxy/log.js'
-import { createProxyServer, type ProxyServer } from '../../../../src/proxy/server.js'
+import type { ProxySettings } from '../../../../src/proxy/config.js'
+import type { ProxyServer } from '../../../../src/proxy/server.js'
+import { startProxyWithSettings } from '../../../helpers/start-proxy.js'
 import { engineOrNull, unavailableReason } from '../../../helpers/components.js'
 import { rawExchange, type RawOutcome } from '../../../helpers/raw-client.js'
 
@@ -44,15 +42,9 @@ function docker(args: string[]): Promise<{ code: number; stdout: string; stderr:
 const proxies: ProxyServer[] = []
 
 async function startProxy(settings: ProxySettings): Promise<number> {
-  const backend = await createBackend({ kind: 'unix', path: engine!.socket, mode: 0o660 })
-  const proxy = await createProxyServer({
-    ruleSets: resolveRuleSetConfig(settings),
-    backend,
-    logger: createLogger(0, 'text', () => {}),
-  })
+  const { proxy, port } = await startProxyWithSettings(engine!.socket, settings)
   proxies.push(proxy)
-  await new Promise<void>((resolve) => proxy.server.listen(0, '127.0.0.1', resolve))
-  return (proxy.server.address() as net.AddressInfo).port
+  return port
 }
 
 const received = (outcome: RawOutcome) =>
