@@ -24,6 +24,7 @@ import { containerEnvironments, containerFile, forPrivateEngine } from '../helpe
 import { runVault } from '../helpers/run-vault.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type TestVault, deploymentVariables } from '../helpers/vault-server.js'
+import { postgresAccepts } from '../helpers/database-login.js'
 
 const engine = engineOrNull()
 const fixtures = fileURLToPath(new URL('../fixtures/stacks/', import.meta.url))
@@ -79,23 +80,8 @@ describe.skipIf(!engine)(
         }[],
       }
     }
-    const pgLogin = async (database: PostgresInfo, user: string, password: string) => {
-      const client = new pg.Client({
-        host: '127.0.0.1',
-        port: database.port,
-        user,
-        password,
-        database: 'postgres',
-      })
-      try {
-        await client.connect()
-        return true
-      } catch {
-        return false
-      } finally {
-        await client.end().catch(() => undefined)
-      }
-    }
+    const pgLogin = (database: PostgresInfo, user: string, password: string) =>
+      postgresAccepts(database.port, user, password)
     const environments = (dir: string): Environments =>
       containerEnvironments(engine!.dockerHost, projectOf(dir))
     /** Rotates `name` with the postgres rotator, then rolls it back to version 1; returns the three values. */

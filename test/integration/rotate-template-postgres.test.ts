@@ -25,6 +25,7 @@ import { runVault } from '../helpers/run-vault.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type TestVault } from '../helpers/vault-server.js'
+import { postgresAccepts } from '../helpers/database-login.js'
 
 const engine = engineOrNull()
 const reason = postgresUnavailableReason() ?? (engine ? undefined : unavailableReason('engine'))
@@ -78,19 +79,7 @@ describe.skipIf(reason !== undefined)(`a rotation through a template (${reason ?
       `label=com.docker.compose.project=${project()}`,
     )
   const databaseUrlInApp = () => docker('exec', containerId('app'), 'sh', '-c', 'printf %s "$DATABASE_URL"')
-  const login = async (password: string) => {
-    const url = `postgres://app:${encodeURIComponent(password)}@127.0.0.1:${postgres.port}/postgres`
-    const client = new pg.Client({ connectionString: url })
-    try {
-      await client.connect()
-      await client.query('SELECT 1')
-      return true
-    } catch {
-      return false
-    } finally {
-      await client.end().catch(() => undefined)
-    }
-  }
+  const login = (password: string) => postgresAccepts(postgres.port, 'app', password)
   /** In this process, but spawned under DEBUG: the debug module reads DEBUG once, when it is loaded. */
   const rotate = (extra: string[] = [], extraEnv: Record<string, string> = {}) =>
     (extraEnv.DEBUG === undefined ? runCommandLine : runCli)(

@@ -9,7 +9,6 @@
  */
 import { randomBytes } from 'node:crypto'
 import { rmSync } from 'node:fs'
-import mariadb from 'mariadb'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
@@ -28,6 +27,7 @@ import {
 import { runCommandLine } from '../helpers/run-command-line.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type ClientCredentials, type TestVault } from '../helpers/vault-server.js'
+import { mariadbAccepts, postgresAccepts } from '../helpers/database-login.js'
 
 const reason = mariadbUnavailableReason() ?? postgresUnavailableReason()
 if (reason && process.env.VAULT_TEST_REQUIRE_COMPONENTS === '1')
@@ -56,34 +56,8 @@ describe.skipIf(reason !== undefined)(
     const stored = async (name: string) => (await vault(['secrets', 'get', name, '--env', 'dev'])).stdout
     const pgUrl = () => `postgres://app@127.0.0.1:${postgres.port}/postgres`
     const myUrl = () => `mysql://app@127.0.0.1:${maria.port}`
-    const pgLogin = async (password: string) => {
-      const client = new pg.Client({
-        connectionString: pgUrl().replace('app@', `app:${encodeURIComponent(password)}@`),
-      })
-      try {
-        await client.connect()
-        await client.query('SELECT 1')
-        return true
-      } catch {
-        return false
-      } finally {
-        await client.end().catch(() => undefined)
-      }
-    }
-    const myLogin = async (password: string) => {
-      try {
-        const connection = await mariadb.createConnection({
-          host: '127.0.0.1',
-          port: maria.port,
-          user: 'app',
-          password,
-        })
-        await connection.end()
-        return true
-      } catch {
-        return false
-      }
-    }
+    const pgLogin = (password: string) => postgresAccepts(postgres.port, 'app', password)
+    const myLogin = (password: string) => mariadbAccepts(maria.port, 'app', password)
 
     /** Makes the database refuse a password change by `app` (PostgreSQL: its sessions read-only). */
     const readOnlyDatabase = async (rotator: string, on: boolean) => {

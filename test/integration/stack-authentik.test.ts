@@ -42,6 +42,7 @@ import { runVault } from '../helpers/run-vault.js'
 import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { containerEnvironments, forPrivateEngine } from '../helpers/private-engine-stack.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
+import { postgresAccepts } from '../helpers/database-login.js'
 
 const engine = engineOrNull()
 const noPostgres = postgresUnavailableReason()
@@ -134,23 +135,8 @@ describe.skipIf(!engine || noPostgres)(
         ]),
       ) as Environments
     }
-    const pgLogin = async (database: PostgresInfo, password: string) => {
-      const client = new pg.Client({
-        host: '127.0.0.1',
-        port: database.port,
-        user: 'authentik',
-        password,
-        database: 'postgres',
-      })
-      try {
-        await client.connect()
-        return true
-      } catch {
-        return false
-      } finally {
-        await client.end().catch(() => undefined)
-      }
-    }
+    const pgLogin = (database: PostgresInfo, password: string) =>
+      postgresAccepts(database.port, 'authentik', password)
     /** A private PostgreSQL with the stack's role `authentik` holding `password` (what the database's first start does). */
     const databaseFor = async (password: string) => {
       const database = await startPostgres({ superuserPassword: randomBytes(16).toString('hex') })

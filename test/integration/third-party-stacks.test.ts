@@ -34,6 +34,7 @@ import { engineOrNull, unavailableReason } from '../helpers/components.js'
 import { containerEnvironments, forPrivateEngine, keepAlive } from '../helpers/private-engine-stack.js'
 import { createTempHome, type TempHome } from '../helpers/temp-home.js'
 import { startVaultServer, type TestVault, deploymentVariables } from '../helpers/vault-server.js'
+import { mariadbAccepts, postgresAccepts } from '../helpers/database-login.js'
 
 const engine = engineOrNull()
 const mariadbMissing = mariadbUnavailableReason()
@@ -117,37 +118,8 @@ describe.skipIf(!engine || mariadbMissing)(
           Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('VAULT_'))),
         ]),
       )
-    const myLogin = async (user: string, password: string) => {
-      try {
-        const connection = await mariadb.createConnection({
-          host: '127.0.0.1',
-          port: maria.port,
-          user,
-          password,
-        })
-        await connection.end()
-        return true
-      } catch {
-        return false
-      }
-    }
-    const pgLogin = async (user: string, password: string) => {
-      const client = new pg.Client({
-        host: '127.0.0.1',
-        port: postgres.port,
-        user,
-        password,
-        database: 'postgres',
-      })
-      try {
-        await client.connect()
-        return true
-      } catch {
-        return false
-      } finally {
-        await client.end().catch(() => undefined)
-      }
-    }
+    const myLogin = (user: string, password: string) => mariadbAccepts(maria.port, user, password)
+    const pgLogin = (user: string, password: string) => postgresAccepts(postgres.port, user, password)
     const login = async (stack: StackCase, password: string) => {
       if (stack.rotate.rotator === 'mysql') {
         try {

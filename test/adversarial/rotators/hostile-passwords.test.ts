@@ -9,7 +9,6 @@
  */
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import mariadb from 'mariadb'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { mysqlRotator } from '../../../src/rotate/rotators/mysql.js'
@@ -28,6 +27,7 @@ import {
   stopPostgres,
   type PostgresInfo,
 } from '../../harness/postgres.js'
+import { mariadbAccepts, postgresAccepts } from '../../helpers/database-login.js'
 
 const reason = mariadbUnavailableReason() ?? postgresUnavailableReason()
 if (reason && process.env.VAULT_TEST_REQUIRE_COMPONENTS === '1')
@@ -69,37 +69,8 @@ describe.skipIf(reason !== undefined)(
     let maria: MariadbInfo
     const old = `old-${randomBytes(6).toString('hex')}`
 
-    const pgLogin = async (password: string) => {
-      const client = new pg.Client({
-        host: '127.0.0.1',
-        port: postgres.port,
-        user: 'app',
-        password,
-        database: 'postgres',
-      })
-      try {
-        await client.connect()
-        return true
-      } catch {
-        return false
-      } finally {
-        await client.end().catch(() => undefined)
-      }
-    }
-    const myLogin = async (password: string) => {
-      try {
-        const connection = await mariadb.createConnection({
-          host: '127.0.0.1',
-          port: maria.port,
-          user: 'app',
-          password,
-        })
-        await connection.end()
-        return true
-      } catch {
-        return false
-      }
-    }
+    const pgLogin = (password: string) => postgresAccepts(postgres.port, 'app', password)
+    const myLogin = (password: string) => mariadbAccepts(maria.port, 'app', password)
     const pgRoles = async () => {
       const admin = new pg.Client({ connectionString: postgres.url })
       await admin.connect()
